@@ -1,0 +1,36 @@
+"""skilib: a multibody dynamic model of cross-country ski skating.
+
+A reimplementation of Bruzzo (2012), *A multibody dynamic model of the cross-country
+ski-skating technique*: 3-D rigid bodies in absolute coordinates with ZXZ Euler angles,
+constraints and drivers, the equations of motion with Lagrange multipliers and
+Baumgarte stabilization (thesis eq. 101), and the thesis's three-body skier.
+"""
+from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
+from .constraints import (
+    CoordinateDriver,
+    DistanceDriver,
+    Fixed,
+    FixedCoordinate,
+    OrientationDriver,
+    PointOnLine,
+    PointOnPlane,
+    PointPathDriver,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Translational,
+)
+from .errors import (
+    GimbalLockError,
+    InconsistentInitialConditions,
+    IntegrationError,
+    RedundantConstraintError,
+    SingularSystemError,
+)
+from .forces import AxialFriction, Drag, Gravity, PointForce, SpringDamper, Torque
+from .rotation import ZXZ, rotation_matrix
+from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, solve_dynamics
+from .system import MultibodySystem
+from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
+
+__version__ = "0.1.0"

@@ -1,0 +1,127 @@
+"""ZXZ Euler-angle kinematics of a rigid body (Bruzzo 2012, §3.2, eqs. 5–31).
+
+The orientation of a body is A = Rz(φ)·Rx(θ)·Rz(ψ): this is the product that the
+thesis's eqs. 24–31 and appendix B use (its eq. 8 prints the factors in reverse order,
+SPEC §6 erratum 1).  The angular velocity in the global frame is ω = G θ̇ (eq. 29) and
+in the body frame ω̄ = Ḡ θ̇ with Ḡ = AᵀG (eqs. 30–31).
+
+The parametrization is singular where sin θ = 0 (gimbal lock): there G loses rank and
+the rotational block of the mass matrix, ḠᵀĪḠ, with it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "skew",
+    "rot_x",
+    "rot_z",
+    "rotation_matrix",
+    "G_matrix",
+    "G_bar_matrix",
+    "G_dot_thetadot",
+    "ZXZ",
+]
+
+
+def skew(v) -> np.ndarray:
+    """Skew-symmetric matrix ṽ with ṽ a = v × a (eq. 22)."""
+    x, y, z = v
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def rot_x(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def rot_z(a: float) -> np.ndarray:
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def rotation_matrix(angles) -> np.ndarray:
+    """A = Rz(φ) Rx(θ) Rz(ψ) for ZXZ angles (φ, θ, ψ) in radians."""
+    phi, theta, psi = angles
+    cf, sf = np.cos(phi), np.sin(phi)
+    ct, st = np.cos(theta), np.sin(theta)
+    cp, sp = np.cos(psi), np.sin(psi)
+    return np.array(
+        [
+            [cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st],
+            [sf * cp + cf * ct * sp, -sf * sp + cf * ct * cp, -cf * st],
+            [st * sp, st * cp, ct],
+        ]
+    )
+
+
+def G_matrix(angles) -> np.ndarray:
+    """Global angular-velocity matrix G with ω = G θ̇ (eq. 29)."""
+    phi, theta, _ = angles
+    cf, sf = np.cos(phi), np.sin(phi)
+    ct, st = np.cos(theta), np.sin(theta)
+    return np.array([[0.0, cf, sf * st], [0.0, sf, -cf * st], [1.0, 0.0, ct]])
+
+
+def G_bar_matrix(angles) -> np.ndarray:
+    """Body-frame angular-velocity matrix Ḡ = AᵀG with ω̄ = Ḡ θ̇ (eq. 31)."""
+    _, theta, psi = angles
+    ct, st = np.cos(theta), np.sin(theta)
+    cp, sp = np.cos(psi), np.sin(psi)
+    return np.array([[st * sp, cp, 0.0], [st * cp, -sp, 0.0], [ct, 0.0, 1.0]])
+
+
+def G_dot_thetadot(angles, rates) -> np.ndarray:
+    """Ġ θ̇: the part of ω̇ = G θ̈ + Ġ θ̇ that is quadratic in the angle rates."""
+    phi, theta, _ = angles
+    dphi, dtheta, dpsi = rates
+    cf, sf = np.cos(phi), np.sin(phi)
+    ct, st = np.cos(theta), np.sin(theta)
+    return np.array(
+        [
+            -sf * dphi * dtheta + (cf * st * dphi + sf * ct * dtheta) * dpsi,
+            cf * dphi * dtheta + (sf * st * dphi - cf * ct * dtheta) * dpsi,
+            -st * dtheta * dpsi,
+        ]
+    )
+
+
+class ZXZ:
+    """Rotation coordinates of one body: ZXZ Euler angles (three per body).
+
+    A parametrization object tells the engine, for the body's rotational coordinates θ
+    and rates θ̇: A(θ), G(θ) (global, ω = Gθ̇), Ġθ̇, and where it is singular.  Other
+    parametrizations (Euler parameters) provide the same four things.
+    """
+
+    name = "zxz"
+    n = 3
+    labels = ("phi", "theta", "psi")
+
+    @staticmethod
+    def A(theta) -> np.ndarray:
+        return rotation_matrix(theta)
+
+    @staticmethod
+    def G(theta) -> np.ndarray:
+        return G_matrix(theta)
+
+    @staticmethod
+    def Gdot_thetadot(theta, thetad) -> np.ndarray:
+        return G_dot_thetadot(theta, thetad)
+
+    @staticmethod
+    def singularity_distance(theta) -> float:
+        """|sin θ|: zero at gimbal lock (θ = 0, π)."""
+        return abs(np.sin(theta[1]))
+
+    @staticmethod
+    def from_matrix(A) -> np.ndarray:
+        """ZXZ angles (φ, θ, ψ) of a rotation matrix, with θ in [0, π]."""
+        A = np.asarray(A, dtype=float)
+        theta = np.arccos(np.clip(A[2, 2], -1.0, 1.0))
+        if np.sin(theta) < 1e-12:  # gimbal lock: only φ ± ψ is defined; put it all in φ
+            return np.array([np.arctan2(A[1, 0], A[0, 0]), theta, 0.0])
+        phi = np.arctan2(A[0, 2], -A[1, 2])
+        psi = np.arctan2(A[2, 0], A[2, 1])
+        return np.array([phi, theta, psi])
