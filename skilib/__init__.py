@@ -5,6 +5,7 @@ ski-skating technique*: 3-D rigid bodies in absolute coordinates with ZXZ Euler 
 constraints and drivers, the equations of motion with Lagrange multipliers and
 Baumgarte stabilization (thesis eq. 101), and the thesis's three-body skier.
 """
+from . import forcedata, fourier
 from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
 from .constraints import (
     CoordinateDriver,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rotation import ZXZ
+from .rotation import ZXZ, cross3
 
 __all__ = ["RigidBody", "box_inertia", "rod_inertia", "GROUND"]
 
@@ -115,7 +115,7 @@ class RigidBody:
         J = A @ self.inertia @ A.T
         w = G @ thd
         out = np.zeros(self.nq)
-        out[3:] = -G.T @ (np.cross(w, J @ w) + J @ self.rotation.Gdot_thetadot(th, thd))
+        out[3:] = -G.T @ (cross3(w, J @ w) + J @ self.rotation.Gdot_thetadot(th, thd))
         return out
 
     def kinetic_energy(self, q, qd) -> float:
@@ -129,4 +129,4 @@ class RigidBody:
         th, thd = q[3:], qd[3:]
         A = self.rotation.A(th)
         w = self.rotation.G(th) @ thd
-        return self.mass * np.cross(q[:3], qd[:3]) + A @ self.inertia @ A.T @ w
+        return self.mass * cross3(q[:3], qd[:3]) + A @ self.inertia @ A.T @ w

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kinematics import State
+from .rotation import cross3
 
 __all__ = [
     "Force",
@@ -28,7 +29,7 @@ __all__ = [
 def point_generalized_force(s: State, body, ubar, F, Q, M=None) -> None:
     """Add the generalized force of F at body point ū (and a moment M) into Q (eqs. 80–81)."""
     A, G, _, _, sl = s.frame(body)
-    mom = np.cross(A @ ubar, F)
+    mom = cross3(A @ ubar, F)
     if M is not None:
         mom = mom + M
     Q[sl.start : sl.start + 3] += F

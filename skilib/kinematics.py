@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import skew
+from .rotation import cross3, skew
 
 __all__ = ["Jet", "State", "dot", "cross", "norm", "constant", "time_jet"]
 
@@ -74,11 +74,11 @@ def dot(a: Jet, b: Jet) -> Jet:
 def cross(a: Jet, b: Jet) -> Jet:
     """Vector jet of a × b."""
     return Jet(
-        np.cross(a.val, b.val),
+        cross3(a.val, b.val),
         skew(a.val) @ b.J - skew(b.val) @ a.J,
-        np.cross(a.t, b.val) + np.cross(a.val, b.t),
-        np.cross(a.vel, b.val) + np.cross(a.val, b.vel),
-        np.cross(a.quad, b.val) + 2.0 * np.cross(a.vel, b.vel) + np.cross(a.val, b.quad),
+        cross3(a.t, b.val) + cross3(a.val, b.t),
+        cross3(a.vel, b.val) + cross3(a.val, b.vel),
+        cross3(a.quad, b.val) + 2.0 * cross3(a.vel, b.vel) + cross3(a.val, b.quad),
     )
 
 
@@ -138,8 +138,8 @@ class State:
         a = A @ vbar
         J = np.zeros((3, self.nq))
         J[:, sl.start + 3 : sl.stop] = -skew(a) @ G
-        wxa = np.cross(w, a)
-        return Jet(a, J, np.zeros(3), wxa, np.cross(gq, a) + np.cross(w, wxa))
+        wxa = cross3(w, a)
+        return Jet(a, J, np.zeros(3), wxa, cross3(gq, a) + cross3(w, wxa))
 
     def point(self, body, ubar) -> Jet:
         """Jet of the body point r = R + A ū (a fixed point if body is ground)."""
@@ -161,4 +161,4 @@ class State:
 
     def point_velocity(self, body, ubar) -> np.ndarray:
         A, G, w, gq, sl = self.frame(body)
-        return self.qd[sl][:3] + np.cross(w, A @ ubar)
+        return self.qd[sl][:3] + cross3(w, A @ ubar)

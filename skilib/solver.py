@@ -14,6 +14,7 @@ import pandas as pd
 from scipy.integrate import solve_ivp
 
 from .errors import InconsistentInitialConditions, IntegrationError
+from .rotation import cross3
 
 __all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte"]
 
@@ -139,7 +140,7 @@ class DynamicsResult:
                 A, G, _, _, sl = s.frame(body)
                 F = Qc[sl.start : sl.start + 3]
                 Mcm = np.linalg.lstsq(G.T, Qc[sl.start + 3 : sl.stop], rcond=None)[0]
-                N = Mcm - np.cross(A @ ubar, F)
+                N = Mcm - cross3(A @ ubar, F)
                 out.append((t, body.name, *F, *N))
         return pd.DataFrame(out, columns=["t", "body", "Fx", "Fy", "Fz", "Mx", "My", "Mz"])
 
@@ -203,8 +204,30 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
         qdd, _ = system.accelerations(t, y[:n], y[n:], alpha, beta)
         return np.concatenate([y[n:], qdd])
 
+    # the singularity is watched by terminal events (a step may straddle it): the margin
+    # |sin θ| − tol for an approach, the signed sin θ for a crossing within one step
+    def watch(body, signed):
+        sl = system.slice(body)
+        if signed:
+            ev = lambda t, y: body.rotation.singularity_function(y[sl][3:])
+        else:
+            ev = lambda t, y: body.rotation.singularity_distance(y[sl][3:]) - system.gimbal_tol
+        ev.terminal = True
+        return ev
+
+    gimbal = [watch(b, signed) for b in system._gimbal_checked for signed in (False, True)]
+    user_events = [] if events is None else (list(events) if isinstance(events, (list, tuple)) else [events])
     sol = solve_ivp(rhs, (t0, tf), np.concatenate([q0, qd0]), method=method, rtol=rtol, atol=atol,
-                    t_eval=t_eval, max_step=max_step, dense_output=dense_output, events=events)
+                    t_eval=t_eval, max_step=max_step, dense_output=dense_output,
+                    events=(user_events + gimbal) or None)
+    hits = [] if not gimbal else [
+        (te[0], ye[0]) for te, ye in zip(sol.t_events[len(user_events):], sol.y_events[len(user_events):])
+        if len(te)]
+    if hits:
+        te, ye = min(hits, key=lambda h: h[0])
+        raise system.gimbal_error(te, ye[:n])
+    if user_events:
+        sol.t_events = sol.t_events[: len(user_events)]
     if sol.status == -1:
         raise IntegrationError(f"integration failed at t={sol.t[-1]:.6g} s: {sol.message}")
     Y = sol.y.T
@@ -224,5 +247,5 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
         t=sol.t, q=Y[:, :n].copy(), qd=Y[:, n:].copy(), qdd=qdd, lam=lam,
         constraint_norm=cn, velocity_constraint_norm=vn, system=system, alpha=alpha, beta=beta,
         nfev=sol.nfev, status=sol.status, message=sol.message, sol=sol.sol if dense_output else None,
-        t_events=sol.t_events,
+        t_events=sol.t_events[: len(user_events)] if user_events else None,
     )

@@ -152,15 +152,26 @@ class MultibodySystem:
     def kinetic_energy(self, q, qd) -> float:
         return sum(b.kinetic_energy(q[self.slice(b)], qd[self.slice(b)]) for b in self.bodies)
 
-    def check_gimbal(self, t, q) -> None:
+    def gimbal_margin(self, q) -> float:
+        """min over the checked bodies of (distance to singularity − gimbal_tol)."""
+        m = np.inf
         for b in self._gimbal_checked:
-            th = q[self.slice(b)][3:]
-            if b.rotation.singularity_distance(th) < self.gimbal_tol:
-                raise GimbalLockError(
-                    f"body '{b.name}' reached the {b.rotation.name} singularity at t={t:.6g} s "
-                    f"(angles {np.round(th, 6).tolist()}); choose a body frame that keeps "
-                    "θ away from 0 and π, or use Euler parameters"
-                )
+            m = min(m, b.rotation.singularity_distance(q[self.slice(b)][3:]) - self.gimbal_tol)
+        return m
+
+    def gimbal_error(self, t, q) -> GimbalLockError:
+        """The error naming the checked body closest to its rotation singularity."""
+        b = min(self._gimbal_checked, key=lambda b: b.rotation.singularity_distance(q[self.slice(b)][3:]))
+        th = q[self.slice(b)][3:]
+        return GimbalLockError(
+            f"body '{b.name}' reached the {b.rotation.name} singularity at t={t:.6g} s "
+            f"(angles {np.round(th, 6).tolist()}); choose a body frame that keeps "
+            "θ away from 0 and π, or use Euler parameters"
+        )
+
+    def check_gimbal(self, t, q) -> None:
+        if self._gimbal_checked and self.gimbal_margin(q) < 0:
+            raise self.gimbal_error(t, q)
 
     def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
         """Solve eq. 101 for (q̈, λ) at one instant."""

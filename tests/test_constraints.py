@@ -1,0 +1,92 @@
+"""Every constraint's C, Cq, Ct and Qd (eq. 97) against finite differences.
+
+Along the path q(τ) = q + q̇τ + ½q̈τ², t + τ, the constraint f(τ) = C(q(τ), t + τ) has
+f'(0) = Cq q̇ + Ct and f''(0) = Cq q̈ − Qd; both are compared with 4th-order central
+differences, Cq column by column and Ct directly.
+"""
+import numpy as np
+import pytest
+
+import skilib as sk
+from skilib.timefunctions import Polynomial, RotationPath
+
+
+def two_bodies(rng):
+    b1 = sk.RigidBody("one", 2.0, [0.1, 0.2, 0.15], points={"p": [0.1, -0.2, 0.3]})
+    b2 = sk.RigidBody("two", 3.0, [0.3, 0.1, 0.25], points={"p": [-0.3, 0.1, 0.2]})
+    return b1, b2
+
+
+def all_constraints(b1, b2):
+    ang = Polynomial([0.1, 0.7, -0.4])
+    path = Polynomial([[0.1, 0.2, 0.3], [0.5, -0.2, 0.1], [0.3, 0.4, -0.6]])
+    return [
+        sk.Spherical("sph", b1, "p", b2, "p"),
+        sk.Spherical("sph_ground", b1, "p", None, [0.2, -0.1, 0.4]),
+        sk.Revolute("rev", b1, "p", [0, 0, 1], b2, "p", [0.3, 0.2, 1.0]),
+        sk.Prismatic("pri", b1, [0, 0, 0.1], [0, 0, 1], b2, [0.05, 0, 0], [0, 0, 1]),
+        sk.PointOnPlane("plane", b1, "p", [0.1, 0.2, -0.3], [0.2, -0.5, 1.0]),
+        sk.PointOnPlane("plane_body", b1, "p", [0.1, 0.2, -0.3], [0.2, -0.5, 1.0], body_j=b2),
+        sk.PointOnLine("line", b1, "p", [0.1, 0.2, -0.3], [1.0, 0.5, 0.2]),
+        sk.Fixed("fixed", b1, "p", b2, "p", rel=sk.rotation_matrix([0.3, 1.1, -0.2])),
+        sk.Fixed("fixed_ground", b2, "p", None, [0.0, 0.1, 0.2]),
+        sk.CoordinateDriver("coord", b1, 4, Polynomial([1.2, 0.3, -0.5, 0.2])),
+        sk.DistanceDriver("dist", b1, "p", b2, [0.2, 0.3, -0.1], Polynomial([0.5, 0.2, 0.1])),
+        sk.OrientationDriver("orient", b2, RotationPath(sk.rotation_matrix([0.2, 1.3, 0.4]), [0.3, 1, 0.2], ang)),
+        sk.PointPathDriver("path", b2, "p", path),
+    ]
+
+
+def d1(f, h):
+    return (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h)
+
+
+def d2(f, h):
+    return (-f(-2 * h) + 16 * f(-h) - 30 * f(0.0) + 16 * f(h) - f(2 * h)) / (12 * h * h)
+
+
+@pytest.mark.parametrize("index", range(13))
+def test_jacobian_ct_and_qd_against_finite_differences(rng, index):
+    b1, b2 = two_bodies(rng)
+    c = all_constraints(b1, b2)[index]
+    system = sk.MultibodySystem([b1, b2], [c])
+    for _ in range(5):
+        q = rng.normal(size=12)
+        q[[4, 10]] = rng.uniform(0.4, np.pi - 0.4, size=2)
+        qd, qdd = rng.normal(size=12), rng.normal(size=12)
+        t = rng.uniform(0.0, 1.0)
+        jet = system.constraint_jet(t, q, qd)
+        C = lambda qq, tt: system.constraint_jet(tt, qq).val
+        h = 1e-3
+        Cq_fd = np.column_stack([d1(lambda e: C(q + e * np.eye(12)[k], t), h) for k in range(12)])
+        np.testing.assert_allclose(jet.J, Cq_fd, atol=1e-9)
+        np.testing.assert_allclose(jet.t, d1(lambda e: C(q, t + e), h), atol=1e-9)
+        f = lambda e: C(q + qd * e + 0.5 * qdd * e * e, t + e)
+        np.testing.assert_allclose(jet.vel, jet.J @ qd + jet.t, atol=1e-12)
+        np.testing.assert_allclose(jet.vel, d1(f, h), atol=1e-9)
+        Qd = -jet.quad
+        np.testing.assert_allclose(jet.J @ qdd - Qd, d2(f, h), atol=2e-7)
+
+
+def test_rotation_path_derivatives():
+    rp = RotationPath(sk.rotation_matrix([0.2, 1.3, 0.4]), [0.3, 1, 0.2], Polynomial([0.1, 0.7, -0.4, 0.3]))
+    t, h = 0.37, 1e-3
+    A, Ad, Add = rp(t)
+    np.testing.assert_allclose(A.T @ A, np.eye(3), atol=1e-14)
+    np.testing.assert_allclose(Ad, d1(lambda e: rp(t + e)[0], h), atol=1e-10)
+    np.testing.assert_allclose(Add, d2(lambda e: rp(t + e)[0], h), atol=1e-7)
+
+
+def test_constraint_rows_vanish_where_they_should():
+    """Orientation rows of Fixed/OrientationDriver vanish exactly at the intended pose."""
+    b1 = sk.RigidBody("one", 1.0, [1, 1, 1])
+    b2 = sk.RigidBody("two", 1.0, [1, 1, 1])
+    rel = sk.rotation_matrix([0.3, 1.1, -0.2])
+    A1 = sk.rotation_matrix([0.5, 0.8, 1.0])
+    q = np.zeros(12)
+    q[3:6] = [0.5, 0.8, 1.0]
+    q[9:12] = sk.ZXZ.from_matrix(A1 @ rel)
+    system = sk.MultibodySystem([b1, b2], [sk.Fixed("f", b1, [0, 0, 0], b2, [0, 0, 0], rel=rel)])
+    np.testing.assert_allclose(system.constraint_jet(0.0, q).val, 0.0, atol=1e-14)
+    q[11] += 1e-3  # the three rows are the components of the small relative rotation vector
+    assert np.linalg.norm(system.constraint_jet(0.0, q).val[3:]) == pytest.approx(1e-3, rel=1e-3)
