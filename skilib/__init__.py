@@ -29,8 +29,8 @@ from .errors import (
     SingularSystemError,
 )
 from .forces import AxialFriction, Drag, Gravity, PointForce, SpringDamper, Torque
-from .rotation import ZXZ, rotation_matrix
-from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, solve_dynamics
+from .rotation import ZXZ, EulerParameters, rotation_matrix
+from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, project, solve_dynamics
 from .system import MultibodySystem
 from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rotation import ZXZ, cross3
+from .rotation import ZXZ, EulerParameters, cross3
+
+ROTATIONS = {"zxz": ZXZ, "euler_parameters": EulerParameters}
 
 __all__ = ["RigidBody", "box_inertia", "rod_inertia", "GROUND"]
 
@@ -50,7 +52,7 @@ class RigidBody:
         diagonal.  Must be symmetric positive semi-definite.
     points : dict, optional
         Named body-fixed points ū (body frame, m, from the centre of mass).
-    rotation : parametrization object, default ZXZ
+    rotation : "zxz" (default) or "euler_parameters", or a parametrization class
     """
 
     name: str
@@ -60,6 +62,12 @@ class RigidBody:
     rotation: object = ZXZ
 
     def __post_init__(self):
+        if isinstance(self.rotation, str):
+            try:
+                self.rotation = ROTATIONS[self.rotation]
+            except KeyError:
+                raise ValueError(f"body '{self.name}': rotation must be one of {sorted(ROTATIONS)}, "
+                                 f"got {self.rotation!r}") from None
         if not isinstance(self.name, str) or not self.name:
             raise ValueError("RigidBody name must be a non-empty string")
         if not np.isfinite(self.mass) or self.mass <= 0:

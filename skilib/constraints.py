@@ -39,6 +39,7 @@ __all__ = [
     "DistanceDriver",
     "OrientationDriver",
     "PointPathDriver",
+    "EulerParameterNorm",
 ]
 
 _OFFDIAG = ((1, 2), (2, 0), (0, 1))  # (body axis k, target axis l): rows a_k · d_l
@@ -329,3 +330,25 @@ class PointPathDriver(Constraint):
     def jet(self, s):
         f, fd, fdd = self.law(s.t)
         return s.point(self.bodies[0], self.u) - time_jet(f, fd, fdd, s.nq)
+
+
+class EulerParameterNorm(Constraint):
+    """pᵀp − 1 = 0 for a body in Euler parameters (seed 002, eq. 3.36).
+
+    Added by ``MultibodySystem`` for every such body; it carries no reaction.
+    """
+
+    n = 1
+
+    def __init__(self, body):
+        self.name = f"{body.name}.norm"
+        self.bodies = (body,)
+        self.reaction_points = ()
+
+    def jet(self, s):
+        sl = s.system.slice(self.bodies[0])
+        i = sl.start + 3
+        p, pd = s.q[i : sl.stop], s.qd[i : sl.stop]
+        J = np.zeros(s.nq)
+        J[i : sl.stop] = 2.0 * p
+        return stack([Jet(p @ p - 1.0, J, 0.0, 2.0 * p @ pd, 2.0 * pd @ pd)])

@@ -22,6 +22,7 @@ __all__ = [
     "G_bar_matrix",
     "G_dot_thetadot",
     "ZXZ",
+    "EulerParameters",
 ]
 
 
@@ -105,6 +106,7 @@ class ZXZ:
     name = "zxz"
     n = 3
     labels = ("phi", "theta", "psi")
+    has_singularity = True
 
     @staticmethod
     def A(theta) -> np.ndarray:
@@ -129,6 +131,11 @@ class ZXZ:
         return abs(np.sin(theta[1]))
 
     @staticmethod
+    def rates(theta, omega) -> np.ndarray:
+        """θ̇ with G θ̇ = ω (global angular velocity); singular at gimbal lock."""
+        return np.linalg.solve(G_matrix(theta), np.asarray(omega, dtype=float))
+
+    @staticmethod
     def from_matrix(A) -> np.ndarray:
         """ZXZ angles (φ, θ, ψ) of a rotation matrix, with θ in [0, π]."""
         A = np.asarray(A, dtype=float)
@@ -138,3 +145,86 @@ class ZXZ:
         phi = np.arctan2(A[0, 2], -A[1, 2])
         psi = np.arctan2(A[2, 0], A[2, 1])
         return np.array([phi, theta, psi])
+
+
+def _E(p) -> np.ndarray:
+    e0, e1, e2, e3 = p
+    return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+
+
+class EulerParameters:
+    """Rotation coordinates of one body: Euler parameters p = (e0, e1, e2, e3).
+
+    A(p) = (e0² − eᵀe) I + 2 eeᵀ + 2 e0 ẽ evaluated at p/|p|, ω = 2E(p)ṗ/|p|² with
+    E = [−e, ẽ + e0 I] (Haug 1989; seed 002, eqs. 3.35–3.36).  Normalizing inside A makes
+    G exact for every p, not only on |p| = 1, so the engine's Jacobians stay exact while
+    the normalization constraint pᵀp − 1 = 0 (added by the system for every such body)
+    is being satisfied by the solver.  Since Ė ṗ = E(ṗ) ṗ = 0,
+    Ġṗ = −(2pᵀṗ/|p|²) G ṗ, which vanishes on the constraint manifold.
+    No singularity: the mass matrix 4EᵀJE/|p|⁴ is singular along p, but the augmented
+    matrix with the normalization row is not.
+    """
+
+    name = "euler_parameters"
+    n = 4
+    labels = ("e0", "e1", "e2", "e3")
+    has_singularity = False
+
+    @staticmethod
+    def A(p) -> np.ndarray:
+        p = np.asarray(p, dtype=float)
+        e0, e1, e2, e3 = p / np.sqrt(p @ p)
+        return np.array(
+            [
+                [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+                [2 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 - e0 * e1)],
+                [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3],
+            ]
+        )
+
+    @staticmethod
+    def G(p) -> np.ndarray:
+        p = np.asarray(p, dtype=float)
+        return 2.0 * _E(p) / (p @ p)
+
+    @staticmethod
+    def Gdot_thetadot(p, pd) -> np.ndarray:
+        p = np.asarray(p, dtype=float)
+        s = p @ p
+        return -(2.0 * (p @ pd) / s) * (2.0 * _E(p) @ pd / s)
+
+    @staticmethod
+    def singularity_function(p) -> float:
+        return np.inf
+
+    @staticmethod
+    def singularity_distance(p) -> float:
+        return np.inf
+
+    @staticmethod
+    def from_matrix(A) -> np.ndarray:
+        """Unit Euler parameters of a rotation matrix (Shepperd's method), e0 ≥ 0."""
+        A = np.asarray(A, dtype=float)
+        tr = np.trace(A)
+        cand = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
+        k = int(np.argmax(cand))
+        if k == 0:
+            e0 = 0.5 * np.sqrt(1.0 + tr)
+            p = [e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0), (A[1, 0] - A[0, 1]) / (4 * e0)]
+        elif k == 1:
+            e1 = 0.5 * np.sqrt(1.0 + 2 * A[0, 0] - tr)
+            p = [(A[2, 1] - A[1, 2]) / (4 * e1), e1, (A[1, 0] + A[0, 1]) / (4 * e1), (A[0, 2] + A[2, 0]) / (4 * e1)]
+        elif k == 2:
+            e2 = 0.5 * np.sqrt(1.0 + 2 * A[1, 1] - tr)
+            p = [(A[0, 2] - A[2, 0]) / (4 * e2), (A[1, 0] + A[0, 1]) / (4 * e2), e2, (A[2, 1] + A[1, 2]) / (4 * e2)]
+        else:
+            e3 = 0.5 * np.sqrt(1.0 + 2 * A[2, 2] - tr)
+            p = [(A[1, 0] - A[0, 1]) / (4 * e3), (A[0, 2] + A[2, 0]) / (4 * e3), (A[2, 1] + A[1, 2]) / (4 * e3), e3]
+        p = np.array(p)
+        return -p if p[0] < 0 else p
+
+    @staticmethod
+    def rates(p, omega) -> np.ndarray:
+        """ṗ with ω = G ṗ and pᵀṗ = 0, for |p| = 1: ṗ = ½ Eᵀω (E Eᵀ = I, E p = 0)."""
+        p = np.asarray(p, dtype=float)
+        return 0.5 * _E(p).T @ np.asarray(omega, dtype=float)

@@ -16,7 +16,7 @@ from scipy.integrate import solve_ivp
 from .errors import InconsistentInitialConditions, IntegrationError
 from .rotation import cross3
 
-__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte"]
+__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte", "project"]
 
 
 def baumgarte(h: float):
@@ -32,8 +32,8 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
 
     Newton–Raphson on [C; q_I − q_I⁰] = 0 holds the independent coordinates ``independent``
     (indices into q) at their guessed values; the velocities solve
-    [Cq; E_I] q̇ = [−Ct; q̇_I⁰].  Without independent coordinates the minimum-norm
-    correction is taken.  Raises InconsistentInitialConditions with the residual.
+    [Cq; E_I] q̇ = [−Ct; q̇_I⁰].  Where these leave freedom (fewer independent
+    coordinates than degrees of freedom), the smallest change of the guess is taken.  Raises InconsistentInitialConditions with the residual.
     """
     q = np.array(q_guess, dtype=float)
     if q.shape != (system.nq,):
@@ -66,7 +66,7 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
     jet = system.constraint_jet(t0, q)
     Amat = np.vstack([jet.J, E])
     b = np.concatenate([-jet.t, qd_guess[idx]])
-    qd = np.linalg.lstsq(Amat, b, rcond=None)[0]
+    qd = qd_guess + np.linalg.lstsq(Amat, b - Amat @ qd_guess, rcond=None)[0]  # smallest change
     vres = np.abs(jet.J @ qd + jet.t).max() if system.nc else 0.0
     ires = np.abs(qd[idx] - qd_guess[idx]).max() if len(idx) else 0.0
     scale = max(1.0, np.abs(b).max())
@@ -100,6 +100,8 @@ class DynamicsResult:
     message: str = ""
     sol: object = field(default=None, repr=False)
     t_events: list = field(default=None, repr=False)
+    stabilization: str = "baumgarte"
+    projection_energy: float = 0.0  # kinetic energy added by velocity projections (J)
 
     @property
     def success(self) -> bool:
@@ -156,7 +158,8 @@ class DynamicsResult:
 
 
 def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float = 1e-9,
-                   atol: float = 1e-11, t_eval=None, h: float = 0.01, alpha=None, beta=None,
+                   atol: float = 1e-11, t_eval=None, stabilization: str = "baumgarte",
+                   h: float = 0.01, alpha=None, beta=None, projection_tol: float = 1e-12,
                    max_step: float = np.inf, dense_output: bool = False, events=None,
                    check_initial: bool = True, initial_tol: float = 1e-8) -> DynamicsResult:
     """Integrate the constrained equations of motion (eq. 101).
@@ -168,8 +171,13 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
     q0, qd0 : consistent initial coordinates and velocities
         (see ``consistent_initial_conditions``).
     method : 'RK45' (default), 'DOP853', 'Radau', or any ``solve_ivp`` method.
+    stabilization : 'baumgarte' (default, eqs. 99–101), 'projection' or 'none'.
+        'projection' integrates the unstabilized eq. 101 and, after every accepted step,
+        projects positions onto C(q, t) = 0 and velocities onto Cq q̇ = −Ct with the
+        mass-weighted minimal correction (explicit Runge–Kutta methods only); the kinetic
+        energy the velocity projections add is ``DynamicsResult.projection_energy``.
     h : nominal step for the thesis's Baumgarte parameters α = 1/h, β = √2/h.
-    alpha, beta : explicit Baumgarte parameters (override h); 0, 0 disables stabilization.
+    alpha, beta : explicit Baumgarte parameters (override h).
     t_eval : output times (default: the integrator's steps).
     """
     t0, tf = (float(v) for v in t_span)
@@ -182,11 +190,18 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
             raise ValueError(f"{name} must have {system.nq} entries, got shape {v.shape}")
         if not np.all(np.isfinite(v)):
             raise ValueError(f"{name} contains non-finite values")
-    a_h, b_h = baumgarte(h)
-    alpha = a_h if alpha is None else float(alpha)
-    beta = b_h if beta is None else float(beta)
-    if alpha < 0:
-        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    if stabilization not in ("baumgarte", "projection", "none"):
+        raise ValueError(f"stabilization must be 'baumgarte', 'projection' or 'none', got {stabilization!r}")
+    if stabilization == "baumgarte":
+        a_h, b_h = baumgarte(h)
+        alpha = a_h if alpha is None else float(alpha)
+        beta = b_h if beta is None else float(beta)
+        if alpha < 0:
+            raise ValueError(f"alpha must be >= 0, got {alpha}")
+    elif alpha or beta:
+        raise ValueError(f"alpha/beta are Baumgarte parameters; stabilization={stabilization!r} takes none")
+    else:
+        alpha = beta = 0.0
     if system.nc:
         system.check_rank(q0, t0)
         if check_initial:
@@ -217,10 +232,18 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
 
     gimbal = [watch(b, signed) for b in system._gimbal_checked for signed in (False, True)]
     user_events = [] if events is None else (list(events) if isinstance(events, (list, tuple)) else [events])
-    sol = solve_ivp(rhs, (t0, tf), np.concatenate([q0, qd0]), method=method, rtol=rtol, atol=atol,
-                    t_eval=t_eval, max_step=max_step, dense_output=dense_output,
-                    events=(user_events + gimbal) or None)
-    hits = [] if not gimbal else [
+    y0 = np.concatenate([q0, qd0])
+    if stabilization == "projection":
+        if user_events or dense_output:
+            raise ValueError("stabilization='projection' supports neither events nor dense_output")
+        sol = _integrate_projected(system, rhs, (t0, tf), y0, method, rtol, atol, max_step, t_eval,
+                                   gimbal, projection_tol)
+    else:
+        sol = solve_ivp(rhs, (t0, tf), y0, method=method, rtol=rtol, atol=atol,
+                        t_eval=t_eval, max_step=max_step, dense_output=dense_output,
+                        events=(user_events + gimbal) or None)
+        sol.projection_energy = 0.0
+    hits = [] if not gimbal or sol.t_events is None else [
         (te[0], ye[0]) for te, ye in zip(sol.t_events[len(user_events):], sol.y_events[len(user_events):])
         if len(te)]
     if hits:
@@ -248,4 +271,80 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
         constraint_norm=cn, velocity_constraint_norm=vn, system=system, alpha=alpha, beta=beta,
         nfev=sol.nfev, status=sol.status, message=sol.message, sol=sol.sol if dense_output else None,
         t_events=sol.t_events[: len(user_events)] if user_events else None,
+        stabilization=stabilization, projection_energy=sol.projection_energy,
     )
+
+
+def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
+    """Mass-weighted projection onto C(q, t) = 0 and Cq q̇ = −Ct.
+
+    Positions: repeat [M Cqᵀ; Cq 0][Δq; μ] = [0; −C] (the smallest ΔqᵀMΔq that
+    removes C to first order) until max |C| ≤ tol.  Velocities: [M Cqᵀ; Cq 0][q̇⁺; μ] =
+    [M q̇; −Ct], the velocity closest to q̇ in the kinetic-energy metric.  The augmented
+    matrix is that of eq. 101, so it stays regular for Euler parameters too.
+    Returns (q, q̇⁺, ΔT) with ΔT the kinetic-energy change of the velocity step.
+    """
+    n, m = system.nq, system.nc
+    q = np.array(q, dtype=float)
+    K = np.zeros((n + m, n + m))
+    for _ in range(max_iter):
+        jet = system.constraint_jet(t, q)
+        if np.abs(jet.val).max() <= tol:
+            break
+        K[:n, :n] = system.mass_matrix(q)
+        K[:n, n:], K[n:, :n] = jet.J.T, jet.J
+        q += np.linalg.solve(K, np.concatenate([np.zeros(n), -jet.val]))[:n]
+    else:
+        raise IntegrationError(f"position projection did not converge at t={t:.6g} s: "
+                               f"max |C| = {np.abs(jet.val).max():.3e}")
+    M = system.mass_matrix(q)
+    K[:n, :n] = M
+    K[:n, n:], K[n:, :n] = jet.J.T, jet.J
+    v = np.linalg.solve(K, np.concatenate([M @ qd, -jet.t]))[:n]
+    return q, v, 0.5 * (v @ M @ v - qd @ M @ qd)
+
+
+def _integrate_projected(system, rhs, t_span, y0, method, rtol, atol, max_step, t_eval, gimbal, tol):
+    """Step an explicit Runge–Kutta solver, projecting the state after every accepted step."""
+    from types import SimpleNamespace
+
+    from scipy.integrate import DOP853, RK23, RK45
+
+    methods = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+    if method not in methods:
+        raise ValueError(f"stabilization='projection' needs an explicit Runge-Kutta method "
+                         f"{sorted(methods)}, got {method!r}")
+    n = system.nq
+    t0, tf = t_span
+    solver = methods[method](rhs, t0, y0, tf, rtol=rtol, atol=atol, max_step=max_step)
+    ts, ys, energy = [t0], [y0.copy()], 0.0
+    t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
+    if t_eval is not None:
+        ts, ys = ([t0], [y0.copy()]) if t_eval[0] == t0 else ([], [])
+        k_out = int(t_eval[0] == t0)
+    while solver.status == "running":
+        y_prev = solver.y.copy()
+        msg = solver.step()
+        if solver.status == "failed":
+            return SimpleNamespace(status=-1, message=msg, t=np.array(ts), y=np.array(ys).T)
+        for ev in gimbal:  # a crossing of a rotation singularity within the step
+            if np.sign(ev(solver.t_old, y_prev)) != np.sign(ev(solver.t, solver.y)):
+                raise system.gimbal_error(solver.t, solver.y[:n])
+        if t_eval is not None:
+            dense = solver.dense_output()
+            while k_out < len(t_eval) and t_eval[k_out] <= solver.t:
+                y = dense(t_eval[k_out])
+                q, v, _ = project(system, t_eval[k_out], y[:n], y[n:], tol=tol)
+                ts.append(t_eval[k_out])
+                ys.append(np.concatenate([q, v]))
+                k_out += 1
+        q, v, dT = project(system, solver.t, solver.y[:n], solver.y[n:], tol=tol)
+        energy += dT
+        solver.y = np.concatenate([q, v])
+        solver.f = rhs(solver.t, solver.y)  # the FSAL derivative belongs to the projected state
+        if t_eval is None:
+            ts.append(solver.t)
+            ys.append(solver.y.copy())
+    return SimpleNamespace(status=0, message="projection integration finished", t=np.array(ts),
+                           y=np.array(ys).T, nfev=solver.nfev, sol=None, t_events=None,
+                           y_events=None, projection_energy=energy)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .constraints import EulerParameterNorm
 from .errors import GimbalLockError, RedundantConstraintError, SingularSystemError
-from .kinematics import State, stack
+from .kinematics import Jet, State, stack
 
 __all__ = ["MultibodySystem"]
 
@@ -26,7 +27,9 @@ class MultibodySystem:
 
     def __init__(self, bodies, constraints=(), forces=(), gimbal_tol: float = 1e-3):
         self.bodies = list(bodies)
-        self.constraints = list(constraints)
+        # every body in Euler parameters brings its normalization row (seed 002, eq. 3.36)
+        self.constraints = list(constraints) + [EulerParameterNorm(b) for b in self.bodies
+                                                if b.rotation.n == 4]
         self.forces = list(forces)
         self.gimbal_tol = float(gimbal_tol)
         names = [b.name for b in self.bodies]
@@ -58,8 +61,8 @@ class MultibodySystem:
                 driven.setdefault(id(b), set()).add(kk)
         # bodies whose rotational coordinates are not all prescribed one by one must
         # keep away from the parametrization's singularity (ZXZ: sin θ = 0)
-        self._gimbal_checked = [b for b in self.bodies
-                                if not set(range(3, b.nq)) <= driven.get(id(b), set())]
+        self._gimbal_checked = [b for b in self.bodies if b.rotation.has_singularity
+                                and not set(range(3, b.nq)) <= driven.get(id(b), set())]
 
     # -- bookkeeping -----------------------------------------------------------------
     def slice(self, body) -> slice:
@@ -138,8 +141,6 @@ class MultibodySystem:
         s = state if state is not None else self.state(t, q, qd)
         if not self.constraints:
             z = np.zeros(0)
-            from .kinematics import Jet
-
             return Jet(z, np.zeros((0, self.nq)), z, z, z)
         return stack([c.jet(s) for c in self.constraints])
 
