@@ -110,7 +110,7 @@ class RigidBody:
         A = self.rotation.A(th)
         G = self.rotation.G(th)
         J = A @ self.inertia @ A.T
-        M = np.zeros((self.nq, self.nq))
+        M = np.zeros((self.nq, self.nq), dtype=J.dtype)
         M[0, 0] = M[1, 1] = M[2, 2] = self.mass
         M[3:, 3:] = G.T @ J @ G
         return M
@@ -122,7 +122,7 @@ class RigidBody:
         G = self.rotation.G(th)
         J = A @ self.inertia @ A.T
         w = G @ thd
-        out = np.zeros(self.nq)
+        out = np.zeros(self.nq, dtype=w.dtype)
         out[3:] = -G.T @ (cross3(w, J @ w) + J @ self.rotation.Gdot_thetadot(th, thd))
         return out
 

@@ -255,7 +255,7 @@ class CoordinateDriver(Constraint):
         self.driven_coordinates = ((body, self.k),)
 
     def jet(self, s):
-        f, fd, fdd = self.law(s.t)
+        f, fd, fdd = s.law(self.law)
         return stack([s.coordinate(self.bodies[0], self.k) - time_jet(f, fd, fdd, s.nq)])
 
 
@@ -277,7 +277,7 @@ class DistanceDriver(Constraint):
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 
     def jet(self, s):
-        f, fd, fdd = self.law(s.t)
+        f, fd, fdd = s.law(self.law)
         d = s.point(self.bodies[1], self.uj) - s.point(self.bodies[0], self.ui)
         return stack([norm(d) - time_jet(f, fd, fdd, s.nq)])
 
@@ -307,7 +307,7 @@ class OrientationDriver(Constraint):
         self.reaction_points = ((body, np.zeros(3)),)
 
     def jet(self, s):
-        Ad, Add, Addd = self.target(s.t)
+        Ad, Add, Addd = s.law(self.target)
         rows = []
         for k, l in _OFFDIAG:
             a = s.vector(self.bodies[0], self.B[:, k])
@@ -328,7 +328,7 @@ class PointPathDriver(Constraint):
         self.reaction_points = ((body, self.u),)
 
     def jet(self, s):
-        f, fd, fdd = self.law(s.t)
+        f, fd, fdd = s.law(self.law)
         return s.point(self.bodies[0], self.u) - time_jet(f, fd, fdd, s.nq)
 
 
@@ -349,6 +349,6 @@ class EulerParameterNorm(Constraint):
         sl = s.system.slice(self.bodies[0])
         i = sl.start + 3
         p, pd = s.q[i : sl.stop], s.qd[i : sl.stop]
-        J = np.zeros(s.nq)
+        J = np.zeros(s.nq, dtype=s.dtype)
         J[i : sl.stop] = 2.0 * p
         return stack([Jet(p @ p - 1.0, J, 0.0, 2.0 * p @ pd, 2.0 * pd @ pd)])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import cross3, skew
+from .rotation import _sqrt, cross3, skew
 
 __all__ = ["Jet", "State", "dot", "cross", "norm", "constant", "time_jet"]
 
@@ -85,7 +85,7 @@ def cross(a: Jet, b: Jet) -> Jet:
 def norm(a: Jet) -> Jet:
     """Scalar jet of |a| (s = √(a·a), s̈ = (a·a)¨/2s − ṡ²/s)."""
     w = dot(a, a)
-    s = np.sqrt(w.val)
+    s = _sqrt(w.val)
     if s == 0.0:
         raise ZeroDivisionError("norm of a zero vector has no derivative")
     sd = w.vel / (2.0 * s)
@@ -100,12 +100,14 @@ def constant(v, nq: int) -> Jet:
 
 def time_jet(f, fd, fdd, nq: int) -> Jet:
     """A prescribed function of time with its first and second derivatives."""
-    f = np.asarray(f, dtype=float)
-    return Jet(f, np.zeros(f.shape + (nq,)), np.asarray(fd, float), np.asarray(fd, float), np.asarray(fdd, float))
+    f, fd = np.asarray(f), np.asarray(fd)
+    return Jet(f, np.zeros(f.shape + (nq,)), fd, fd, np.asarray(fdd))
 
 
 class State:
     """Kinematics of every body at (t, q, q̇), computed once per right-hand-side call."""
+
+    dtype = float  # object when a code generator traces the kinematics with sympy
 
     def __init__(self, system, t, q, qd):
         self.system = system
@@ -136,7 +138,7 @@ class State:
             return constant(vbar, self.nq)
         A, G, w, gq, sl = self.frame(body)
         a = A @ vbar
-        J = np.zeros((3, self.nq))
+        J = np.zeros((3, self.nq), dtype=self.dtype)
         J[:, sl.start + 3 : sl.stop] = -skew(a) @ G
         wxa = cross3(w, a)
         return Jet(a, J, np.zeros(3), wxa, cross3(gq, a) + cross3(w, wxa))
@@ -155,9 +157,13 @@ class State:
     def coordinate(self, body, k: int) -> Jet:
         """Jet of one generalized coordinate of a body."""
         i = self.system.slice(body).start + k
-        J = np.zeros(self.nq)
+        J = np.zeros(self.nq, dtype=self.dtype)
         J[i] = 1.0
         return Jet(self.q[i], J, 0.0, self.qd[i], 0.0)
+
+    def law(self, fn):
+        """A driver's prescribed law at this instant: (f, ḟ, f̈)."""
+        return fn(self.t)
 
     def point_velocity(self, body, ubar) -> np.ndarray:
         A, G, w, gq, sl = self.frame(body)

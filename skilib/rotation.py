@@ -10,6 +10,8 @@ the rotational block of the mass matrix, ḠᵀĪḠ, with it.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -24,6 +26,35 @@ __all__ = [
     "ZXZ",
     "EulerParameters",
 ]
+
+
+# Scalar functions that also accept sympy expressions, so that the same formulas serve
+# the numeric engine and the code generator (skilib.codegen) that traces them.
+def _cos(x):
+    try:
+        return math.cos(x)
+    except TypeError:
+        import sympy
+
+        return sympy.cos(x)
+
+
+def _sin(x):
+    try:
+        return math.sin(x)
+    except TypeError:
+        import sympy
+
+        return sympy.sin(x)
+
+
+def _sqrt(x):
+    try:
+        return math.sqrt(x)
+    except TypeError:
+        import sympy
+
+        return sympy.sqrt(x)
 
 
 def cross3(a, b) -> np.ndarray:
@@ -52,9 +83,9 @@ def rot_z(a: float) -> np.ndarray:
 def rotation_matrix(angles) -> np.ndarray:
     """A = Rz(φ) Rx(θ) Rz(ψ) for ZXZ angles (φ, θ, ψ) in radians."""
     phi, theta, psi = angles
-    cf, sf = np.cos(phi), np.sin(phi)
-    ct, st = np.cos(theta), np.sin(theta)
-    cp, sp = np.cos(psi), np.sin(psi)
+    cf, sf = _cos(phi), _sin(phi)
+    ct, st = _cos(theta), _sin(theta)
+    cp, sp = _cos(psi), _sin(psi)
     return np.array(
         [
             [cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st],
@@ -67,16 +98,16 @@ def rotation_matrix(angles) -> np.ndarray:
 def G_matrix(angles) -> np.ndarray:
     """Global angular-velocity matrix G with ω = G θ̇ (eq. 29)."""
     phi, theta, _ = angles
-    cf, sf = np.cos(phi), np.sin(phi)
-    ct, st = np.cos(theta), np.sin(theta)
+    cf, sf = _cos(phi), _sin(phi)
+    ct, st = _cos(theta), _sin(theta)
     return np.array([[0.0, cf, sf * st], [0.0, sf, -cf * st], [1.0, 0.0, ct]])
 
 
 def G_bar_matrix(angles) -> np.ndarray:
     """Body-frame angular-velocity matrix Ḡ = AᵀG with ω̄ = Ḡ θ̇ (eq. 31)."""
     _, theta, psi = angles
-    ct, st = np.cos(theta), np.sin(theta)
-    cp, sp = np.cos(psi), np.sin(psi)
+    ct, st = _cos(theta), _sin(theta)
+    cp, sp = _cos(psi), _sin(psi)
     return np.array([[st * sp, cp, 0.0], [st * cp, -sp, 0.0], [ct, 0.0, 1.0]])
 
 
@@ -84,8 +115,8 @@ def G_dot_thetadot(angles, rates) -> np.ndarray:
     """Ġ θ̇: the part of ω̇ = G θ̈ + Ġ θ̇ that is quadratic in the angle rates."""
     phi, theta, _ = angles
     dphi, dtheta, dpsi = rates
-    cf, sf = np.cos(phi), np.sin(phi)
-    ct, st = np.cos(theta), np.sin(theta)
+    cf, sf = _cos(phi), _sin(phi)
+    ct, st = _cos(theta), _sin(theta)
     return np.array(
         [
             -sf * dphi * dtheta + (cf * st * dphi + sf * ct * dtheta) * dpsi,
@@ -172,8 +203,8 @@ class EulerParameters:
 
     @staticmethod
     def A(p) -> np.ndarray:
-        p = np.asarray(p, dtype=float)
-        e0, e1, e2, e3 = p / np.sqrt(p @ p)
+        p = np.asarray(p)
+        e0, e1, e2, e3 = p / _sqrt(p @ p)
         return np.array(
             [
                 [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
@@ -184,12 +215,12 @@ class EulerParameters:
 
     @staticmethod
     def G(p) -> np.ndarray:
-        p = np.asarray(p, dtype=float)
+        p = np.asarray(p)
         return 2.0 * _E(p) / (p @ p)
 
     @staticmethod
     def Gdot_thetadot(p, pd) -> np.ndarray:
-        p = np.asarray(p, dtype=float)
+        p = np.asarray(p)
         s = p @ p
         return -(2.0 * (p @ pd) / s) * (2.0 * _E(p) @ pd / s)
 

@@ -111,14 +111,14 @@ class MultibodySystem:
 
     # -- terms of eq. 101 ------------------------------------------------------------
     def mass_matrix(self, q) -> np.ndarray:
-        M = np.zeros((self.nq, self.nq))
+        M = np.zeros((self.nq, self.nq), dtype=np.asarray(q).dtype if np.asarray(q).dtype == object else float)
         for b in self.bodies:
             sl = self.slice(b)
             M[sl, sl] = b.mass_matrix(q[sl])
         return M
 
     def quadratic_velocity(self, q, qd) -> np.ndarray:
-        Qv = np.zeros(self.nq)
+        Qv = np.zeros(self.nq, dtype=np.asarray(q).dtype if np.asarray(q).dtype == object else float)
         for b in self.bodies:
             sl = self.slice(b)
             Qv[sl] = b.quadratic_velocity(q[sl], qd[sl])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import skew
+from .rotation import _cos, _sin, skew
 
 __all__ = [
     "TimeFunction",
@@ -103,8 +103,8 @@ class RotationPath:
         self._N = skew(self.n)
 
     def __call__(self, t):
-        g, gd, gdd = (float(v) for v in self.angle(t))
+        g, gd, gdd = (v[()] if isinstance(v, np.ndarray) else v for v in self.angle(t))
         N = self._N
-        R = np.eye(3) + np.sin(g) * N + (1.0 - np.cos(g)) * (N @ N)  # Rodrigues
+        R = np.eye(3) + _sin(g) * N + (1.0 - _cos(g)) * (N @ N)  # Rodrigues
         Ad = R @ self.A0
         return Ad, gd * N @ Ad, (gdd * N + gd * gd * (N @ N)) @ Ad
