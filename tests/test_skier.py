@@ -1,0 +1,394 @@
+"""The skier model and its simulations (thesis ch. 4–5; SPEC §3).
+
+Every simulated case of the compendium (table 7's three phases, table 9's long run and the
+fig. 42 comparison) is run once per session and checked for constraint rank, constraint
+drift and the work–energy balance.  The 1-DOF equation of s is derived here again from
+SPEC §3's kinematics alone and compared with the 18-coordinate model.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from skilib.skier import SkierModel, SkierParams, push_plane_direction, ski_heading
+from skilib.simulate import _eom, _reaction, simulate_phase, simulate_run, stand_in_push_force
+from skilib.solver import DynamicsResult
+
+TABLE7 = {  # (T, skating angle, C_ext, C_rot)
+    "table7_T0.5": (0.5, 70.0, 0.8, 90.0),
+    "table7_T1": (1.0, 50.0, 0.4, 45.0),
+    "table7_T2": (2.0, 30.0, 0.2, 22.5),
+}
+RUNS = {  # fig. 42: (skating angle, force scale); 50°/1.0 is table 9
+    "table9": (50.0, 1.0),
+    "fig42_40_full": (40.0, 1.0),
+    "fig42_40_half": (40.0, 0.5),
+    "fig42_50_half": (50.0, 0.5),
+}
+ALL_CASES = list(TABLE7) + list(RUNS)
+_cache: dict = {}
+
+
+def run_case(name):
+    if name not in _cache:
+        if name in TABLE7:
+            T, ang, ce, cr = TABLE7[name]
+            _cache[name] = simulate_phase(SkierParams(), phase_time=T, skating_angle_deg=ang, c_ext=ce, c_rot_deg=cr)
+        else:
+            ang, scale = RUNS[name]
+            _cache[name] = simulate_run(SkierParams(mass=75.0), strokes=10, phase_time=1.0, skating_angle_deg=ang,
+                                        c_ext=0.2, c_rot_deg=22.5, force_scale=scale)
+    return _cache[name]
+
+
+def q_cols(fr):
+    return fr[[f"q{j}" for j in range(18)]].to_numpy()
+
+
+def qd_cols(fr):
+    return fr[[f"qd{j}" for j in range(18)]].to_numpy()
+
+
+# -- every case: rank, drift, energy ----------------------------------------------------
+@pytest.mark.parametrize("case", ALL_CASES)
+def test_jacobian_full_row_rank(case):
+    res = run_case(case)
+    fr = res.frame
+    for k, model in enumerate(res.models):
+        rows = fr[fr["stroke"] == k + 1]
+        sysm = model.system(1)
+        for i in range(0, len(rows), 10):
+            q, tau = q_cols(rows)[i], rows["tau"].iloc[i]
+            J = sysm.constraint_jacobian(q, tau)
+            assert J.shape == (17, 18)
+            sv = np.linalg.svd(J, compute_uv=False)
+            assert sv[-1] > 1e-3 * sv[0], (case, k, tau, sv[-1])
+            sysm.check_rank(q, tau)  # raises if a row depends on earlier ones
+
+
+@pytest.mark.parametrize("case", ALL_CASES)
+def test_constraints_hold(case):
+    fr = run_case(case).frame
+    assert fr["constraint_norm"].max() <= 1e-6
+    assert fr["velocity_constraint_norm"].max() <= 1e-6
+    # gimbal-lock choice: the legs' long axis is body x̄ and z̄ is horizontal, so θ = 90°
+    assert np.allclose(fr["q10"], np.pi / 2, atol=1e-8) and np.allclose(fr["q16"], np.pi / 2, atol=1e-8)
+
+
+@pytest.mark.parametrize("case", ALL_CASES)
+def test_work_energy_balance(case):
+    """ΔKE = W_push + W_friction + W_gravity + W_drag + W_drivers (+ W_joints ≈ 0) per stroke."""
+    res = run_case(case)
+    st = res.strokes
+    dke = st["ke_end"] - st["ke_start"]
+    work = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]].sum(axis=1)
+    assert np.all(np.abs(dke - work) <= 1e-6 * np.abs(dke))
+    # the drivers' power read as λᵀCt (valid when Cq q̇ = −Ct) gives the same work
+    work_ct = work - st["work_drivers"] + st["work_drivers_ct"]
+    assert np.all(np.abs(dke - work_ct) <= 1e-6 * np.abs(dke))
+    # scleronomic joints do no work; gravity does work only through the prescribed heights
+    assert np.all(np.abs(st["work_joints"]) <= 1e-6 * np.abs(dke))
+    # kinetic energy at the output points agrees with the cumulative works
+    fr = res.frame
+    for k in st["stroke"]:
+        rows = fr[fr["stroke"] == k]
+        w = rows[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]].sum(axis=1)
+        ke = rows["kinetic_energy"].to_numpy()
+        assert np.allclose(ke - ke[0], w, rtol=0, atol=1e-6 * np.abs(ke).max())
+
+
+def test_prescribed_leg_motion():
+    """|R³ − R¹| = ℓ(τ) (eq. 187) and the leg's inclination from vertical is γ(τ) (eq. 188)."""
+    res = run_case("table7_T1")
+    fr = res.frame
+    q = q_cols(fr)
+    r = q[:, 12:15] - q[:, 0:3]
+    assert np.allclose(np.linalg.norm(r, axis=1), 0.5 + 0.4 * fr["tau"], atol=1e-9)
+    gam = np.degrees(np.arccos(r[:, 2] / np.linalg.norm(r, axis=1)))
+    assert np.allclose(gam, 45.0 * fr["tau"], atol=1e-7)
+    # the leg leans towards the push-plane direction d = X; the shank origin is at l1 on the leg
+    assert np.all(r[1:, 0] > 0) and np.allclose(r[:, 1], 0, atol=1e-9)
+    u = r / np.linalg.norm(r, axis=1)[:, None]
+    assert np.allclose(q[:, 6:9], q[:, 0:3] + 0.2 * u, atol=1e-9)
+    # the ski stays on its line through the origin with heading −25°
+    h = math.radians(-25.0)
+    assert np.allclose(q[:, 1], math.tan(h) * q[:, 0], atol=1e-9)
+    assert np.allclose(q[:, 2], 0, atol=1e-12) and np.allclose(q[:, 3], h, atol=1e-12)
+
+
+# -- the single-coordinate equation of s, derived independently -------------------------
+def reduced_s(params, heading, F, v0, tau_out):
+    """s(τ) from the one-coordinate Lagrange equation written from SPEC §3 alone.
+
+    R¹ = P + s e, R² = R¹ + l1 u(τ), R³ = R¹ + ℓ(τ) u(τ), bodies 2 and 3 turn with
+    ω = γ̇ n about the fixed axis n, the ski does not turn.  T = ½ m1 ṡ² + ½ m2|ṡe + l1u̇|²
+    + ½ m3|ṡe + (ℓu)˙|² + ½(I2 + I3)γ̇², so d/dt ∂T/∂ṡ = Q_s gives
+    (m1 + m2 + m3) s̈ + m2 l1 e·ü + m3 e·(ℓu)¨ = F u·e − μ sgn ṡ + D·e   (gravity ⟂ e).
+    """
+    p = params
+    m2 = p.shank_mass_fraction * p.mass
+    m3 = p.mass - m2
+    Mt = p.ski_mass + m2 + m3
+    l1 = p.lower_leg / 2
+    e = np.array([math.cos(heading), math.sin(heading), 0.0])
+    d = np.array([1.0, 0.0, 0.0])
+    z = np.array([0.0, 0.0, 1.0])
+    gd = math.radians(p.c_rot_deg)
+
+    def rhs(tau, y):
+        s, sd = y
+        g = math.radians(p.leg_angle0_deg) + gd * tau
+        u = math.cos(g) * z + math.sin(g) * d
+        ud = gd * (-math.sin(g) * z + math.cos(g) * d)
+        udd = -gd * gd * u
+        ell, elld = p.leg_extension0 + p.c_ext * tau, p.c_ext
+        w = elld * u + ell * ud
+        wd = 2 * elld * ud + ell * udd
+        Q = F(tau) * (u @ e) - p.friction * np.sign(sd)
+        if p.air_drag:
+            v3 = sd * e + w
+            Q += -0.5 * p.air_density * p.cda * np.linalg.norm(v3) * (v3 @ e)
+        return [sd, (Q - m2 * l1 * (e @ udd) - m3 * (e @ wd)) / Mt]
+
+    sol = solve_ivp(rhs, (0, tau_out[-1]), [0.0, v0], method="DOP853", rtol=1e-13, atol=1e-14, t_eval=tau_out)
+    return sol.y[0], sol.y[1]
+
+
+@pytest.mark.parametrize("friction, v0, drag", [(0.0, 0.0, False), (5.305, 3.0, True)])
+def test_reduced_equation_matches_multibody(friction, v0, drag):
+    T = 1.0
+    params = SkierParams(friction=friction, air_drag=drag, phase_time=T, skating_angle_deg=50.0, c_ext=0.4,
+                         c_rot_deg=45.0)
+
+    def F(tau):
+        return 500.0 * math.sin(math.pi * tau / T)
+
+    res = simulate_phase(params, push_force=F, v0=v0)
+    fr = res.frame
+    if friction:
+        assert fr["s_dot"].min() > 0.1  # keeps sliding forwards: friction is −μ throughout
+    s_ref, sd_ref = reduced_s(params, math.radians(-25.0), F, v0, fr["tau"].to_numpy())
+    assert np.abs(fr["s"].to_numpy() - s_ref).max() <= 1e-8
+    assert np.abs(fr["s_dot"].to_numpy() - sd_ref).max() <= 1e-8
+
+
+def test_friction_never_drives_the_ski_backwards():
+    """No push, a vertical leg: the ski coasts to rest under friction and stays there.
+
+    With γ ≡ 0 and F ≡ 0 nothing acts along the ski but friction, so s̈ = −μ/(m1 + M) until
+    ṡ = 0 at τ* = v0 (m1 + M)/μ, then s stays at v0²(m1 + M)/(2μ).
+    """
+    params = SkierParams(c_rot_deg=0.0, c_ext=0.2, phase_time=2.0)
+    v0 = 0.1
+    res = simulate_phase(params, push_force=lambda tau: 0.0, v0=v0, dt_out=0.02)
+    fr = res.frame
+    Mt = params.mass + params.ski_mass
+    a = params.friction / Mt
+    tstar = v0 / a
+    tau = fr["tau"].to_numpy()
+    s_exact = np.where(tau < tstar, v0 * tau - 0.5 * a * tau**2, 0.5 * v0 * v0 / a)
+    assert np.abs(fr["s"] - s_exact).max() < 1e-9
+    assert fr["s_dot"].min() > -1e-9
+    ev = res.events
+    assert list(ev["mode_before"]) == [1] and list(ev["mode_after"]) == [0]
+    assert abs(ev["tau"].iloc[0] - tstar) < 1e-9
+    stuck = fr[fr["mode"] == 0]
+    assert len(stuck) > 10 and np.all(np.abs(stuck["friction_force"]) <= 1e-9)  # nothing to resist
+
+
+def test_friction_law_along_a_phase():
+    """Sliding rows carry friction −μ sgn ṡ; at rest |friction| <= μ; switches are consistent."""
+    res = run_case("table7_T1")
+    mu = res.params.friction
+    fr = res.frame
+    slide = fr[fr["mode"] != 0]
+    assert np.allclose(slide["friction_force"], -mu * slide["mode"], atol=1e-12)
+    assert np.all(slide["s_dot"] * slide["mode"] >= -1e-9)
+    for _, row in fr[fr["mode"] == 0].iterrows():
+        assert abs(row["friction_force"]) <= mu * (1 + 1e-9) and abs(row["s_dot"]) < 1e-9
+    # the first phase starts at rest; the leg swinging forward pushes the ski back harder
+    # than friction holds it (SPEC §3 kinematics: −m3 e·(ℓu)¨ = −2 m3 ℓ̇ γ̇ cos h at τ = 0)
+    assert fr["mode"].iloc[0] == -1 and fr["s_dot"].iloc[1] < 0
+    assert res.events["mode_after"].iloc[-1] == 1
+
+
+# -- symmetry, stroke change ------------------------------------------------------------
+@pytest.mark.parametrize("push_direction", ["travel", "across"])
+def test_left_stroke_mirrors_right_stroke(push_direction):
+    params = SkierParams(push_direction=push_direction, phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8,
+                         c_rot_deg=90.0)
+    F = stand_in_push_force(params, 0.5)
+    r = simulate_phase(params, push_force=F, v0=0.3, first_ski="right").frame
+    left = simulate_phase(params, push_force=F, v0=0.3, first_ski="left").frame
+    for c in ("s", "s_dot", "ski_x", "cm_x", "cm_z", "cm_vx", "cm_vz", "cm_speed", "push_power", "friction_force",
+              "ankle_Fx", "ankle_Fz", "knee_Fx", "knee_Fz", "mode"):
+        assert np.allclose(r[c], left[c], rtol=0, atol=1e-9), c
+    for c in ("ski_y", "cm_y", "cm_vy", "ankle_Fy", "knee_Fy"):
+        assert np.allclose(r[c], -left[c], rtol=0, atol=1e-9), c
+    assert np.allclose(r["q3"], -left["q3"], atol=1e-12)  # ski headings ∓ angle/2
+
+
+def test_stroke_change_rule():
+    res = run_case("table9")
+    fr, ch = res.frame, res.changes
+    assert len(ch) == 9 and list(res.strokes["side"][:3]) == ["right", "left", "right"]
+    for k in range(2, 11):
+        end = fr[fr["stroke"] == k - 1].iloc[-1]
+        start = fr[fr["stroke"] == k].iloc[0]
+        assert end["t"] == start["t"] == (k - 1) * 1.0
+        model = res.models[k - 1]
+        # CM continuous horizontally; its height is set by the new pose (ℓ0 cos γ0 = 0.5 m)
+        assert abs(end["cm_x"] - start["cm_x"]) < 1e-12 and abs(end["cm_y"] - start["cm_y"]) < 1e-12
+        assert abs(start["cm_z"] - 0.5) < 1e-12
+        # CM keeps its velocity along the new ski
+        v_end = end[["cm_vx", "cm_vy", "cm_vz"]].to_numpy(float)
+        v_start = start[["cm_vx", "cm_vy", "cm_vz"]].to_numpy(float)
+        assert abs(model.e @ (v_start - v_end)) < 1e-10
+        # the new ski heads the other way (V-angle 50°: ±25°) and starts at s = 0
+        assert abs(math.degrees(model.heading)) == pytest.approx(25.0) and abs(start["s"]) < 1e-12
+        assert np.sign(model.heading) == -np.sign(res.models[k - 2].heading)
+        # the new state satisfies the velocity constraints
+        sysm = model.system(1)
+        jet = sysm.constraint_jet(0.0, q_cols(fr[fr["stroke"] == k])[0], qd_cols(fr[fr["stroke"] == k])[0])
+        assert np.abs(jet.val).max() < 1e-12 and np.abs(jet.vel).max() < 1e-10
+        row = ch[ch["stroke"] == k].iloc[0]
+        assert row["ke_loss"] == pytest.approx(end["kinetic_energy"] - start["kinetic_energy"], abs=1e-9)
+        assert row["ke_loss"] > 0  # a plastic plant only removes energy here
+    assert res.strokes["ke_loss_at_start"].iloc[0] == 0.0
+    assert np.allclose(res.strokes["ke_loss_at_start"].iloc[1:], ch["ke_loss"])
+
+
+def test_summary_columns():
+    res = run_case("table9")
+    need = ["t", "stroke", "s", "ski_x", "ski_y", "ski_z", "cm_x", "cm_y", "cm_z", "cm_vx", "cm_vy", "cm_vz",
+            "cm_speed", "push_force", "push_power", "friction_force", "constraint_norm"]
+    need += [f"q{j}" for j in range(18)] + [f"lam{j}" for j in range(17)]
+    assert set(need) <= set(res.frame.columns)
+    assert {"stroke", "mean_speed", "mean_power", "distance_x", "ke_loss_at_start"} <= set(res.strokes.columns)
+    fr = res.frame
+    assert np.allclose(fr["cm_speed"], np.linalg.norm(fr[["cm_vx", "cm_vy", "cm_vz"]].to_numpy(), axis=1))
+    # push_power = F·Ṙ³ with F along (R³ − R¹)/|R³ − R¹|
+    q, qd = q_cols(fr), qd_cols(fr)
+    r = q[:, 12:15] - q[:, 0:3]
+    pp = fr["push_force"] * np.einsum("ij,ij->i", r / np.linalg.norm(r, axis=1)[:, None], qd[:, 12:15])
+    assert np.allclose(fr["push_power"], pp, atol=1e-9)
+    # stroke means are time averages over a uniform grid (Simpson agrees with the exact integral)
+    from scipy.integrate import simpson
+    for k in (1, 5, 10):
+        rows = fr[fr["stroke"] == k]
+        st = res.strokes[res.strokes["stroke"] == k].iloc[0]
+        assert simpson(rows["cm_speed"], x=rows["tau"]) == pytest.approx(st["mean_speed"], rel=1e-3)
+        assert simpson(rows["push_power"], x=rows["tau"]) == pytest.approx(st["mean_power"], rel=1e-3)
+        assert rows["cm_x"].iloc[-1] - rows["cm_x"].iloc[0] == pytest.approx(st["distance_x"], abs=1e-12)
+    assert np.all(np.diff(fr["t"]) >= 0)
+
+
+# -- pieces ------------------------------------------------------------------------------
+def test_eom_matches_engine_and_reactions_match_engine():
+    params = SkierParams()
+    h, side = ski_heading(params, 0)
+    model = SkierModel(params, h, side, np.zeros(3), stand_in_push_force(params, 1.0))
+    sysm = model.system(1)
+    q = model.pose(0.4, 0.2)
+    jet0 = sysm.constraint_jet(0.4, q)
+    qd = np.zeros(18)
+    qd[:3] = 1.3 * model.e
+    qd = np.linalg.lstsq(np.vstack([jet0.J, np.eye(18)[:1]]), np.concatenate([-jet0.t, [qd[0]]]), rcond=None)[0]
+    qdd, lam, jet, _ = _eom(sysm, 0.4, q, qd, 20.0, 28.0)
+    qdd_e, lam_e = sysm.accelerations(0.4, q, qd, 20.0, 28.0)
+    assert np.allclose(qdd, qdd_e, rtol=0, atol=1e-12) and np.allclose(lam, lam_e, rtol=0, atol=1e-9)
+    dr = DynamicsResult(t=np.array([0.4]), q=q[None], qd=qd[None], qdd=qdd[None], lam=lam[None],
+                        constraint_norm=np.zeros(1), velocity_constraint_norm=np.zeros(1), system=sysm)
+    st = sysm.state(0.4, q, qd)
+    for name, body in (("ankle", model.shank), ("knee", model.upper)):
+        ref = dr.reactions(name)
+        ref = ref[ref["body"] == body.name].iloc[0]
+        F, N = _reaction(sysm, st, jet.J, lam, name, body)
+        assert np.allclose(F, ref[["Fx", "Fy", "Fz"]].to_numpy(float), atol=1e-9)
+        assert np.allclose(N, ref[["Mx", "My", "Mz"]].to_numpy(float), atol=1e-9)
+
+
+def test_headings_and_push_planes():
+    p = SkierParams(skating_angle_deg=50.0)
+    assert ski_heading(p, 0) == (pytest.approx(math.radians(-25)), "right")
+    assert ski_heading(p, 1) == (pytest.approx(math.radians(25)), "left")
+    assert ski_heading(p, 0, "left")[1] == "left"
+    q = SkierParams(skating_angle_deg=50.0, angle_convention="from_x")
+    assert ski_heading(q, 0)[0] == pytest.approx(math.radians(-50))
+    h = math.radians(-25)
+    assert np.allclose(push_plane_direction(p, h, "right"), [1, 0, 0])
+    a = push_plane_direction(dataclasses.replace(p, push_direction="across"), h, "right")
+    assert a[1] > 0 and abs(a @ [math.cos(h), math.sin(h), 0]) < 1e-15
+    s = push_plane_direction(dataclasses.replace(p, push_direction="ski"), h, "right")
+    assert np.allclose(s, [math.cos(h), math.sin(h), 0])
+
+
+def test_default_force_is_the_fitted_synthetic_curve():
+    res = run_case("table7_T1")
+    assert "SYNTHETIC" in res.info["force_source"]
+    from skilib.forcedata import default_push_force
+    F = default_push_force(1.0)
+    fr = res.frame
+    assert np.allclose(fr["push_force"], F(fr["tau"].to_numpy()))
+
+
+def test_half_force_scales_the_push():
+    a, b = run_case("table9").frame, run_case("fig42_50_half").frame
+    assert np.allclose(b["push_force"], 0.5 * a["push_force"])
+
+
+def test_runs_are_deterministic():
+    params = SkierParams(phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8, c_rot_deg=90.0)
+    F = stand_in_push_force(params, 0.5)
+    a = simulate_phase(params, push_force=F, dt_out=0.05).frame
+    b = simulate_phase(params, push_force=F, dt_out=0.05).frame
+    assert a.equals(b)
+
+
+# -- validation --------------------------------------------------------------------------
+@pytest.mark.parametrize("field, value", [
+    ("mass", -75.0), ("mass", 0.0), ("ski_mass", -1.0), ("lower_leg", 0.0), ("upper_leg", -0.5),
+    ("ski_length", 0.0), ("ski_width", -0.01), ("ski_height", 0.0), ("phase_time", 0.0), ("phase_time", -1.0),
+    ("skating_angle_deg", 0.0), ("skating_angle_deg", 180.0), ("skating_angle_deg", -30.0),
+    ("friction", -1.0), ("shank_mass_fraction", 1.2), ("ankle_offset", 0.5), ("leg_extension0", 1.0),
+    ("leg_extension0", 0.05), ("c_ext", 0.5), ("c_ext", -0.45), ("c_rot_deg", 95.0), ("leg_angle0_deg", 90.0),
+    ("cda", -0.1), ("air_density", 0.0), ("g", -9.81), ("mass", float("nan")),
+    ("angle_convention", "degrees"), ("push_direction", "up"), ("gravity", "yes"),
+])
+def test_bad_parameters_name_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        SkierParams(**{field: value})
+
+
+def test_geometric_limits_are_inclusive_and_reasoned():
+    # ℓ may reach the straight leg L2 + L3 = 0.9 m exactly (table 7: 0.5 → 0.9 m) ...
+    SkierParams(phase_time=2.0, c_ext=0.2)
+    SkierParams(phase_time=0.5, c_ext=0.8)
+    # ... but not beyond it, nor below |L2 − L3|
+    with pytest.raises(ValueError, match="c_ext"):
+        SkierParams(phase_time=2.0, c_ext=0.2000001)
+    with pytest.raises(ValueError, match="skating_angle_deg"):
+        SkierParams(angle_convention="from_x", skating_angle_deg=95.0)
+
+
+def test_simulate_argument_errors():
+    with pytest.raises(ValueError, match="phase_time"):
+        simulate_phase(SkierParams(), phase_time=-1.0, skating_angle_deg=50, c_ext=0.2, c_rot_deg=22.5)
+    with pytest.raises(ValueError, match="c_ext"):
+        simulate_phase(SkierParams(), phase_time=1.0, skating_angle_deg=50, c_ext=0.8, c_rot_deg=22.5)
+    with pytest.raises(ValueError, match="skating_angle_deg"):
+        simulate_run(SkierParams(), strokes=2, phase_time=1.0, skating_angle_deg=190, c_ext=0.2, c_rot_deg=22.5)
+    with pytest.raises(ValueError, match="strokes"):
+        simulate_run(SkierParams(), strokes=0, phase_time=1.0, skating_angle_deg=50, c_ext=0.2, c_rot_deg=22.5)
+    with pytest.raises(ValueError, match="push_force"):
+        simulate_phase(SkierParams(), push_force=5.0)
+    with pytest.raises(ValueError, match="push_force"):
+        simulate_phase(SkierParams(), push_force=lambda tau: float("nan"))
+    with pytest.raises(ValueError, match="first_ski"):
+        simulate_phase(SkierParams(), first_ski="middle")
+    with pytest.raises(ValueError, match="force_scale"):
+        simulate_phase(SkierParams(), force_scale=-1.0)
