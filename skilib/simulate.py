@@ -43,7 +43,7 @@ from .forcedata import default_push_force as _fitted_push_force
 from .skier import SIDES, SkierModel, SkierParams, ski_heading
 from .solver import baumgarte, consistent_initial_conditions
 
-__all__ = ["SimResult", "simulate_phase", "simulate_run", "default_push_force", "stand_in_push_force"]
+__all__ = ["SimResult", "simulate_phase", "simulate_run", "stand_in_push_force"]
 
 #: the stand-in push-off curve's peak, in body weights (see stand_in_push_force)
 STAND_IN_PEAK_BW = 1.2
@@ -64,7 +64,8 @@ def stand_in_push_force(params: SkierParams, phase_time: float):
     """STAND-IN push-off F(τ) = 1.2 M g sin(πτ/T): a smooth half-sine of peak 1.2 body weights.
 
     Not data: an analytic alternative to the Fourier fit of the (synthetic) force-plate
-    push-off of thesis §5.3 / fig. 32 (``default_push_force``); pass it as ``push_force``.
+    push-off of thesis §5.3 / fig. 32 (``skilib.forcedata.default_push_force``); pass it
+    as ``push_force``.
     """
     peak = STAND_IN_PEAK_BW * params.mass * params.g
     T = float(phase_time)
@@ -75,7 +76,7 @@ def stand_in_push_force(params: SkierParams, phase_time: float):
     return F
 
 
-def default_push_force(params: SkierParams, phase_time: float):
+def _default_push_force(params: SkierParams, phase_time: float):
     """The push-off curve used when ``push_force=None``: returns (F(τ), description).
 
     The Fourier fit (eq. 102) of the representative push-off of the SYNTHETIC force-plate
@@ -411,8 +412,9 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
     phase_time, skating_angle_deg, c_ext, c_rot_deg : T [s], skating angle [deg],
         C_ext [m/s] (eq. 187), C_rot [deg/s] (eq. 188); None keeps the value in params.
         The combination is validated by SkierParams (ValueError naming the field).
-    push_force : None for the default curve (``default_push_force``), or F(τ) [N] of the
-        phase time τ ∈ [0, T], the magnitude applied along the leg (eqs. 179–181).
+    push_force : None for the default curve (the Fourier fit of the SYNTHETIC force-plate
+        push-off, ``skilib.forcedata.default_push_force``), or any callable F(τ) [N] of the
+        phase time τ ∈ [0, T]: the magnitude applied along the leg (eqs. 179–181).
     force_scale : multiplies the push-off (fig. 42's "half force" is 0.5).
     v0 : initial ski speed ṡ along the first ski [m/s].
     first_ski : 'right' (default, heading −angle/2) or 'left'.
@@ -442,7 +444,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         raise ValueError(f"force_scale: must be a finite number >= 0, got {force_scale!r}")
     T = params.phase_time
     if push_force is None:
-        base, source = default_push_force(params, T)
+        base, source = _default_push_force(params, T)
     else:
         base, source = push_force, "user callable"
     _check_push_force(base, T)

@@ -35,6 +35,12 @@ Forces (§4.7, §5.3): push-off F(τ) at the CM along (R³ − R¹)/|R³ − R¹
 Coulomb friction of constant magnitude along the ski (eqs. 171–178 with the direction of
 SPEC erratum 3: along the ski's own axis x̄¹); gravity on every body; optional air drag
 ½ ρ CdA |v| v at the CM.  Time τ inside a stroke runs from 0 to the phase time T.
+
+C14 acts between the ski origin and the CM directly (eq. 144), so the leg's axial load is
+its multiplier (``leg_drive_force`` in the simulation output); the ankle and knee
+reactions carry only what the drivers leave to them.  The push-off F is the whole measured
+leg force applied at the CM while gravity also acts (eqs. 179–181): C14 absorbs the
+difference F − (weight component along the leg) and the CM height stays prescribed.
 """
 from __future__ import annotations
 
@@ -45,7 +51,6 @@ import numpy as np
 
 from .bodies import RigidBody, box_inertia, rod_inertia
 from .constraints import (
-    CoordinateDriver,
     DistanceDriver,
     FixedCoordinate,
     OrientationDriver,
@@ -290,10 +295,12 @@ class SkierModel:
         # Leg frame at γ = 0: x̄ = ẑ (long axis), ȳ = n × ẑ (= d), z̄ = n.
         self.A_leg0 = np.column_stack([_EZ, np.cross(self.n, _EZ), self.n])
 
-        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height))
+        # ZXZ angles as in the thesis (18 coordinates, eq. 107)
+        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
+                             rotation=ZXZ)
         self.shank = RigidBody("shank", p.shank_mass, rod_inertia(p.shank_mass, p.lower_leg, axis=0),
-                               points={"ankle": [-p.l1, 0.0, 0.0]})
-        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0))
+                               points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=ZXZ)
+        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=ZXZ)
         self.bodies = (self.ski, self.shank, self.upper)
         O = np.zeros(3)
         ex, ey = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
