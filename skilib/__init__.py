@@ -31,6 +31,8 @@ from .errors import (
 from .forces import AxialFriction, Drag, Gravity, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, project, solve_dynamics
+from .simulate import SimResult, simulate_phase, simulate_run, stand_in_push_force
+from .skier import SkierModel, SkierParams, push_plane_direction, ski_heading
 from .system import MultibodySystem
 from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
 
