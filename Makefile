@@ -3,23 +3,33 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# quick=1 runs the notebooks at their small CI settings (make book quick=1)
+BOOK_FLAGS := $(if $(quick),--quick,)
 
-.PHONY: test book bench clean venv
+.PHONY: test book screenshots bench clean venv
 
 venv: $(STAMP)
 
+# The venv's own Jupyter kernel (share/jupyter/kernels/python3, installed with ipykernel)
+# runs the notebooks; --sys-prefix re-installs it there in case an older ipykernel left none.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,book,sensitivity]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (skilib .venv)" > /dev/null
 	touch $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Executes every notebook with papermill into book/_executed/ (a failing notebook stops
+# the build), then builds the HTML report in book/_build/html (open index.html).
 book: $(STAMP)
-	@echo "make book: the compendium (issue 5) is not built yet; running notebooks that exist"
-	@for nb in notebooks/[0-9]*.ipynb; do [ -e "$$nb" ] || continue; echo "$$nb"; done
+	$(BIN)/python scripts/build_book.py $(BOOK_FLAGS)
+
+# Headless-chromium screenshots of the built book (needs /usr/bin/chromium; optional)
+screenshots:
+	bash scripts/screenshot_book.sh
 
 clean:
-	rm -rf $(VENV) book/_build .pytest_cache
+	rm -rf $(VENV) book/_build book/_executed notebooks/results .pytest_cache

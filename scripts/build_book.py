@@ -1,0 +1,111 @@
+#!/usr/bin/env python
+"""Build the compendium: execute every notebook with papermill, then build the Jupyter Book.
+
+    python scripts/build_book.py            # full settings (what `make book` runs)
+    python scripts/build_book.py --quick    # the notebooks' small CI settings
+    python scripts/build_book.py --only 02  # execute only notebooks whose name starts so
+
+The sources in notebooks/ are executed in notebooks/ (so that they find ../data and write
+their shared results to notebooks/results/), in name order: later notebooks may read what
+earlier ones wrote.  The executed copies go to book/_executed/ (not tracked by git); the
+book's table of contents points there.  A notebook that raises stops the build with a
+non-zero exit status, and so does a failing `jupyter-book build`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+BOOK = ROOT / "book"
+EXECUTED = BOOK / "_executed"
+KERNEL = "python3"
+
+
+def notebooks(only=None):
+    found = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if only:
+        found = [p for p in found if any(p.name.startswith(o) for o in only)]
+    return found
+
+
+def check_kernel() -> None:
+    """The kernel named `python3` must run this interpreter (the project's venv)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(KERNEL)
+    exe = spec.argv[0]
+    if exe in ("python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
+        return  # jupyter_client substitutes sys.executable for a bare "python"
+    if Path(exe).resolve() != Path(sys.executable).resolve():
+        sys.exit(f"build_book: the Jupyter kernel '{KERNEL}' runs {exe}, not {sys.executable}; "
+                 f"run `{sys.executable} -m ipykernel install --sys-prefix --name {KERNEL}`")
+
+
+def execute(nb: Path, quick: bool) -> float:
+    import papermill as pm
+
+    out = EXECUTED / nb.name
+    params = {"quick": bool(quick), "results_dir": "results"}
+    t0 = time.perf_counter()
+    print(f"[book] executing {nb.relative_to(ROOT)} -> {out.relative_to(ROOT)}"
+          f"{' (quick)' if quick else ''}", flush=True)
+    pm.execute_notebook(str(nb), str(out), parameters=params, kernel_name=KERNEL, cwd=str(NOTEBOOKS),
+                        progress_bar=False, log_output=False, request_save_on_cell_execute=False)
+    dt = time.perf_counter() - t0
+    print(f"[book]   done in {dt:.1f} s", flush=True)
+    return dt
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="run the notebooks at their small CI settings")
+    ap.add_argument("--only", nargs="*", help="execute only notebooks whose names start with these")
+    ap.add_argument("--no-execute", action="store_true", help="reuse book/_executed as it is")
+    ap.add_argument("--no-build", action="store_true", help="execute the notebooks only")
+    args = ap.parse_args(argv)
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    times = {}
+    if not args.no_execute:
+        check_kernel()
+        EXECUTED.mkdir(parents=True, exist_ok=True)
+        nbs = notebooks(args.only)
+        if not nbs:
+            print("[book] no notebooks found", file=sys.stderr)
+            return 1
+        for nb in nbs:
+            try:
+                times[nb.name] = execute(nb, args.quick)
+            except Exception as exc:  # papermill's PapermillExecutionError names the cell
+                print(f"[book] FAILED: {nb.name}: {exc}", file=sys.stderr)
+                print(f"[book] the partly executed notebook is {EXECUTED / nb.name}", file=sys.stderr)
+                return 1
+    if args.no_build:
+        return 0
+    missing = [p.name for p in notebooks() if not (EXECUTED / p.name).exists()]
+    if missing:
+        print(f"[book] not executed yet: {missing}", file=sys.stderr)
+        return 1
+    jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
+    t0 = time.perf_counter()
+    print("[book] jupyter-book build book/", flush=True)
+    rc = subprocess.call([jb, "build", str(BOOK), "--builder", "html"], cwd=ROOT)
+    if rc:
+        print(f"[book] jupyter-book build failed (exit {rc})", file=sys.stderr)
+        return rc
+    times["jupyter-book build"] = time.perf_counter() - t0
+    for k, v in times.items():
+        print(f"[book] {k:32s} {v:7.1f} s")
+    print(f"[book] open {BOOK / '_build' / 'html' / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Every notebook in notebooks/ runs end to end under papermill at its small settings.
+
+The notebooks are executed in name order in a temporary copy of notebooks/ (so that they find
+../data through the repository and write their results/ into the temporary directory, not into
+the checkout), with the parameter ``quick=True``: shorter runs and fewer sweep points. A cell
+that raises fails the test; so does a warning printed to a notebook's stderr. The kernel
+named ``python3`` must run this interpreter (the project's venv), see the Makefile.
+"""
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+papermill = pytest.importorskip("papermill")
+nbformat = pytest.importorskip("nbformat")
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+KERNEL = "python3"
+BUDGET_S = 240.0  # all notebooks together, quick settings, 2 cores
+
+
+def test_there_are_notebooks_with_a_parameters_cell():
+    assert len(NOTEBOOKS) >= 5, [p.name for p in NOTEBOOKS]
+    for p in NOTEBOOKS:
+        nb = nbformat.read(p, as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, f"{p.name}: needs exactly one cell tagged 'parameters'"
+        src = tagged[0].source
+        assert "quick" in src and "results_dir" in src, f"{p.name}: parameters must define quick and results_dir"
+        assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
+            f"{p.name}: commit notebooks without outputs (papermill writes the executed copies)"
+
+
+def test_kernel_is_this_interpreter():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec(KERNEL)
+    exe = spec.argv[0]
+    if exe not in ("python", "python3"):
+        assert Path(exe).resolve() == Path(sys.executable).resolve(), (
+            f"kernel '{KERNEL}' runs {exe}, not {sys.executable}: "
+            f"run `{sys.executable} -m ipykernel install --sys-prefix --name {KERNEL}`")
+
+
+def _stderr_warnings(nb):
+    bad = []
+    for i, c in enumerate(nb.cells):
+        for o in c.get("outputs", []):
+            if o.get("output_type") == "stream" and o.get("name") == "stderr" and "Warning" in o.get("text", ""):
+                bad.append((i, o["text"][:300]))
+    return bad
+
+
+def test_notebooks_run_quick(tmp_path):
+    work = tmp_path / "notebooks"
+    work.mkdir()
+    results = work / "results"
+    # notebooks locate the data set through skilib (repository path), so only cwd moves
+    timings = {}
+    t_all = time.perf_counter()
+    for src in NOTEBOOKS:
+        out = work / src.name
+        t0 = time.perf_counter()
+        try:
+            papermill.execute_notebook(str(src), str(out), parameters={"quick": True, "results_dir": str(results)},
+                                       kernel_name=KERNEL, cwd=str(work), progress_bar=False,
+                                       request_save_on_cell_execute=False)
+        except papermill.PapermillExecutionError as exc:
+            pytest.fail(f"{src.name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}")
+        timings[src.name] = time.perf_counter() - t0
+        nb = nbformat.read(out, as_version=4)
+        assert not _stderr_warnings(nb), f"{src.name}: warnings in the output: {_stderr_warnings(nb)}"
+        errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{src.name}: error outputs {errors[:1]}"
+    total = time.perf_counter() - t_all
+    print("notebook timings (quick):", {k: round(v, 1) for k, v in timings.items()}, f"total {total:.0f} s")
+    assert sorted(p.name for p in results.iterdir()), "the notebooks wrote no results"
+    assert total < BUDGET_S, f"quick notebooks took {total:.0f} s > {BUDGET_S:.0f} s: {timings}"
