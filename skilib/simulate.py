@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy.integrate import solve_ivp
 
-from .errors import IntegrationError, SingularSystemError
+from .errors import IntegrationError
 from .forcedata import default_push_force as _fitted_push_force
 from .skier import SIDES, SkierModel, SkierParams, ski_heading
 from .solver import baumgarte, consistent_initial_conditions
@@ -91,30 +91,8 @@ def _default_push_force(params: SkierParams, phase_time: float):
 
 # -- equations of motion with the pieces needed for the bookkeeping ------------------
 def _eom(system, t, q, qd, alpha, beta):
-    """Eq. 101 solved for (q̈, λ), also returning the constraint jet and each force's Q.
-
-    The same assembly as ``MultibodySystem.accelerations`` (a test checks that they
-    agree); done here so that the powers come from the very terms that were solved.
-    """
-    system.check_gimbal(t, q)
-    s = system.state(t, q, qd)
-    n, m = system.nq, system.nc
-    Qf = {f.name: f.generalized(s) for f in system.forces}
-    jet = system.constraint_jet(t, q, qd, state=s)
-    K = np.zeros((n + m, n + m))
-    K[:n, :n] = system.mass_matrix(q)
-    K[:n, n:] = jet.J.T
-    K[n:, :n] = jet.J
-    rhs = np.empty(n + m)
-    rhs[:n] = sum(Qf.values()) + system.quadratic_velocity(q, qd)
-    rhs[n:] = -jet.quad - 2.0 * alpha * jet.vel - beta * beta * jet.val
-    try:
-        x = np.linalg.solve(K, rhs)
-    except np.linalg.LinAlgError:
-        x = np.full(n + m, np.nan)
-    if not np.all(np.isfinite(x)):
-        raise SingularSystemError(f"augmented matrix of eq. 101 is singular at t={t:.6g} s")
-    return x[:n], x[n:], jet, Qf
+    """Eq. 101 solved for (q̈, λ), with the constraint jet and each force's Q."""
+    return system.equations_of_motion(t, q, qd, alpha, beta)
 
 
 def _powers(qd, lam, jet, Qf):

@@ -176,15 +176,25 @@ class MultibodySystem:
 
     def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
         """Solve eq. 101 for (q̈, λ) at one instant."""
+        qdd, lam, _, _ = self.equations_of_motion(t, q, qd, alpha, beta)
+        return qdd, lam
+
+    def equations_of_motion(self, t, q, qd, alpha=0.0, beta=0.0):
+        """Solve eq. 101 and return (q̈, λ, constraint jet, {force name: Q}).
+
+        The jet and the per-force generalized forces are those the solve used, so that
+        powers and reactions computed from them belong to the same evaluation.
+        """
         self.check_gimbal(t, q)
         s = self.state(t, q, qd)
         n, m = self.nq, self.nc
+        Qf = {f.name: f.generalized(s) for f in self.forces}
         K = np.zeros((n + m, n + m))
         K[:n, :n] = self.mass_matrix(q)
         rhs = np.empty(n + m)
-        rhs[:n] = self.generalized_forces(t, q, qd, state=s) + self.quadratic_velocity(q, qd)
+        rhs[:n] = sum(Qf.values(), np.zeros(n)) + self.quadratic_velocity(q, qd)
+        c = self.constraint_jet(t, q, qd, state=s)
         if m:
-            c = self.constraint_jet(t, q, qd, state=s)
             K[:n, n:] = c.J.T
             K[n:, :n] = c.J
             rhs[n:] = -c.quad - 2.0 * alpha * c.vel - beta * beta * c.val
@@ -194,7 +204,7 @@ class MultibodySystem:
             raise SingularSystemError(self._singular_message(t, q, K)) from None
         if not np.all(np.isfinite(x)):
             raise SingularSystemError(self._singular_message(t, q, K))
-        return x[:n], x[n:]
+        return x[:n], x[n:], c, Qf
 
     def _singular_message(self, t, q, K) -> str:
         n = self.nq
