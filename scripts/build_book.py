@@ -14,7 +14,6 @@ non-zero exit status, and so does a failing `jupyter-book build`.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -59,8 +58,27 @@ def execute(nb: Path, quick: bool) -> float:
     pm.execute_notebook(str(nb), str(out), parameters=params, kernel_name=KERNEL, cwd=str(NOTEBOOKS),
                         progress_bar=False, log_output=False, request_save_on_cell_execute=False)
     dt = time.perf_counter() - t0
+    tag_for_book(out)
     print(f"[book]   done in {dt:.1f} s", flush=True)
     return dt
+
+
+def tag_for_book(path: Path) -> None:
+    """Fold the code of the executed copy (Jupyter Book's `hide-input`: a click shows it) so the
+    pages read as a report; drop the default `parameters` cell, which papermill's injected
+    cell (kept, it records the settings used) overrides."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags:
+            tags.append("remove-cell")
+        elif not {"remove-cell", "remove-input", "hide-input", "hide-cell"} & set(tags):
+            tags.append("hide-input")
+    nbformat.write(nb, path)
 
 
 def main(argv=None) -> int:
@@ -71,7 +89,6 @@ def main(argv=None) -> int:
     ap.add_argument("--no-build", action="store_true", help="execute the notebooks only")
     args = ap.parse_args(argv)
 
-    os.environ.setdefault("MPLBACKEND", "Agg")
     times = {}
     if not args.no_execute:
         check_kernel()
@@ -89,6 +106,9 @@ def main(argv=None) -> int:
                 return 1
     if args.no_build:
         return 0
+    if args.no_execute:
+        for p in EXECUTED.glob("*.ipynb"):
+            tag_for_book(p)
     missing = [p.name for p in notebooks() if not (EXECUTED / p.name).exists()]
     if missing:
         print(f"[book] not executed yet: {missing}", file=sys.stderr)

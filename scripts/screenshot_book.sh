@@ -17,14 +17,16 @@ if [ ! -f "$HTML/index.html" ]; then
     exit 1
 fi
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 PROFILE=$(mktemp -d)
 trap 'rm -rf "$PROFILE"' EXIT
 shoot() {  # shoot PAGE NAME
     "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --user-data-dir="$PROFILE" \
         --hide-scrollbars --virtual-time-budget=5000 --window-size=1280,2000 \
-        --screenshot="$PWD/$OUT/$2.png" "file://$PWD/$HTML/$1" > /dev/null 2>&1 || {
+        --screenshot="$OUT/$2.png" "file://$PWD/$HTML/$1" > /dev/null 2>&1 || {
         echo "screenshot_book: chromium failed on $1" >&2; return 1; }
+    [ -s "$OUT/$2.png" ] || { echo "screenshot_book: no image written for $1" >&2; return 1; }
     echo "screenshot_book: $OUT/$2.png"
 }
 shoot intro.html 00_index

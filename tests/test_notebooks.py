@@ -73,6 +73,8 @@ def test_notebooks_run_quick(tmp_path):
         timings[src.name] = time.perf_counter() - t0
         nb = nbformat.read(out, as_version=4)
         assert not _stderr_warnings(nb), f"{src.name}: warnings in the output: {_stderr_warnings(nb)}"
+        images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert images or src.name.startswith("06"), f"{src.name}: no figure was rendered (matplotlib backend?)"
         errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
         assert not errors, f"{src.name}: error outputs {errors[:1]}"
     total = time.perf_counter() - t_all
