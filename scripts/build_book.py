@@ -101,7 +101,9 @@ def main(argv=None) -> int:
             try:
                 times[nb.name] = execute(nb, args.quick)
             except Exception as exc:  # papermill's PapermillExecutionError names the cell
-                print(f"[book] FAILED: {nb.name}: {exc}", file=sys.stderr)
+                what = f"{getattr(exc, 'ename', type(exc).__name__)}: {getattr(exc, 'evalue', exc)}"
+                cell = getattr(exc, "exec_count", None)
+                print(f"[book] FAILED: {nb.name}{f' (cell {cell})' if cell else ''}: {what}", file=sys.stderr)
                 print(f"[book] the partly executed notebook is {EXECUTED / nb.name}", file=sys.stderr)
                 return 1
     if args.no_build:
