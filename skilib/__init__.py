@@ -28,7 +28,7 @@ from .errors import (
     RedundantConstraintError,
     SingularSystemError,
 )
-from .forces import AxialFriction, Drag, Gravity, PointForce, SpringDamper, Torque
+from .forces import AxialFriction, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, project, solve_dynamics
 from .simulate import SimResult, simulate_phase, simulate_run, stand_in_push_force

@@ -1,25 +1,172 @@
-"""Generated code for the terms of eq. 101: one compiled function per system.
+"""Generated code for eq. 101: one compiled kernel per system *structure*.
 
-The numeric engine evaluates M, Qv, C, Cq, Ct and Qd through many small numpy operations
-(``skilib.kinematics``).  Here the very same component code is traced once with sympy
-symbols for q, q̇ and t, the expressions are reduced by common-subexpression elimination
-(``sympy.cse``), printed as straight-line Python, and compiled with numba when it is
-installed (otherwise executed as plain Python).  A driver law that cannot be traced
-symbolically (an arbitrary callable) becomes an input evaluated numerically at each call.
-Applied forces stay numeric (they may be arbitrary user callables).
+The numeric engine evaluates M, Qv, C, Cq, Ct, Qd and Qe through many small numpy
+operations (``skilib.kinematics``).  Here the very same component code is traced once
+with sympy symbols, reduced by common-subexpression elimination (``sympy.cse``), printed
+as straight-line code, and compiled with numba (plain Python without it).  The kernel
+also assembles the augmented matrix of eq. 101 and solves it, so one right-hand side is
+one call.
 
-``compile_system(system)`` returns an object with the same ``accelerations`` as the
-system, to pass to ``solve_dynamics`` in its place.
+Parameters, not constants.  Before tracing, every floating-point number stored in the
+system's components (constraint points and axes, driver laws, force magnitudes, body
+masses and inertias) is replaced by a symbol ``c[k]``.  The kernel therefore depends only
+on the system's *structure* (component types, body references, integer indices, which
+inertia entries are zero) and is cached under that structure: a new heading, start point,
+skating angle or mass reuses the compiled kernel, and only the parameter vector is
+gathered again (microseconds instead of seconds).
+
+What stays numeric.  A driver law that is not a ``Constant``, ``Polynomial`` or
+``RotationPath``, and a force magnitude given as a callable (``LineForce``), are
+evaluated in Python at each call and enter the kernel as inputs ``p[k]``; a force element
+that cannot be traced (``PointForce``, ``Torque``: arbitrary callables of the state) is
+evaluated by the numeric engine and added to the right-hand side.  Nothing held in a
+closure is ever baked into a cached kernel.
 """
 from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import importlib.util
+import os
+import sys
+import types
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from .kinematics import State
+from .bodies import RigidBody
+from .constraints import Constraint
+from .errors import SingularSystemError
+from .forces import ConstantForce, Drag, Gravity, LineForce, SpringDamper
+from .kinematics import Jet, State
 from .system import MultibodySystem
+from .timefunctions import Constant, Polynomial, RotationPath
 
-__all__ = ["compile_system", "CompiledSystem"]
+__all__ = ["compile_system", "CompiledSystem", "clear_kernel_cache", "kernel_cache_dir"]
+
+_TRACEABLE_LAWS = (Constant, Polynomial, RotationPath)
+_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, Drag, SpringDamper)
+# objects whose attributes are walked for parameters (their float data become c[k])
+_PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
+
+_KERNELS: dict = {}  # structure key -> _Kernel (a cache: kernels are pure functions)
+
+
+def clear_kernel_cache() -> None:
+    """Forget every compiled kernel (they are rebuilt on the next ``compile_system``)."""
+    _KERNELS.clear()
+
+
+# -- walking a system: structure key, parameter values, symbolic clone ----------------
+class _Walk:
+    """One pass over a system's bodies, constraints and traceable forces.
+
+    Collects the structure key and the parameter values in a fixed order; with
+    ``symbolic=True`` it also builds a clone of the system whose parameters are symbols.
+    """
+
+    def __init__(self, system: MultibodySystem, symbolic: bool):
+        self.symbolic = symbolic
+        self.key: list = []
+        self.values: list = []
+        self.opaque: dict = {}  # id(callable) -> path (numeric inputs)
+        self._bodies = {id(b): i for i, b in enumerate(system.bodies)}
+        self._clones: list = []
+        self.traced_forces = [i for i, f in enumerate(system.forces) if isinstance(f, _TRACEABLE_FORCES)]
+        self.key.append(("nq", system.nq, "nc", system.nc))
+        bodies = [self._body(b, ("bodies", i)) for i, b in enumerate(system.bodies)]
+        self._clones = bodies
+        cons = [self._value(c, ("constraints", i)) for i, c in enumerate(system.constraints)]
+        forces = [self._value(system.forces[i], ("forces", i)) for i in self.traced_forces]
+        self.key.append(("forces", tuple(type(f).__name__ for f in system.forces), tuple(self.traced_forces)))
+        self.clone = None
+        if symbolic:
+            sysc = copy.copy(system)
+            sysc.bodies = bodies
+            sysc.constraints = cons
+            sysc.forces = forces
+            sysc._slices = {id(bc): system._slices[id(b)] for bc, b in zip(bodies, system.bodies)}
+            self.clone = sysc
+
+    def _symbols(self, n):
+        k = len(self.values) - n
+        return [sp.Symbol(f"c[{k + j}]") for j in range(n)]
+
+    def _body(self, b: RigidBody, path):
+        self.key.append((path, "body", b.rotation.__name__, b.nq))
+        m = self._value(float(b.mass), path + ("mass",))
+        inertia = self._array(b.inertia, path + ("inertia",), keep_zeros=True)
+        points = {k: self._array(v, path + ("points", k), keep_zeros=True) for k, v in sorted(b.points.items())}
+        if not self.symbolic:
+            return b
+        bc = copy.copy(b)
+        bc.mass, bc.inertia, bc.points = m, inertia, points
+        return bc
+
+    def _array(self, v: np.ndarray, path, keep_zeros: bool):
+        mask = (v != 0) if keep_zeros else np.ones(v.shape, dtype=bool)
+        self.key.append((path[-1], "f", v.shape, mask.tobytes()))
+        self.values.extend(np.asarray(v, dtype=float)[mask].tolist())
+        if not self.symbolic:
+            return v
+        out = np.zeros(v.shape, dtype=object)
+        out[mask] = self._symbols(int(mask.sum()))
+        return out
+
+    def _value(self, v, path):
+        if v is None or isinstance(v, (bool, int, np.integer, str)):
+            self.key.append((path[-1], repr(v)))
+            return v
+        if isinstance(v, (float, np.floating)):
+            self.key.append((path[-1], "f"))
+            self.values.append(float(v))
+            return self._symbols(1)[0] if self.symbolic else v
+        if isinstance(v, np.ndarray):
+            if v.dtype.kind == "f":
+                return self._array(v, path, keep_zeros=False)
+            self.key.append((path[-1], v.dtype.str, v.shape, v.tobytes()))
+            return v
+        if isinstance(v, RigidBody):
+            i = self._bodies.get(id(v))
+            if i is None:
+                raise ValueError(f"{'/'.join(map(str, path))}: body '{v.name}' is not in the system")
+            self.key.append((path[-1], "body", i))
+            return self._clones[i] if self.symbolic else v
+        if isinstance(v, (tuple, list)):
+            self.key.append((path[-1], type(v).__name__, len(v)))
+            out = [self._value(x, path + (j,)) for j, x in enumerate(v)]
+            return type(v)(out) if self.symbolic else v
+        if isinstance(v, dict):
+            self.key.append((path[-1], "dict", tuple(sorted(v))))
+            out = {k: self._value(v[k], path + (k,)) for k in sorted(v)}
+            return out if self.symbolic else v
+        if isinstance(v, type):
+            self.key.append((path[-1], "type", v.__qualname__))
+            return v
+        if isinstance(v, _PARAM_OBJECTS):
+            self.key.append((path[-1], "object", type(v).__qualname__))
+            clone = copy.copy(v) if self.symbolic else None
+            for name in sorted(vars(v)):
+                cv = self._value(getattr(v, name), path + (name,))
+                if self.symbolic:
+                    setattr(clone, name, cv)
+            return clone if self.symbolic else v
+        # an arbitrary callable or object: evaluated numerically, never baked in
+        self.key.append((path[-1], "opaque", type(v).__qualname__))
+        self.opaque.setdefault(id(v), path)
+        return v
+
+
+def _resolve(system, path):
+    obj = {"bodies": system.bodies, "constraints": system.constraints, "forces": system.forces}[path[0]]
+    for step in path[1:]:
+        if isinstance(step, int) or isinstance(obj, dict):
+            obj = obj[step]
+        else:
+            obj = getattr(obj, step)
+    return obj
 
 
 class _TracingState(State):
@@ -27,144 +174,310 @@ class _TracingState(State):
 
     dtype = object
 
-    def __init__(self, system):
-        q = np.array(sp.symbols(f"q0:{system.nq}"), dtype=object)
-        qd = np.array(sp.symbols(f"qd0:{system.nq}"), dtype=object)
+    def __init__(self, system, opaque):
+        q = np.array([sp.Symbol(f"q[{i}]") for i in range(system.nq)], dtype=object)
+        qd = np.array([sp.Symbol(f"qd[{i}]") for i in range(system.nq)], dtype=object)
         super().__init__(system, sp.Symbol("t"), q, qd)
-        self.inputs = []  # (law, symbols of f, ḟ, f̈) evaluated numerically at run time
+        self._opaque = opaque
+        self.inputs = []  # (path, kind, shape) evaluated numerically at run time
+        self._n_inputs = 0
+
+    def _input(self, fn, kind, shape):
+        path = self._opaque.get(id(fn))
+        if path is None:
+            raise TypeError(f"cannot trace {fn!r}: it is not a component attribute")
+        size = int(np.prod(shape)) if shape else 1
+        k = self._n_inputs
+        syms = np.array([sp.Symbol(f"p[{k + j}]") for j in range(size)], dtype=object)
+        self._n_inputs += size
+        self.inputs.append((path, kind, shape))
+        return syms.reshape(shape) if shape else syms[0]
 
     def law(self, fn):
-        try:
-            out = fn(self.t)
-            for part in out:  # traceable laws give sympy expressions or numbers
-                np.asarray(part, dtype=object)
-            return out
-        except (TypeError, ValueError, AttributeError):
-            pass
-        f, fd, fdd = (np.asarray(v, dtype=float) for v in fn(0.0))
-        k = len(self.inputs)
-        syms = [np.array(sp.symbols(f"law{k}_{d}_0:{max(f.size, 1)}"), dtype=object).reshape(f.shape)
-                for d in range(3)]
-        self.inputs.append((fn, syms))
-        return tuple(syms)
+        if isinstance(fn, _TRACEABLE_LAWS):
+            return fn(self.t)
+        shapes = [np.shape(v) for v in fn(0.0)]
+        return tuple(self._input(fn, ("law", d), shp) for d, shp in enumerate(shapes))
+
+    def signal(self, fn):
+        return self._input(fn, ("signal",), ())
 
 
-def _as_expr_array(a, shape):
-    return np.asarray(a, dtype=object).reshape(shape)
+# -- the kernel (generated source, compiled) --------------------------------------------
+_DRIVER = '''
+def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs):
+    generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF)
+    n = q.shape[0]
+    m = C.shape[0]
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = M[i, j]
+        s = Qv[i] + Qx[i]
+        for f in range(QF.shape[0]):
+            s += QF[f, i]
+        rhs[i] = s
+    for r in range(m):
+        for j in range(n):
+            K[n + r, j] = Cq[r, j]
+            K[j, n + r] = Cq[r, j]
+        rhs[n + r] = -Cquad[r] - 2.0 * alpha * Cvel[r] - beta * beta * C[r]
+    return np.linalg.solve(K, rhs)
+'''
 
 
+_FORMAT = 1  # bump when the generated file layout changes
+
+
+def kernel_cache_dir() -> Path:
+    """Where compiled kernels are kept: $SKILIB_CACHE_DIR, else $XDG_CACHE_HOME/skilib or
+    ~/.cache/skilib (subfolder ``kernels``).  Deleting it only costs recompilation."""
+    root = os.environ.get("SKILIB_CACHE_DIR")
+    if not root:
+        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                            "skilib")
+    return Path(root) / "kernels"
+
+
+class _Kernel:
+    """Generated straight-line code for one structure, and its compiled driver.
+
+    With numba the source is written to the kernel cache as a module and compiled with
+    ``numba.njit(cache=True)``, so that another process (a notebook, a Dask worker) loads
+    it instead of tracing and compiling again.
+    """
+
+    def __init__(self, key, system: MultibodySystem, use_numba):
+        numba = _numba(use_numba)
+        digest = hashlib.sha256(repr((key, _FORMAT, np.__version__, sp.__version__,
+                                      getattr(numba, "__version__", None))).encode()).hexdigest()[:32]
+        path = kernel_cache_dir() / f"k{digest}.py" if numba else None
+        mod = _load(path, digest) if path is not None and path.exists() else None
+        if mod is None:
+            meta, body = self._trace(_Walk(system, symbolic=True), system)
+            src = _module_source(meta, body, numba is not None)
+            mod = _store(path, src, digest) if path is not None else None
+            if mod is None:  # no numba, or the cache folder is not writable
+                mod = _exec_module(src, cache=False, numba=numba)
+        meta = mod.META
+        self.inputs = meta["inputs"]
+        self.n_inputs, self.n_params, self.n_ops = meta["n_inputs"], meta["n_params"], meta["n_ops"]
+        self.shapes = meta["shapes"]
+        self.source = mod.SOURCE
+        self.fn, self.eom = mod.generated, mod.eom
+        self.backend = "numba" if numba is not None else "python"
+        self.path = path
+
+    @staticmethod
+    def _trace(walk: _Walk, system):
+        clone = walk.clone
+        s = _TracingState(clone, walk.opaque)
+        n, m = system.nq, system.nc
+        blocks = {
+            "M": np.asarray(clone.mass_matrix(s.q), dtype=object).reshape(n, n),
+            "Qv": np.asarray(clone.quadratic_velocity(s.q, s.qd), dtype=object).reshape(n),
+        }
+        jet = clone.constraint_jet(s.t, s.q, s.qd, state=s)
+        blocks.update(C=np.asarray(jet.val, dtype=object).reshape(m), Cq=np.asarray(jet.J, dtype=object).reshape(m, n),
+                      Cvel=np.asarray(jet.vel, dtype=object).reshape(m),
+                      Cquad=np.asarray(jet.quad, dtype=object).reshape(m))
+        QF = np.zeros((max(len(clone.forces), 1), n), dtype=object)
+        for i, f in enumerate(clone.forces):
+            QF[i] = f.generalized(s)
+        blocks["QF"] = QF
+        body, n_ops = _generate(blocks)
+        meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
+                    shapes={k: v.shape for k, v in blocks.items()})
+        return meta, body
+
+
+def _numba(use_numba):
+    if use_numba is False:
+        return None
+    try:
+        import numba
+    except ImportError:
+        if use_numba:
+            raise
+        return None
+    return numba
+
+
+def _generate(blocks):
+    targets, exprs = [], []
+    for name, arr in blocks.items():
+        for idx in np.ndindex(arr.shape):
+            e = sp.sympify(arr[idx])
+            if e != 0:
+                targets.append((name, idx))
+                exprs.append(e)
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("x"))
+    from sympy.printing.pycode import PythonCodePrinter
+
+    printer = PythonCodePrinter({"fully_qualified_modules": True})
+    lines = ["def generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF):"]
+    lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in replacements]
+    for (name, idx), e in zip(targets, reduced):
+        lines.append(f"    {name}[{', '.join(map(str, idx))}] = {printer.doprint(e)}")
+    lines.append("    return 0")
+    return "\n".join(lines), len(replacements) + len(reduced)
+
+
+def _module_source(meta, body, jit: bool) -> str:
+    deco = "@numba.njit(cache=True)\n" if jit else ""
+    head = ["# Generated by skilib.codegen from a system's structure; delete freely (it is a cache).",
+            "import math", "import numpy as np"] + (["import numba"] if jit else [])
+    return "\n".join(head + [f"META = {meta!r}", f"SOURCE = {body!r}", "", deco + body, "", deco + _DRIVER.strip(),
+                             ""])
+
+
+def _exec_module(src, cache, numba):
+    mod = types.ModuleType("skilib_kernel")
+    if not cache and numba is not None:
+        src = src.replace("@numba.njit(cache=True)", "@numba.njit(cache=False)")
+    exec(compile(src, "<skilib.codegen>", "exec"), mod.__dict__)
+    return mod
+
+
+def _load(path: Path, digest: str):
+    try:
+        name = f"skilib_kernel_{digest}"
+        if name in sys.modules:
+            return sys.modules[name]
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod  # numba's cache re-imports the module by name
+        spec.loader.exec_module(mod)
+        return mod
+    except Exception:  # noqa: BLE001 - a damaged cache file is rebuilt, never trusted
+        sys.modules.pop(f"skilib_kernel_{digest}", None)
+        return None
+
+
+def _store(path: Path, src: str, digest: str):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(src)
+        os.replace(tmp, path)  # atomic: concurrent workers never see half a file
+    except OSError:
+        return None
+    return _load(path, digest)
+
+
+# -- the public object ----------------------------------------------------------------
 class CompiledSystem:
-    """A ``MultibodySystem`` whose eq. 101 terms come from generated code.
+    """A ``MultibodySystem`` whose eq. 101 terms and solve come from a compiled kernel.
 
-    Everything else (bookkeeping, forces, checks) is delegated to the wrapped system.
+    ``equations_of_motion`` and ``accelerations`` have the system's signatures and
+    results; ``terms(t, q, qd)`` gives the generated M, Qv, C, Cq, Ċ (= Cq q̇ + Ct),
+    −Qd and the traced forces' Q.  Everything else (bookkeeping, checks, energies) is
+    delegated to the wrapped system.
     """
 
     def __init__(self, system: MultibodySystem, use_numba: bool | None = None):
         self.system = system
+        walk = _Walk(system, symbolic=False)
+        key = tuple(walk.key)
+        mkey = (key, _numba(use_numba) is not None)
+        kern = _KERNELS.get(mkey)
+        if kern is None:
+            kern = _KERNELS[mkey] = _Kernel(key, system, use_numba)
+        self.kernel = kern
+        self.backend, self.n_ops, self.source = kern.backend, kern.n_ops, kern.source
+        self.c = np.array(walk.values, dtype=float)
+        self._inputs = [(_resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
+        self.inputs = self._inputs
+        self._numeric_forces = [f for i, f in enumerate(system.forces) if i not in walk.traced_forces]
+        self._traced_forces = [system.forces[i] for i in walk.traced_forces]
         n, m = system.nq, system.nc
-        s = _TracingState(system)
-        M = system.mass_matrix(s.q)
-        Qv = system.quadratic_velocity(s.q, s.qd)
-        jet = system.constraint_jet(s.t, s.q, s.qd, state=s)
-        blocks = {
-            "M": _as_expr_array(M, (n, n)),
-            "Qv": _as_expr_array(Qv, (n,)),
-            "C": _as_expr_array(jet.val, (m,)),
-            "Cq": _as_expr_array(jet.J, (m, n)),
-            "Cvel": _as_expr_array(jet.vel, (m,)),
-            "Cquad": _as_expr_array(jet.quad, (m,)),
-        }
-        self.inputs = s.inputs
-        self.n_inputs = sum(3 * max(np.size(syms[0]), 1) for _, syms in s.inputs)
-        self._shapes = {k: v.shape for k, v in blocks.items()}
-        self._fn, self.n_ops, self.backend = self._generate(blocks, s, use_numba)
-        self._out = {k: np.zeros(v.shape) for k, v in blocks.items()}
-        self._p = np.zeros(max(self.n_inputs, 1))
-
-    # -- code generation ----------------------------------------------------------
-    def _generate(self, blocks, s, use_numba):
-        targets, exprs = [], []
-        for name, arr in blocks.items():
-            for idx in np.ndindex(arr.shape):
-                e = sp.sympify(arr[idx])
-                if e != 0:
-                    targets.append((name, idx))
-                    exprs.append(e)
-        subs = {sym: sp.Symbol(f"q[{i}]") for i, sym in enumerate(s.q)}
-        subs.update({sym: sp.Symbol(f"qd[{i}]") for i, sym in enumerate(s.qd)})
-        subs[s.t] = sp.Symbol("t")
-        k = 0
-        for _, syms in s.inputs:
-            for part in syms:
-                for sym in np.ravel(part):
-                    subs[sym] = sp.Symbol(f"p[{k}]")
-                    k += 1
-        replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("x"))
-        from sympy.printing.pycode import PythonCodePrinter
-
-        printer = PythonCodePrinter({"fully_qualified_modules": True})
-
-        def pr(e):
-            return printer.doprint(e.xreplace(subs))
-
-        lines = ["def generated(t, q, qd, p, M, Qv, C, Cq, Cvel, Cquad):"]
-        lines += [f"    {sym} = {pr(e)}" for sym, e in replacements]
-        for (name, idx), e in zip(targets, reduced):
-            lines.append(f"    {name}[{', '.join(map(str, idx))}] = {pr(e)}")
-        lines.append("    return 0")
-        src = "\n".join(lines)
-        namespace = {"math": __import__("math")}
-        exec(compile(src, "<skilib.codegen>", "exec"), namespace)
-        fn, backend = namespace["generated"], "python"
-        if use_numba or use_numba is None:
-            try:
-                import numba
-
-                fn, backend = numba.njit(cache=False, fastmath=False)(fn), "numba"
-            except ImportError:
-                if use_numba:
-                    raise
-        self.source = src
-        return fn, len(replacements) + len(reduced), backend
+        self._out = {k: np.zeros(v) for k, v in kern.shapes.items()}
+        self._p = np.zeros(max(kern.n_inputs, 1))
+        self._K = np.zeros((n + m, n + m))
+        self._rhs = np.zeros(n + m)
+        self._Qx = np.zeros(n)
+        # ZXZ bodies the system checks for gimbal lock: indices of their θ
+        self._theta = np.array([system.slice(b).start + 4 for b in system._gimbal_checked
+                                if b.rotation.__name__ == "ZXZ"], dtype=int)
+        self._other_checked = any(b.rotation.__name__ != "ZXZ" for b in system._gimbal_checked)
 
     # -- run time -----------------------------------------------------------------
-    def _evaluate(self, t, q, qd):
-        k = 0
-        p = self._p
-        for fn, syms in self.inputs:
-            for part in fn(t):
-                a = np.ravel(np.asarray(part, dtype=float))
-                p[k : k + a.size] = a
+    def _fill_inputs(self, t):
+        p, k = self._p, 0
+        for fn, kind, shape in self._inputs:
+            if kind[0] == "signal":
+                p[k] = fn(t)
+                k += 1
+            else:
+                a = np.ravel(np.asarray(fn(t)[kind[1]], dtype=float))
+                p[k: k + a.size] = a
                 k += a.size
+        return p
+
+    def _check_gimbal(self, t, q):
+        if len(self._theta) and np.abs(np.sin(q[self._theta])).min() < self.system.gimbal_tol:
+            raise self.system.gimbal_error(t, q)
+        if self._other_checked:
+            self.system.check_gimbal(t, q)
+
+    def _numeric_force_sum(self, t, q, qd):
+        Qx = self._Qx
+        if self._numeric_forces:
+            Qx[:] = 0.0
+            s = self.system.state(t, q, qd)
+            for f in self._numeric_forces:
+                Qx += f.generalized(s)
+        return Qx
+
+    def terms(self, t, q, qd) -> dict:
+        """The generated terms at (t, q, q̇): M, Qv, C, Cq, Cvel, Cquad and QF (traced forces)."""
         o = self._out
-        self._fn(t, q, qd, p, o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"], o["Cquad"])
+        self.kernel.fn(float(t), np.asarray(q, float), np.asarray(qd, float), self.c, self._fill_inputs(t),
+                       o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"], o["Cquad"], o["QF"])
         return o
 
-    def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
-        """Solve eq. 101 for (q̈, λ) with generated M, Qv, C, Cq, Ct, Qd."""
-        sysm = self.system
-        sysm.check_gimbal(t, q)
-        o = self._evaluate(t, q, qd)
-        n, m = sysm.nq, sysm.nc
-        K = np.zeros((n + m, n + m))
-        K[:n, :n] = o["M"]
-        K[:n, n:] = o["Cq"].T
-        K[n:, :n] = o["Cq"]
-        rhs = np.empty(n + m)
-        rhs[:n] = sysm.generalized_forces(t, q, qd) + o["Qv"]
-        rhs[n:] = -o["Cquad"] - 2.0 * alpha * o["Cvel"] - beta * beta * o["C"]
+    def _solve(self, t, q, qd, alpha, beta):
+        self._check_gimbal(t, q)
+        if q.dtype != np.float64 or qd.dtype != np.float64:
+            q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        o = self._out
         try:
-            x = np.linalg.solve(K, rhs)
+            x = self.kernel.eom(float(t), q, qd, self.c, self._fill_inputs(t), float(alpha), float(beta),
+                                self._numeric_force_sum(t, q, qd), o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"],
+                                o["Cquad"], o["QF"], self._K, self._rhs)
         except np.linalg.LinAlgError:
-            from .errors import SingularSystemError
+            raise SingularSystemError(self.system._singular_message(t, q, self._K)) from None
+        if not math.isfinite(x.sum()):  # a NaN or inf anywhere makes the sum non-finite
+            raise SingularSystemError(self.system._singular_message(t, q, self._K))
+        return x
 
-            raise SingularSystemError(sysm._singular_message(t, q, K)) from None
+    def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
+        """Solve eq. 101 for (q̈, λ) with the compiled kernel."""
+        x = self._solve(t, q, qd, alpha, beta)
+        n = self.system.nq
         return x[:n], x[n:]
+
+    def equations_of_motion(self, t, q, qd, alpha=0.0, beta=0.0):
+        """As ``MultibodySystem.equations_of_motion``: (q̈, λ, constraint jet, {force: Q})."""
+        x = self._solve(t, q, qd, alpha, beta)
+        n = self.system.nq
+        o = self._out
+        Cq = o["Cq"].copy()
+        vel = o["Cvel"].copy()
+        jet = Jet(o["C"].copy(), Cq, vel - Cq @ np.asarray(qd, float), vel, o["Cquad"].copy())
+        Qf = {f.name: o["QF"][i].copy() for i, f in enumerate(self._traced_forces)}
+        if self._numeric_forces:
+            s = self.system.state(t, q, qd)
+            Qf.update({f.name: f.generalized(s) for f in self._numeric_forces})
+        return x[:n], x[n:], jet, Qf
 
     def __getattr__(self, name):
         return getattr(self.system, name)
 
 
 def compile_system(system: MultibodySystem, *, use_numba: bool | None = None) -> CompiledSystem:
-    """Generate (and, with numba, compile) the eq. 101 terms of ``system``."""
+    """The system with its eq. 101 terms generated and compiled (cached by structure)."""
+    if isinstance(system, CompiledSystem):
+        return system
+    if not isinstance(system, MultibodySystem):
+        raise ValueError(f"system: expected a MultibodySystem, got {type(system).__name__}")
     return CompiledSystem(system, use_numba=use_numba)

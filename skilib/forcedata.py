@@ -493,6 +493,8 @@ class PushForce:
         return np.clip(tt, 0.0, self.phase_time)
 
     def __call__(self, tau):
+        if isinstance(tau, float) and -1e-9 * self.phase_time <= tau <= self.phase_time * (1 + 1e-9):
+            return self.fit._scalar(min(max(tau, 0.0), self.phase_time))  # scalar fast path
         return self.fit.evaluate(self._check(tau))
 
     def derivative(self, tau, order: int = 1):

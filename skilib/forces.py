@@ -12,11 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from .kinematics import State
-from .rotation import cross3
+from .rotation import _sqrt, cross3
 
 __all__ = [
     "Force",
     "PointForce",
+    "ConstantForce",
+    "LineForce",
     "Torque",
     "Gravity",
     "SpringDamper",
@@ -66,6 +68,54 @@ class PointForce(Force):
         return Q
 
 
+class ConstantForce(Force):
+    """A constant force ``vector`` (global, N) at a body point."""
+
+    def __init__(self, name, body, point, vector):
+        v = np.asarray(vector, dtype=float)
+        if v.shape != (3,) or not np.all(np.isfinite(v)):
+            raise ValueError(f"force '{name}': vector must be 3 finite numbers, got {vector!r}")
+        self.name, self.body = name, body
+        self.u = body.point(point)
+        self.vector = v
+
+    def generalized(self, s):
+        Q = np.zeros(s.nq, dtype=s.dtype)
+        point_generalized_force(s, self.body, self.u, self.vector, Q)
+        return Q
+
+
+class LineForce(Force):
+    """A force of prescribed magnitude F(t) at a body point, along the line from a point
+    on another body (or the ground) to it: F(t) (r − r_from)/|r − r_from|.
+
+    Only ``body`` is loaded (no reaction on ``from_body``): a follower load such as the
+    skier's push-off along the leg (thesis eqs. 179–181).  ``magnitude`` is a callable of
+    time returning N.
+    """
+
+    def __init__(self, name, body, point, from_body, from_point, magnitude):
+        if not callable(magnitude):
+            raise ValueError(f"force '{name}': magnitude must be a callable of time, got {magnitude!r}")
+        self.name, self.body = name, body
+        self.u = body.point(point)
+        self.from_body = from_body
+        self.u_from = np.asarray(from_point, float) if from_body is None else from_body.point(from_point)
+        self.magnitude = magnitude
+
+    def direction(self, s):
+        d = s.point(self.body, self.u).val - s.point(self.from_body, self.u_from).val
+        return d / _sqrt(d @ d)
+
+    def generalized(self, s):
+        Q = np.zeros(s.nq, dtype=s.dtype)
+        F = s.signal(self.magnitude)
+        if s.dtype is float and not np.isfinite(F):
+            raise ValueError(f"force '{self.name}': magnitude returned {F!r} at t={s.t}; expected a finite number")
+        point_generalized_force(s, self.body, self.u, F * self.direction(s), Q)
+        return Q
+
+
 class Torque(Force):
     """A pure moment ``torque(state) -> 3-vector`` (global, N m) on a body."""
 
@@ -87,7 +137,7 @@ class Gravity(Force):
         self.bodies = bodies
 
     def generalized(self, s):
-        Q = np.zeros(s.nq)
+        Q = np.zeros(s.nq, dtype=s.dtype)
         for b in self.bodies if self.bodies is not None else s.system.bodies:
             sl = s.system.slice(b)
             Q[sl.start : sl.start + 3] += b.mass * self.g
@@ -110,11 +160,11 @@ class SpringDamper(Force):
         self.k, self.c, self.l0 = float(stiffness), float(damping), float(rest_length)
 
     def generalized(self, s):
-        Q = np.zeros(s.nq)
+        Q = np.zeros(s.nq, dtype=s.dtype)
         pi, pj = s.point(self.bi, self.ui), s.point(self.bj, self.uj)
         d = pj.val - pi.val
-        L = np.linalg.norm(d)
-        if L == 0.0:
+        L = _sqrt(d @ d)
+        if s.dtype is float and L == 0.0:
             raise ValueError(f"spring '{self.name}': the two points coincide at t={s.t}; direction undefined")
         e = d / L
         f = self.k * (L - self.l0) + self.c * (e @ (pj.vel - pi.vel))
@@ -136,9 +186,9 @@ class Drag(Force):
         self.rho, self.cda = float(rho), float(cda)
 
     def generalized(self, s):
-        Q = np.zeros(s.nq)
+        Q = np.zeros(s.nq, dtype=s.dtype)
         v = s.point_velocity(self.body, self.u)
-        point_generalized_force(s, self.body, self.u, -0.5 * self.rho * self.cda * np.linalg.norm(v) * v, Q)
+        point_generalized_force(s, self.body, self.u, -0.5 * self.rho * self.cda * _sqrt(v @ v) * v, Q)
         return Q
 
 

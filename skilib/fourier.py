@@ -190,6 +190,8 @@ class FourierFit:
         object.__setattr__(self, "a0", float(self.a0))
         object.__setattr__(self, "t0", float(self.t0))
         object.__setattr__(self, "pearson_r", float(self.pearson_r))
+        object.__setattr__(self, "_terms", tuple(zip(range(1, self.n_harmonics + 1), self.a.tolist(),
+                                                     self.b.tolist())))
 
     @property
     def omega(self) -> float:
@@ -208,6 +210,8 @@ class FourierFit:
         if isinstance(derivative, bool) or not isinstance(derivative, numbers.Integral) \
                 or derivative not in (0, 1, 2):
             raise ValueError(f"derivative: must be 0, 1 or 2, got {derivative!r}")
+        if derivative == 0 and isinstance(t, float) and math.isfinite(t):
+            return self._scalar(t)
         tt = np.asarray(t, dtype=float)
         if not np.all(np.isfinite(tt)):
             raise ValueError("t: contains non-finite values")
@@ -227,8 +231,18 @@ class FourierFit:
             out = out + np.zeros_like(phi)
         return float(out) if np.ndim(out) == 0 else out
 
+    def _scalar(self, t: float) -> float:
+        """The value at one finite float t (an integrator calls this once per right-hand side)."""
+        phi = 2.0 * math.pi / self.period * (t - self.t0)
+        out = self.a0
+        for k, ak, bk in self._terms:
+            out += ak * math.sin(k * phi) + bk * math.cos(k * phi)
+        return out
+
     def __call__(self, t):
         """Value of the series at ``t`` (same as ``evaluate(t)``)."""
+        if isinstance(t, float) and math.isfinite(t):
+            return self._scalar(t)
         return self.evaluate(t)
 
     def time_scaled(self, new_period: float, *, t0: float | None = None) -> "FourierFit":

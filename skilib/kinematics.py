@@ -93,8 +93,9 @@ def norm(a: Jet) -> Jet:
 
 
 def constant(v, nq: int) -> Jet:
-    v = np.asarray(v, dtype=float)
-    z = np.zeros_like(v)
+    v = np.asarray(v)
+    v = v if v.dtype == object else v.astype(float)  # object: symbolic parameters (codegen)
+    z = np.zeros(v.shape)
     return Jet(v, np.zeros(v.shape + (nq,)), z, z, z)
 
 
@@ -164,6 +165,10 @@ class State:
     def law(self, fn):
         """A driver's prescribed law at this instant: (f, ḟ, f̈)."""
         return fn(self.t)
+
+    def signal(self, fn):
+        """A prescribed scalar function of time (e.g. a force magnitude) at this instant."""
+        return float(fn(self.t))
 
     def point_velocity(self, body, ubar) -> np.ndarray:
         A, G, w, gq, sl = self.frame(body)

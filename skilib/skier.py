@@ -58,7 +58,7 @@ from .constraints import (
     Prismatic,
     Spherical,
 )
-from .forces import Drag, Gravity, PointForce
+from .forces import ConstantForce, Drag, Gravity, LineForce
 from .rotation import ZXZ
 from .system import MultibodySystem
 from .timefunctions import Polynomial, RotationPath
@@ -317,7 +317,8 @@ class SkierModel:
             DistanceDriver("C14", self.ski, O, self.upper, O, Polynomial([p.leg_extension0, p.c_ext])),
             OrientationDriver("leg_orientation", self.shank, self.leg_orientation),   # C15–C17
         )
-        self._forces_common = [PointForce("push", self.upper, O, self._push)]
+        # F(τ) along (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181), no reaction on the ski
+        self._forces_common = [LineForce("push", self.upper, O, self.ski, O, push_force)]
         if p.gravity:
             self._forces_common.append(Gravity(g=(0.0, 0.0, -p.g)))
         if p.air_drag:
@@ -325,12 +326,6 @@ class SkierModel:
         self._systems = {}
 
     # -- forces ----------------------------------------------------------------------
-    def _push(self, state):
-        """F(τ) (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181)."""
-        sys_ = state.system
-        r = state.q[sys_.slice(self.upper)][:3] - state.q[sys_.slice(self.ski)][:3]
-        return float(self.push_force(state.t)) * r / np.linalg.norm(r)
-
     def friction_force_vector(self, mode: int) -> np.ndarray:
         """Kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)."""
         return -float(mode) * self.params.friction * self.e
@@ -340,7 +335,7 @@ class SkierModel:
         if mode in (1, -1):
             if mode not in self._systems:
                 f = self.friction_force_vector(mode)
-                forces = self._forces_common + [PointForce("friction", self.ski, np.zeros(3), lambda s, f=f: f)]
+                forces = self._forces_common + [ConstantForce("friction", self.ski, np.zeros(3), f)]
                 self._systems[mode] = MultibodySystem(self.bodies, self.constraints, forces)
             return self._systems[mode]
         if mode != 0 or s_stick is None:

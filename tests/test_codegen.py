@@ -1,38 +1,107 @@
-"""Generated eq. 101 terms equal the numeric engine's, for every component and parametrization."""
+"""Generated eq. 101 terms equal the numeric engine's, for every component, force and
+parametrization; a kernel compiled for one system is exact for every other system of the
+same structure (no parameter is baked into the cached code)."""
 import numpy as np
 import pytest
 
 import skilib as sk
+from skilib import codegen
 from skilib.codegen import compile_system
 from test_constraints import all_constraints
 
 
+def _bodies(rotation, scale=1.0):
+    b1 = sk.RigidBody("one", 2.0 * scale, [0.1, 0.2 * scale, 0.15], points={"p": [0.1, -0.2 * scale, 0.3]},
+                      rotation=rotation)
+    b2 = sk.RigidBody("two", 3.0, [0.3 * scale, 0.1, 0.25], points={"p": [-0.3, 0.1, 0.2 * scale]}, rotation=rotation)
+    return b1, b2
+
+
+def _forces(b1, b2, scale=1.0):
+    return [sk.Gravity(g=(0.1 * scale, 0.0, -9.81)),
+            sk.ConstantForce("const", b1, "p", [1.0 * scale, -2.0, 0.5]),
+            sk.LineForce("line", b2, "p", b1, [0.0, 0.1, 0.0], lambda t, a=scale: 3.0 * a + np.sin(t)),
+            sk.Drag("drag", b2, [0.1, 0.0, 0.0], rho=1.2, cda=0.5 * scale),
+            sk.SpringDamper("spring", b1, "p", b2, [0.0, 0.0, 0.1], 40.0 * scale, 2.0, 0.3)]
+
+
+def _random_state(rng, system, rotation):
+    q = rng.normal(size=system.nq)
+    if rotation == "zxz":
+        q[[4, 10]] = rng.uniform(0.4, 2.7, size=2)
+    return q, rng.normal(size=system.nq), rng.uniform(0, 1)
+
+
+def _check_terms(compiled, system, t, q, qd):
+    out = compiled.terms(t, q, qd)
+    jet = system.constraint_jet(t, q, qd)
+    ref = {"M": system.mass_matrix(q), "Qv": system.quadratic_velocity(q, qd), "C": jet.val,
+           "Cq": jet.J, "Cvel": jet.vel, "Cquad": jet.quad}
+    for k, v in ref.items():
+        np.testing.assert_allclose(out[k], v, rtol=1e-12, atol=1e-12, err_msg=k)
+    Qf = system.force_contributions(t, q, qd)
+    for i, f in enumerate(compiled._traced_forces):
+        np.testing.assert_allclose(out["QF"][i], Qf[f.name], rtol=1e-12, atol=1e-12, err_msg=f.name)
+
+
 @pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
 def test_generated_terms_match_numeric_engine(rng, rotation):
-    b1 = sk.RigidBody("one", 2.0, [0.1, 0.2, 0.15], points={"p": [0.1, -0.2, 0.3]}, rotation=rotation)
-    b2 = sk.RigidBody("two", 3.0, [0.3, 0.1, 0.25], points={"p": [-0.3, 0.1, 0.2]}, rotation=rotation)
+    b1, b2 = _bodies(rotation)
     cons = [c for c in all_constraints(b1, b2) if not isinstance(c, sk.CoordinateDriver) or rotation == "zxz"]
     # a user law that sympy cannot trace becomes a numeric input of the generated code
     opaque = sk.FromCallables(lambda t: 0.4 + np.tanh(t), lambda t: 1 - np.tanh(t) ** 2,
                               lambda t: -2 * np.tanh(t) * (1 - np.tanh(t) ** 2))
     cons.append(sk.DistanceDriver("opaque", b2, [0, 0, 0], None, [1, 1, 1], opaque))
     for c in cons:
-        system = sk.MultibodySystem([b1, b2], [c], [sk.Gravity()])
+        system = sk.MultibodySystem([b1, b2], [c], _forces(b1, b2))
         compiled = compile_system(system, use_numba=False)
-        # only the opaque law is a numeric input; polynomials and rotation paths are traced
-        assert len(compiled.inputs) == (c.name == "opaque")
+        # every force here is traced; the opaque law (3 values) and the LineForce magnitude
+        # are the only numeric inputs
+        assert not compiled._numeric_forces
+        assert compiled.kernel.n_inputs == 1 + 3 * (c.name == "opaque")
         for _ in range(2):
-            q = rng.normal(size=system.nq)
-            if rotation == "zxz":
-                q[[4, 10]] = rng.uniform(0.4, 2.7, size=2)
-            qd = rng.normal(size=system.nq)
-            t = rng.uniform(0, 1)
-            out = compiled._evaluate(t, q, qd)
-            jet = system.constraint_jet(t, q, qd)
-            ref = {"M": system.mass_matrix(q), "Qv": system.quadratic_velocity(q, qd), "C": jet.val,
-                   "Cq": jet.J, "Cvel": jet.vel, "Cquad": jet.quad}
-            for k, v in ref.items():
-                np.testing.assert_allclose(out[k], v, rtol=1e-12, atol=1e-12, err_msg=f"{c.name}: {k}")
+            q, qd, t = _random_state(rng, system, rotation)
+            _check_terms(compiled, system, t, q, qd)
+
+
+def test_one_kernel_serves_every_system_of_the_same_structure(rng):
+    """Different masses, inertias, points, axes, law coefficients and force magnitudes:
+    one compiled kernel, and each system's terms still equal its own numeric ones."""
+    kernels = set()
+    for scale in (1.0, 1.7, 0.6):
+        b1, b2 = _bodies("zxz", scale)
+        ang = sk.Polynomial([0.1 * scale, 0.7, -0.4])
+        cons = [sk.Revolute("rev", b1, "p", [0, 0.2 * scale, 1], b2, "p", [0.3, 0.2, 1.0]),
+                sk.OrientationDriver("orient", b1, sk.RotationPath(sk.rotation_matrix([0.2, 1.3 * scale, 0.4]),
+                                                                    [0.3, 1, 0.2 * scale], ang))]
+        system = sk.MultibodySystem([b1, b2], cons, _forces(b1, b2, scale))
+        compiled = compile_system(system, use_numba=False)
+        kernels.add(id(compiled.kernel))
+        q, qd, t = _random_state(rng, system, "zxz")
+        _check_terms(compiled, system, t, q, qd)
+        qdd, lam = system.accelerations(t, q, qd, 3.0, 4.0)
+        qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
+        np.testing.assert_allclose(qdd_c, qdd, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(lam_c, lam, rtol=1e-10, atol=1e-10)
+    assert len(kernels) == 1
+
+
+def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng):
+    """A PointForce is an arbitrary callable of the state: it is evaluated numerically, so
+    two systems whose callables differ only in a closure value give different results."""
+    out = []
+    for k in (1.0, 5.0):
+        b1, b2 = _bodies("zxz")
+        f = sk.PointForce("user", b1, "p", lambda s, k=k: np.array([k, 0.0, -k * s.t]))
+        system = sk.MultibodySystem([b1, b2], [sk.Spherical("sph", b1, "p", b2, "p")], [f, sk.Gravity()])
+        compiled = compile_system(system, use_numba=False)
+        assert [g.name for g in compiled._numeric_forces] == ["user"]
+        q, qd, t = _random_state(np.random.default_rng(3), system, "zxz")
+        qdd, lam = system.accelerations(t, q, qd)
+        qdd_c, lam_c = compiled.accelerations(t, q, qd)
+        np.testing.assert_allclose(qdd_c, qdd, rtol=1e-11, atol=1e-11)
+        out.append(qdd_c.copy())
+    assert np.abs(out[0] - out[1]).max() > 1e-3
 
 
 def test_compiled_system_integrates_like_the_numeric_one():
@@ -46,3 +115,34 @@ def test_compiled_system_integrates_like_the_numeric_one():
     b = sk.solve_dynamics(compile_system(system, use_numba=False), (0, 1), q0, qd0, **kw)
     np.testing.assert_allclose(b.q, a.q, atol=1e-12)
     np.testing.assert_allclose(b.lam, a.lam, rtol=1e-10, atol=1e-10)
+
+
+def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch, rng):
+    """With numba the kernel is a module in the cache folder; another process (simulated by
+    clearing the in-memory cache) loads it instead of tracing again, with equal results."""
+    pytest.importorskip("numba")
+    from test_dynamics import pendulum
+
+    monkeypatch.setenv("SKILIB_CACHE_DIR", str(tmp_path))
+    codegen.clear_kernel_cache()
+    bob, system = pendulum()
+    q, qd, t = rng.normal(size=system.nq), rng.normal(size=system.nq), 0.3
+    q[4] = 1.0
+    first = compile_system(system, use_numba=True)
+    assert first.backend == "numba" and first.kernel.path.parent == tmp_path / "kernels"
+    assert first.kernel.path.exists()
+    a = first.accelerations(t, q, qd, 2.0, 3.0)
+    codegen.clear_kernel_cache()
+    second = compile_system(system, use_numba=True)
+    assert second.kernel is not first.kernel and second.kernel.path == first.kernel.path
+    b = second.accelerations(t, q, qd, 2.0, 3.0)
+    ref = system.accelerations(t, q, qd, 2.0, 3.0)
+    for x, y, r in zip(a, b, ref):
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_allclose(x, r, rtol=1e-11, atol=1e-11)
+    codegen.clear_kernel_cache()
+
+
+def test_bad_system_argument():
+    with pytest.raises(ValueError, match="system: expected a MultibodySystem"):
+        compile_system("not a system")
