@@ -27,6 +27,11 @@ test: $(STAMP)
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py $(BOOK_FLAGS)
 
+# Speed targets (issue 6) live here, never in timed tests: prints one table and writes it
+# as JSON under benchmarks/results/.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
+
 # Headless-chromium screenshots of the built book (needs /usr/bin/chromium; optional)
 screenshots:
 	bash scripts/screenshot_book.sh
