@@ -5,7 +5,7 @@ ski-skating technique*: 3-D rigid bodies in absolute coordinates with ZXZ Euler 
 constraints and drivers, the equations of motion with Lagrange multipliers and
 Baumgarte stabilization (thesis eq. 101), and the thesis's three-body skier.
 """
-from . import forcedata, fourier
+from . import forcedata, fourier, sensitivity, sweeps
 from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
 from .constraints import (
     CoordinateDriver,
@@ -34,6 +34,7 @@ from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, pr
 from .simulate import SimResult, simulate_phase, simulate_run, stand_in_push_force
 from .skier import SkierModel, SkierParams, push_plane_direction, ski_heading
 from .system import MultibodySystem
+from .sweeps import read_sweep, sweep
 from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
 
 __version__ = "0.1.0"

@@ -1,0 +1,113 @@
+"""skilib.sweep: many runs in one call, on Dask or in-process, with identical results.
+
+A sweep is only a way of calling ``simulate_run`` many times, so its rows must equal the
+direct calls exactly, wherever they ran; every run must close its work–energy balance; a
+failing parameter set must be reported with its parameters and error while the others go on.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import skilib as sk
+from skilib.simulate import simulate_run
+from skilib.skier import SkierParams
+from skilib.sweeps import SUMMARY_COLUMNS, read_sweep, run_summary
+
+pytest.importorskip("distributed")
+
+SOLVER = dict(rtol=1e-8, atol=1e-9, dt_out=0.05)
+GRID = pd.DataFrame({
+    "skating_angle_deg": [40.0, 50.0, 60.0, 50.0, 50.0],
+    "force_scale": [1.0, 0.5, 1.0, 1.0, 1.0],
+    "friction": [5.305, 5.305, 0.0, 5.305, 5.305],
+    "c_ext": [0.2, 0.2, 0.2, 0.2, 5.0],      # the last leg would leave its reach: ValueError
+}, index=[10, 11, 12, 13, 14])
+DETERMINISTIC = [c for c in SUMMARY_COLUMNS if c != "runtime_s"]
+
+
+@pytest.fixture(scope="module")
+def serial():
+    return sk.sweep(GRID, strokes=2, solver=SOLVER, scheduler="serial", progress=False)
+
+
+def test_rows_equal_direct_runs_and_close_the_energy_balance(serial):
+    fr = serial.frame
+    assert list(fr["run"]) == list(GRID.index) and len(fr) == len(GRID)
+    for _, row in fr[fr.status == "ok"].iterrows():
+        res = simulate_run(SkierParams(skating_angle_deg=row.skating_angle_deg, friction=row.friction,
+                                       c_ext=row.c_ext), strokes=2, force_scale=row.force_scale, **SOLVER)
+        last = res.strokes.iloc[-1]
+        assert row.mean_speed == last.mean_speed and row.mean_power == last.mean_power
+        assert row.distance_x == pytest.approx(res.frame.cm_x.iloc[-1] - res.frame.cm_x.iloc[0], abs=1e-12)
+        # ΔKE = ΣW per stroke, and the constraints hold, in every run of the sweep
+        assert row.energy_residual < 1e-6 and row.max_constraint_norm < 1e-6
+        # the KE lost at the change of ski is what SimResult.changes reports
+        assert row.ke_loss_changes == pytest.approx(res.changes.ke_loss.sum(), rel=1e-12)
+    # physics across rows: half the push-off gives less speed and far less power
+    base, half = fr.set_index("run").loc[13], fr.set_index("run").loc[11]
+    assert half.mean_speed < base.mean_speed and half.mean_power < 0.5 * base.mean_power
+
+
+def test_a_failing_parameter_set_is_reported_and_the_others_run(serial):
+    fr = serial.frame.set_index("run")
+    assert (fr.status == "ok").sum() == 4
+    bad = fr.loc[14]
+    assert bad.status == "error" and "c_ext" in bad.error and "ValueError" in bad.error
+    assert bad.c_ext == 5.0  # its parameters are in the row
+    assert np.isnan(bad.mean_speed)
+    assert serial.info["n_failed"] == 1 and len(serial.failed) == 1
+
+
+def test_dask_local_cluster_gives_the_serial_results(serial, tmp_path):
+    """Two worker processes, results written to Parquet and read back: identical numbers."""
+    out = tmp_path / "sub" / "grid.parquet"
+    dist = sk.sweep(GRID, strokes=2, solver=SOLVER, n_workers=2, output=out, progress=False)
+    assert dist.info["scheduler"] == "LocalCluster" and dist.info["n_workers"] == 2
+    pd.testing.assert_frame_equal(dist.frame[DETERMINISTIC + ["status", "error"]],
+                                  serial.frame[DETERMINISTIC + ["status", "error"]])
+    back = read_sweep(out)
+    pd.testing.assert_frame_equal(back.frame, dist.frame)
+    digest = hashlib.sha256(sk.forcedata.default_data_path().read_bytes()).hexdigest()
+    assert back.info["data_sha256"] == digest and set(back.frame.data_sha256) == {digest}
+    assert set(back.frame.skilib_version) == {sk.__version__} == {back.info["skilib_version"]}
+    assert list(back.frame.columns[:5]) == ["run", "skating_angle_deg", "force_scale", "friction", "c_ext"]
+
+
+def test_an_existing_scheduler_is_used_by_address():
+    from distributed import LocalCluster
+
+    grid = GRID.iloc[:2]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        res = sk.sweep(grid, strokes=1, solver=SOLVER, scheduler=cluster.scheduler_address, progress=False)
+    assert res.info["scheduler"] == cluster.scheduler_address and res.info["n_workers"] == 1
+    ref = run_summary(grid.iloc[0].to_dict(), strokes=1, solver=SOLVER)
+    assert res.frame.mean_speed.iloc[0] == ref["mean_speed"]
+
+
+@pytest.mark.parametrize("parameters, kwargs, match", [
+    ([{"mass": 70.0}], {}, "parameters: expected a pandas DataFrame"),
+    (pd.DataFrame(), {}, "parameters: the DataFrame has no rows"),
+    (pd.DataFrame({"masss": [70.0]}), {}, r"unknown column\(s\) \['masss'\]"),
+    (pd.DataFrame({"mass": [70.0, 80.0]}, index=[1, 1]), {}, "must be unique"),
+    (pd.DataFrame({"mass": [70.0]}), {"strokes": 0}, "strokes"),
+    (pd.DataFrame({"mass": [70.0]}), {"solver": {"rtool": 1e-6}}, "solver: unknown keyword"),
+    (pd.DataFrame({"mass": [70.0]}), {"scheduler": 3}, "scheduler"),
+    (pd.DataFrame({"mass": [70.0]}), {"push_force": 500.0}, "push_force"),
+    (pd.DataFrame({"mass": [70.0]}), {"n_workers": 0}, "n_workers"),
+])
+def test_bad_arguments_name_what_is_wrong(parameters, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sk.sweep(parameters, progress=False, **kwargs)
+
+
+def test_read_sweep_rejects_other_files(tmp_path):
+    p = tmp_path / "plain.parquet"
+    pd.DataFrame({"a": [1]}).to_parquet(p)
+    with pytest.raises(ValueError, match="not written by skilib.sweep"):
+        read_sweep(p)
+    with pytest.raises(FileNotFoundError, match="no such sweep file"):
+        read_sweep(tmp_path / "missing.parquet")
