@@ -32,9 +32,11 @@ book: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
-# Headless-chromium screenshots of the built book (needs /usr/bin/chromium; optional)
+# Screenshot check of the built book (after `make book`): headless Chromium opens every
+# chapter offline, saves a PNG and fails if a formula is not typeset or a figure is missing
+# (needs chromium: apt-get install chromium; without it only a message, unless STRICT=1)
 screenshots:
-	bash scripts/screenshot_book.sh
+	PYTHON=$(BIN)/python bash scripts/screenshot_book.sh
 
 clean:
 	rm -rf $(VENV) book/_build book/_executed notebooks/results .pytest_cache

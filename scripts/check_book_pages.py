@@ -1,0 +1,250 @@
+#!/usr/bin/env python
+"""Open every chapter of the built book in headless Chromium, screenshot it, and check it.
+
+    python scripts/check_book_pages.py [--html book/_build/html] [--out book/_build/screenshots]
+
+Run by `make screenshots` (scripts/screenshot_book.sh) after `make book`. For every page the
+table of contents (book/_toc.yml) lists, it
+
+1. takes a screenshot (PNG, for a person to look at);
+2. loads the page with JavaScript and with every host name unresolvable (so nothing can come
+   from the network) and reads the resulting DOM (``chromium --dump-dom``):
+   - every formula of the page was typeset by MathJax (one ``mjx-container`` per math node
+     of the static HTML), none is a MathJax error, and no raw TeX (``$$``, ``\\begin{``,
+     ``\\[``) is left in the page's text;
+   - every ``<img>`` points to an existing, non-empty image file, and a notebook chapter
+     shows at least as many images as its executed notebook (book/_executed) has figures;
+   - no cell output is a traceback;
+3. checks that no ``<script>``, ``<link>``, ``<img>``, ``<iframe>`` or ``<source>`` of any
+   built HTML file, and no inline script, refers to an http(s) URL.
+
+Exits 1 and names the page and the problem if any check fails, 2 if Chromium is missing.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+REMOTE = re.compile(r"^(https?:)?//", re.I)
+INLINE_URL = re.compile(r"https?://(?!www\.w3\.org/)[^\s\"'<>)]+", re.I)
+RAW_TEX = ("$$", "\\begin{", "\\[", "\\(")
+IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"<svg", b"<?xml")
+FIGURE_MIMES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
+
+
+class Page(HTMLParser):
+    """What the checks need from one HTML document (static or after JavaScript)."""
+
+    SKIP_TEXT = {"script", "style", "pre", "code", "textarea", "mjx-assistive-mml", "math"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.remote, self.inline_urls, self.images = [], [], []
+        self.math_nodes = self.mjx = 0
+        self.mjx_errors, self.tracebacks = [], 0
+        self.text, self._stack, self._script = [], [], None
+        self._main_depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag in ("script", "link", "img", "iframe", "source", "video", "audio", "embed"):
+            for key in ("src", "href"):
+                if a.get(key) and REMOTE.match(a[key]):
+                    self.remote.append(f"<{tag} {key}={a[key]}>")
+        if tag == "script" and not a.get("src"):
+            self._script = []
+        if tag == "main":
+            self._main_depth += 1
+        if tag == "img" and self._main_depth:
+            self.images.append(a.get("src") or "")
+        if "math" in classes and tag in ("span", "div"):
+            self.math_nodes += 1
+        if tag == "mjx-container":
+            self.mjx += 1
+        if a.get("data-mml-node") == "merror":
+            self.mjx_errors.append(a.get("data-mjx-error") or "MathJax error")
+        if "traceback" in classes:
+            self.tracebacks += 1
+        if tag not in ("img", "br", "hr", "meta", "link", "input", "source", "col", "wbr", "area", "base"):
+            self._stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.inline_urls += INLINE_URL.findall("".join(self._script))
+            self._script = None
+        if tag == "main":
+            self._main_depth -= 1
+        if tag in self._stack:
+            while self._stack and self._stack.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script.append(data)
+        elif not self.SKIP_TEXT & set(self._stack):
+            self.text.append(data)
+
+
+def parse(html: str) -> Page:
+    p = Page()
+    p.feed(html)
+    p.close()
+    return p
+
+
+def toc_pages(book: Path) -> list[str]:
+    """The root and every file of _toc.yml, in reading order (no suffix)."""
+    import yaml
+
+    toc = yaml.safe_load((book / "_toc.yml").read_text())
+    found = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                found.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(toc)
+    return found
+
+
+def expected_figures(book: Path, page: str) -> int | None:
+    """Figures in the executed notebook behind a page (None if the page is not a notebook)."""
+    nb_path = book / f"{page}.ipynb"
+    if not nb_path.exists():
+        return None
+    nb = json.loads(nb_path.read_text())
+    n = 0
+    for cell in nb["cells"]:
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell["cell_type"] != "code" or {"remove-cell", "remove-output"} & tags:
+            continue
+        n += sum(1 for o in cell.get("outputs", []) if any(m in o.get("data", {}) for m in FIGURE_MIMES))
+    return n
+
+
+def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
+    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+           "--disable-background-networking", "--disable-component-update", "--disable-extensions",
+           f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+           "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path, size: str) -> tuple[list[str], str]:
+    path = html_dir / f"{page}.html"
+    if not path.exists():
+        return [f"the table of contents lists '{page}' but the build has no {path.relative_to(html_dir)}"], ""
+    url = path.resolve().as_uri()
+    static = parse(path.read_text(encoding="utf-8"))
+    problems = []
+
+    shot = out / (page.replace("/", "__") + ".png")
+    shot.unlink(missing_ok=True)
+    r = chromium(binary, profile, url, "--hide-scrollbars", f"--window-size={size}", f"--screenshot={shot}")
+    if r.returncode or not shot.exists() or shot.stat().st_size == 0:
+        problems.append(f"no screenshot (chromium exit {r.returncode}: {r.stderr.strip()[-300:]})")
+
+    r = chromium(binary, profile, url, "--dump-dom")
+    if r.returncode or "<html" not in r.stdout[:500].lower():
+        return problems + [f"chromium --dump-dom failed (exit {r.returncode}: {r.stderr.strip()[-300:]})"], ""
+    dom = parse(r.stdout)
+
+    if static.math_nodes and dom.mjx < static.math_nodes:
+        problems.append(f"only {dom.mjx} of {static.math_nodes} formulas typeset by MathJax")
+    if dom.mjx_errors:
+        problems.append(f"MathJax errors: {dom.mjx_errors[:3]}")
+    text = " ".join(dom.text)
+    raw = sorted({t for t in RAW_TEX if t in text})
+    if raw:
+        i = min(text.find(t) for t in raw)
+        problems.append(f"raw TeX {raw} visible in the page text: ...{text[max(0, i - 60):i + 60]!r}...")
+    for src in dom.images:
+        if src.startswith("data:image/"):
+            continue
+        if REMOTE.match(src):
+            problems.append(f"image from the network: {src}")
+            continue
+        f = (path.parent / unquote(urlparse(src).path)).resolve()
+        if not f.is_file() or f.stat().st_size == 0:
+            problems.append(f"<img src={src}> points to a missing or empty file")
+        elif not f.read_bytes()[:64].lstrip().startswith(IMAGE_MAGIC):
+            problems.append(f"<img src={src}> is not an image file")
+    n_fig = expected_figures(book, page)
+    if n_fig is not None and len(dom.images) < n_fig:
+        problems.append(f"the executed notebook has {n_fig} figures, the page shows {len(dom.images)} images")
+    if dom.tracebacks:
+        problems.append(f"{dom.tracebacks} traceback output(s) on the page")
+    fig = f"{len(dom.images)} images" + (f" (notebook: {n_fig} figures)" if n_fig is not None else "")
+    return problems, f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, {shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot}"
+
+
+def check_offline(html_dir: Path) -> list[str]:
+    problems = []
+    for f in sorted(html_dir.rglob("*.html")):
+        if "_static" in f.relative_to(html_dir).parts:
+            continue
+        p = parse(f.read_text(encoding="utf-8", errors="replace"))
+        for what in p.remote + [f"inline script URL {u}" for u in p.inline_urls]:
+            problems.append(f"{f.relative_to(html_dir)}: {what}")
+    return problems
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--book", default=str(ROOT / "book"))
+    ap.add_argument("--html", default=None, help="default: BOOK/_build/html")
+    ap.add_argument("--out", default=None, help="screenshots (default: BOOK/_build/screenshots)")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--size", default="1280,2000", help="window size of the screenshots, W,H in px")
+    args = ap.parse_args(argv)
+    book = Path(args.book).resolve()
+    html_dir = Path(args.html).resolve() if args.html else book / "_build" / "html"
+    out = Path(args.out).resolve() if args.out else book / "_build" / "screenshots"
+    if not Path(args.chromium).is_file():
+        print(f"check_book_pages: chromium not found at {args.chromium} (apt-get install chromium)", file=sys.stderr)
+        return 2
+    if not (html_dir / "index.html").exists():
+        print(f"check_book_pages: {html_dir}/index.html missing; run 'make book' first", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+
+    failed = 0
+    t0 = time.perf_counter()
+    pages = toc_pages(book)
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        for page in pages:
+            problems, summary = check_page(args.chromium, profile, html_dir, book, page, out, args.size)
+            if problems:
+                failed += 1
+                for p in problems:
+                    print(f"FAIL {page}: {p}")
+            else:
+                print(f"ok   {page}: {summary}")
+    offline = check_offline(html_dir)
+    for p in offline:
+        print(f"FAIL network reference: {p}")
+    print(f"check_book_pages: {len(pages)} pages, {failed} with problems, "
+          f"{len(offline)} network references; {time.perf_counter() - t0:.0f} s; screenshots in {out}")
+    return 1 if failed or offline else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
