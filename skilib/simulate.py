@@ -27,6 +27,16 @@ constraint forces (Qc = −Cqᵀλ, power −λᵀCq q̇, which only the rheonom
 make non-zero) are integrated as extra states of the ODE, as are ∫|Ṙ³| dτ (mean speed)
 and ∫|Ẋ³|, ∫|Ẏ³| dτ.  Since q̇ᵀQv = −½q̇ᵀṀq̇ for a Lagrangian system, d(KE)/dt is the
 sum of these powers, which the tests check.
+
+Rotation coordinates and stabilization (issue 7).  ``rotation='euler_parameters'`` runs
+the same model with four Euler parameters per body (21 coordinates, 17 + 3 rows; see
+``skilib.skier``).  ``stabilization`` chooses how the index-1 form of eq. 101 is kept on
+C = 0: 'baumgarte' (default, eqs. 99–101), 'none', or 'projection': eq. 101 without
+Baumgarte terms, and after every accepted Runge–Kutta step positions are projected onto
+C(q, τ) = 0 and velocities onto Cq q̇ = −Ct with the mass-weighted minimal correction
+(``skilib.solver.project``).  The friction switches are still located inside the step
+(the step's dense output and a root finder, as ``solve_ivp`` does).  The kinetic energy
+the projections change is its own term of the work–energy balance, ``projection_energy``.
 """
 from __future__ import annotations
 
@@ -36,25 +46,31 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy.integrate import solve_ivp
+from scipy.integrate import DOP853, RK23, RK45, solve_ivp
+from scipy.optimize import brentq
 
 from .errors import IntegrationError
 from .forcedata import default_push_force as _fitted_push_force
-from .skier import SIDES, SkierModel, SkierParams, ski_heading
+from .skier import ROTATIONS, SIDES, SkierModel, SkierParams, ski_heading
 from .codegen import CompiledSystem, compile_system
 from .rotation import cross3
-from .solver import baumgarte, consistent_initial_conditions
+from .solver import baumgarte, consistent_initial_conditions, project
 
 __all__ = ["SimResult", "simulate_phase", "simulate_run", "stand_in_push_force"]
 
 #: the stand-in push-off curve's peak, in body weights (see stand_in_push_force)
 STAND_IN_PEAK_BW = 1.2
-_N_BASE_ROWS = 17
-_N_DRIVER_ROWS = 4  # C14–C17, the last four base rows
-# extra ODE states after q, q̇
+_N_BASE_ROWS = 17  # C1–C17, the first rows of every skier system in either parametrization
+STABILIZATIONS = ("baumgarte", "projection", "none")
+#: explicit Runge–Kutta methods that the projection loop can step
+_RK_METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
+# extra ODE states after q, q̇; projection_energy has zero rate and takes the projections' jumps
 _WORK_KEYS = ("work_push", "work_friction", "work_gravity", "work_drag", "work_joints",
-              "work_drivers", "work_drivers_ct", "int_speed", "int_abs_vx", "int_abs_vy")
+              "work_drivers", "work_drivers_ct", "int_speed", "int_abs_vx", "int_abs_vy",
+              "projection_energy")
 _NX = len(_WORK_KEYS)
+_I_PROJ = _WORK_KEYS.index("projection_energy")
+_EPS = np.finfo(float).eps
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
 #: cross zero twice inside one step unseen by the event detection
@@ -97,33 +113,67 @@ def _eom(system, t, q, qd, alpha, beta):
     return system.equations_of_motion(t, q, qd, alpha, beta)
 
 
-def _powers(qd, lam, jet, Qf):
+class _Rows:
+    """Where the skier's rows sit in one system's constraint vector (either parametrization).
+
+    drivers: the rheonomic C14–C17; stick: the stuck-ski row or None; joints: every other
+    row (C1–C13, and with Euler parameters the normalization rows, whose multipliers
+    vanish: A(p/|p|) makes every other term blind to the length of p); model: the rows of
+    the model itself (all but the stick row), over which ``constraint_norm`` is taken.
+    """
+
+    def __init__(self, model, system):
+        nc = system.nc
+        self.drivers = slice(system.rows(model.DRIVER_NAMES[0]).start, system.rows(model.DRIVER_NAMES[-1]).stop)
+        self.stick = system.rows("stick") if any(c.name == "stick" for c in system.constraints) else None
+        cuts = sorted({0, nc, self.drivers.start, self.drivers.stop}
+                      | ({self.stick.start, self.stick.stop} if self.stick else set()))
+        self.joints = [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])
+                       if b > a and slice(a, b) != self.drivers and slice(a, b) != self.stick]
+        keep = np.ones(nc, dtype=bool)
+        if self.stick is not None:
+            keep[self.stick] = False
+        self.model = np.nonzero(keep)[0]
+        self.i3 = model.cm.start  # R³ (the CM) in q
+
+    def stick_index(self) -> int:
+        return self.stick.start
+
+
+def _powers(qd, lam, jet, Qf, rows):
     """Powers feeding the work states (order of _WORK_KEYS up to work_drivers_ct)."""
     p = {k: (Qf[k] @ qd if k in Qf else 0.0) for k in ("push", "friction", "gravity", "drag")}
     cqqd = jet.vel - jet.t  # Cq q̇
     pc = -lam * cqqd        # power of each row's constraint force
-    nb, nd = _N_BASE_ROWS, _N_DRIVER_ROWS
-    w_fric = p["friction"] + pc[nb:].sum()  # the stick row is static friction
-    return (p["push"], w_fric, p["gravity"], p["drag"], pc[: nb - nd].sum(), pc[nb - nd: nb].sum(),
-            lam[nb - nd: nb] @ jet.t[nb - nd: nb])
+    dr = rows.drivers
+    w_fric = p["friction"] + (pc[rows.stick].sum() if rows.stick is not None else 0.0)  # static friction
+    return (p["push"], w_fric, p["gravity"], p["drag"], sum(pc[sl].sum() for sl in rows.joints), pc[dr].sum(),
+            lam[dr] @ jet.t[dr])
 
 
-def _compiled_rhs(system, n, alpha, beta):
+def _generic_rhs(system, n, alpha, beta, rows):
+    i3 = rows.i3
+
+    def rhs(t, y):
+        q, qd = y[:n], y[n: 2 * n]
+        qdd, lam, jet, Qf = _eom(system, t, q, qd, alpha, beta)
+        v3 = qd[i3: i3 + 3]
+        return np.concatenate([qd, qdd, _powers(qd, lam, jet, Qf, rows),
+                               (math.sqrt(v3 @ v3), abs(v3[0]), abs(v3[1]), 0.0)])
+
+    return rhs
+
+
+def _compiled_rhs(system, n, alpha, beta, rows):
     """The right-hand side of ``_Stroke`` with the compiled kernel: same states and powers
     as the generic one (``_powers``), read from the kernel's buffers without copies."""
     force_rows = {f.name: i for i, f in enumerate(system._traced_forces)}
     if system._numeric_forces or set(force_rows) - {"push", "friction", "gravity", "drag"}:
-        def rhs(t, y):  # pragma: no cover - the skier's forces are all traced
-            q, qd = y[:n], y[n: 2 * n]
-            qdd, lam, jet, Qf = _eom(system, t, q, qd, alpha, beta)
-            v3 = qd[12:15]
-            return np.concatenate([qd, qdd, _powers(qd, lam, jet, Qf),
-                                   (math.sqrt(v3 @ v3), abs(v3[0]), abs(v3[1]))])
-        return rhs
+        return _generic_rhs(system, n, alpha, beta, rows)  # pragma: no cover - the skier's forces are all traced
     ip, ig = force_rows["push"], force_rows.get("gravity")
     ifr, idr = force_rows.get("friction"), force_rows.get("drag")
-    nb, nd = _N_BASE_ROWS, _N_DRIVER_ROWS
-    out = np.empty(2 * n + _NX)
+    dr, st, joints, i3 = rows.drivers, rows.stick, rows.joints, rows.i3
+    out = np.zeros(2 * n + _NX)  # the projection_energy rate stays 0
     o = system._out
     QF, Cq, Cvel = o["QF"], o["Cq"], o["Cvel"]
 
@@ -137,13 +187,13 @@ def _compiled_rhs(system, n, alpha, beta):
         out[n: 2 * n] = x[:n]
         k = 2 * n
         out[k] = QF[ip] @ qd
-        out[k + 1] = (QF[ifr] @ qd if ifr is not None else 0.0) + pc[nb:].sum()
+        out[k + 1] = (QF[ifr] @ qd if ifr is not None else 0.0) + (pc[st].sum() if st is not None else 0.0)
         out[k + 2] = QF[ig] @ qd if ig is not None else 0.0
         out[k + 3] = QF[idr] @ qd if idr is not None else 0.0
-        out[k + 4] = pc[: nb - nd].sum()
-        out[k + 5] = pc[nb - nd: nb].sum()
-        out[k + 6] = lam[nb - nd: nb] @ (Cvel[nb - nd: nb] - cqqd[nb - nd: nb])
-        v3 = qd[12:15]
+        out[k + 4] = pc[joints[0]].sum() if len(joints) == 1 else sum(pc[sl].sum() for sl in joints)
+        out[k + 5] = pc[dr].sum()
+        out[k + 6] = lam[dr] @ (Cvel[dr] - cqqd[dr])
+        v3 = qd[i3: i3 + 3]
         out[k + 7] = math.sqrt(v3 @ v3)
         out[k + 8] = abs(v3[0])
         out[k + 9] = abs(v3[1])
@@ -163,13 +213,19 @@ class SimResult:
         ski_x/y/z, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ³|, ski_speed, leg_length,
         leg_angle_deg, push_force = F(τ) [N], push_power = F·Ṙ³ [W], friction_force (along
         the ski's heading e, N), kinetic_energy, work_* (cumulative within the stroke),
-        constraint_norm = max|Cᵢ|, velocity_constraint_norm, q0…q17, qd0…qd17,
-        lam0…lam16 (C1…C17), leg_drive_force (= −λ of C14: the extension driver's push on
-        the CM along the leg), ankle_Fx/y/z (ski on shank at the ankle), knee_Fx/y/z and
-        knee_Mx/y/z (shank on the upper body, at and about the CM), global components.
+        projection_energy (kinetic energy changed by the coordinate projections, cumulative
+        within the stroke; 0 unless stabilization='projection'), constraint_norm = max|Cᵢ|
+        and velocity_constraint_norm = max|Cq q̇ + Ct|ᵢ over the model's rows (C1–C17, and
+        with Euler parameters the three normalization rows), q0…q17 and qd0…qd17 (ZXZ; with
+        Euler parameters q0…q20 and qd0…qd20, body blocks [R p] of 7), lam0…lam16 (C1…C17
+        in either parametrization), leg_drive_force (= −λ of C14: the extension driver's
+        push on the CM along the leg), ankle_Fx/y/z (ski on shank at the ankle),
+        knee_Fx/y/z and knee_Mx/y/z (shank on the upper body, at and about the CM), global
+        components.
     strokes : DataFrame, one row per stroke: stroke, side, heading_deg, mean_speed
         (time average of |Ṙ³|), mean_power (time average of F·Ṙ³), distance_x (CM X
-        travel), ke_loss_at_start, and more (mean |v_x|, |v_y|, energies and works).
+        travel), ke_loss_at_start, projection_energy, and more (mean |v_x|, |v_y|,
+        energies and works).
     changes : DataFrame, one row per stroke change (KE before/after, CM height jump).
     events : DataFrame of friction mode switches (stick/slip) inside strokes.
     """
@@ -184,9 +240,10 @@ class SimResult:
 
     def energy_balance(self) -> pd.DataFrame:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,
-        joints) with the residual ΔKE − ΣW."""
+        joints) and of the projections' kinetic-energy change, with the residual ΔKE − ΣW."""
         st = self.strokes
-        works = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]]
+        works = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints",
+                    "projection_energy"]]
         out = st[["stroke", "ke_start", "ke_end"]].copy()
         out["delta_ke"] = st["ke_end"] - st["ke_start"]
         out["total_work"] = works.sum(axis=1)
@@ -195,33 +252,49 @@ class SimResult:
 
 
 # -- the integration of one stroke ----------------------------------------------------
+class _ProjectedPath:
+    """y(τ) inside a segment integrated with projection: the accepted steps' dense outputs,
+    each evaluated point projected onto the constraints (as ``solve_dynamics`` does)."""
+
+    def __init__(self, pieces, project_state):
+        self.pieces = pieces  # (τ_old, τ_new, dense output of the step)
+        self.ends = np.array([b for _, b, _ in pieces])
+        self.project_state = project_state
+
+    def __call__(self, tau):
+        k = min(int(np.searchsorted(self.ends, tau)), len(self.pieces) - 1)
+        return self.project_state(tau, self.pieces[k][2](tau), accumulate=False)
+
+
+def _crosses(g, g_new, direction):
+    """Whether an event function changed sign in the given direction (as ``solve_ivp``)."""
+    up, down = g <= 0 <= g_new, g >= 0 >= g_new
+    return (up and direction > 0) or (down and direction < 0) or ((up or down) and direction == 0)
+
+
 class _Stroke:
-    def __init__(self, model, alpha, beta, method, rtol, atol, max_step, compiled):
+    def __init__(self, model, alpha, beta, method, rtol, atol, max_step, compiled, stabilization="baumgarte",
+                 projection_tol=1e-12):
         self.model = model
         self.alpha, self.beta = alpha, beta
         self.method, self.rtol, self.atol, self.max_step = method, rtol, atol, max_step
         self.compiled = compiled
-        self.n = model.system(1).nq
+        self.stabilization = stabilization
+        self.projection_tol = projection_tol
+        self.n = model.nq
         self.nfev = 0
+        self.n_projections = 0
 
     def system(self, mode, s_stick=None):
         """The (compiled, when asked) multibody system of a friction mode."""
         sysm = self.model.system(mode, s_stick)
         return compile_system(sysm) if self.compiled else sysm
 
-    def _rhs(self, system):
+    def _rhs(self, system, rows):
         n, a, b = self.n, self.alpha, self.beta
         if isinstance(system, CompiledSystem):
-            return _compiled_rhs(system, n, a, b)
-
-        def rhs(t, y):
-            q, qd = y[:n], y[n: 2 * n]
-            qdd, lam, jet, Qf = _eom(system, t, q, qd, a, b)
-            v3 = qd[12:15]
-            return np.concatenate([qd, qdd, _powers(qd, lam, jet, Qf),
-                                   (math.sqrt(v3 @ v3), abs(v3[0]), abs(v3[1]))])
-
-        return rhs
+            return _compiled_rhs(system, n, a, b, rows)
+        return _generic_rhs(system, n, a, b, rows)
 
     def sdd(self, system, tau, q, qd):
         qdd = _eom(system, tau, q, qd, self.alpha, self.beta)[0]
@@ -250,43 +323,98 @@ class _Stroke:
             if mode == 0:
                 s_stick = m.s_of(y[:n])
                 system = self.system(0, s_stick)
+                rows = _Rows(m, system)
                 # at rest: with the stick row the system has no freedom left and the velocity
                 # equations fix q̇ (they set the ~1e-15 residual ṡ of the event to exactly 0)
                 jet = system.constraint_jet(tau, y[:n], y[n: 2 * n])
                 y[n: 2 * n] = np.linalg.solve(jet.J, -jet.t)
                 mu = m.params.friction
+                i_stick = rows.stick_index()
 
-                def ev(t, yy, system=system):  # static friction needed reaches μ
+                def ev(t, yy, system=system, i_stick=i_stick):  # static friction needed reaches μ
                     lam = _eom(system, t, yy[:n], yy[n: 2 * n], self.alpha, self.beta)[1]
-                    return mu - abs(lam[-1])
+                    return mu - abs(lam[i_stick])
                 ev.direction = -1
             else:
                 system = self.system(mode)
+                rows = _Rows(m, system)
 
                 def ev(t, yy):  # the ski's speed along its line reaches zero
                     return yy[n: n + 3] @ m.e
                 ev.direction = -mode
             ev.terminal = True
-            sol = solve_ivp(self._rhs(system), (tau, T), y, method=self.method, rtol=self.rtol,
-                            atol=self.atol, max_step=self.max_step, dense_output=True, events=ev)
-            self.nfev += sol.nfev
-            if sol.status == -1:
-                raise IntegrationError(f"integration failed at τ={sol.t[-1]:.6g} s: {sol.message}")
-            t_end, y_end = sol.t[-1], sol.y[:, -1].copy()
-            segments.append((tau, t_end, mode, s_stick, system, sol.sol))
-            if sol.status == 0 or t_end >= T:
+            rhs = self._rhs(system, rows)
+            if self.stabilization == "projection":
+                t_end, y_end, path, hit = self._segment_projected(system, rhs, ev, tau, T, y)
+            else:
+                sol = solve_ivp(rhs, (tau, T), y, method=self.method, rtol=self.rtol,
+                                atol=self.atol, max_step=self.max_step, dense_output=True, events=ev)
+                self.nfev += sol.nfev
+                if sol.status == -1:
+                    raise IntegrationError(f"integration failed at τ={sol.t[-1]:.6g} s: {sol.message}")
+                t_end, y_end, path, hit = sol.t[-1], sol.y[:, -1].copy(), sol.sol, sol.status == 1
+            segments.append((tau, t_end, mode, s_stick, system, path, rows))
+            if not hit or t_end >= T:
                 return segments, y_end, events
             old = mode
             if mode == 0:
                 # leave the stuck state in the direction of the net driving force (= λ_stick)
                 lam = _eom(system, t_end, y_end[:n], y_end[n: 2 * n], self.alpha, self.beta)[1]
-                mode = 1 if lam[-1] > 0 else -1
+                mode = 1 if lam[rows.stick_index()] > 0 else -1
             else:
                 # ṡ = 0: reverse, stick, or (grazing) keep sliding the same way
                 mode = self.decide_mode(t_end, y_end[:n], y_end[n: 2 * n])
             events.append((t_end, old, mode))
             tau, y = t_end, y_end
         raise IntegrationError("more than 10000 stick/slip switches in one stroke (Zeno behaviour?)")
+
+    # -- coordinate projection ------------------------------------------------------------
+    def _project_state(self, system, tau, y, accumulate=True):
+        """y with q, q̇ projected onto C = 0, Cq q̇ = −Ct (mass-weighted); with ``accumulate``
+        the kinetic-energy change is added to the projection_energy state."""
+        n = self.n
+        q, v, dT = project(system, tau, y[:n], y[n: 2 * n], tol=self.projection_tol)
+        out = np.array(y, dtype=float)
+        out[:n], out[n: 2 * n] = q, v
+        if accumulate:
+            out[2 * n + _I_PROJ] += dT
+            self.n_projections += 1
+        return out
+
+    def _segment_projected(self, system, rhs, ev, tau0, T, y0):
+        """One friction-mode segment with coordinate projection after every accepted step.
+
+        The explicit Runge–Kutta method is stepped by hand; a terminal event is located in
+        the step that crosses it with the step's dense output (brentq, as ``solve_ivp``),
+        and the segment ends there.  Returns (τ_end, y_end, path, event hit).
+        """
+        solver = _RK_METHODS[self.method](rhs, tau0, y0, T, rtol=self.rtol, atol=self.atol,
+                                          max_step=self.max_step)
+        pieces, extra = [], 0
+        g = ev(tau0, y0)
+
+        def project_state(tau, y, accumulate=True):
+            return self._project_state(system, tau, y, accumulate)
+
+        try:
+            while solver.status == "running":
+                msg = solver.step()
+                if solver.status == "failed":
+                    raise IntegrationError(f"integration failed at τ={solver.t:.6g} s: {msg}")
+                dense = solver.dense_output()
+                t_old, t_new = solver.t_old, solver.t
+                if _crosses(g, ev(t_new, solver.y), ev.direction):
+                    te = brentq(lambda tt: ev(tt, dense(tt)), t_old, t_new, xtol=4 * _EPS, rtol=4 * _EPS)
+                    pieces.append((t_old, te, dense))
+                    return te, project_state(te, dense(te)), _ProjectedPath(pieces, project_state), True
+                pieces.append((t_old, t_new, dense))
+                solver.y = project_state(t_new, solver.y)
+                solver.f = rhs(t_new, solver.y)  # the next step starts from the projected state
+                extra += 1
+                g = ev(t_new, solver.y)
+            return solver.t, solver.y.copy(), _ProjectedPath(pieces, project_state), False
+        finally:
+            self.nfev += solver.nfev + extra
 
 
 def _grid(T, dt_out, n_out):
@@ -304,7 +432,8 @@ def _reaction(system, state, J, lam, name, body):
     """Force and moment of constraint ``name`` on ``body`` at its reaction point (global).
 
     Qc = −Cqᵀλ over the constraint's rows; on the body F = (Qc)_R and the moment N about
-    the reaction point P solves Gᵀ(N + u_P × F) = (Qc)_θ (eqs. 80–81 read backwards), the
+    the reaction point P solves Gᵀ(N + u_P × F) = (Qc)_θ (eqs. 80–81 read backwards; with
+    Euler parameters four equations for three unknowns, consistent, solved exactly), the
     same reading as ``DynamicsResult.reactions`` (a test checks they agree).
     """
     rows = system.rows(name)
@@ -313,7 +442,9 @@ def _reaction(system, state, J, lam, name, body):
     A, G, _, _, sl = state.frame(body)
     Qc = -J[rows, sl].T @ lam[rows]
     F = Qc[:3]
-    return F, np.linalg.solve(G.T, Qc[3:]) - cross3(A @ ubar, F)
+    # ZXZ: G is 3×3; Euler parameters: Gᵀ is 4×3 of full column rank, and Q_θ lies in its range
+    M_cm = np.linalg.solve(G.T, Qc[3:]) if G.shape[1] == 3 else np.linalg.lstsq(G.T, Qc[3:], rcond=None)[0]
+    return F, M_cm - cross3(A @ ubar, F)
 
 
 def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
@@ -329,6 +460,7 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
         sol = segments[seg_of[i]][5]
         Y[i] = y_end if tau >= segments[-1][1] else sol(tau)
     lam_all = np.zeros((len(grid), _N_BASE_ROWS))
+    i3 = model.cm.start
     cn = np.zeros(len(grid))
     vn = np.zeros(len(grid))
     fric = np.zeros(len(grid))
@@ -337,7 +469,7 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
     ke = np.zeros(len(grid))
     modes = np.zeros(len(grid), dtype=int)
     react = np.zeros((len(grid), 9))
-    for k, (_, _, mode, _, system, _) in enumerate(segments):
+    for k, (_, _, mode, _, system, _, rows) in enumerate(segments):
         idx = np.nonzero(seg_of == k)[0]
         if not len(idx):
             continue
@@ -345,11 +477,11 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
         lam = np.zeros((len(idx), system.nc))
         for j, i in enumerate(idx):
             _, lam[j], jet, Qf = _eom(system, grid[i], q[j], qd[j], integ.alpha, integ.beta)
-            cn[i] = np.abs(jet.val[:_N_BASE_ROWS]).max()
-            vn[i] = np.abs(jet.vel[:_N_BASE_ROWS]).max()
-            fric[i] = (Qf["friction"][:3] @ model.e) if mode else -lam[j, -1]
+            cn[i] = np.abs(jet.val[rows.model]).max()
+            vn[i] = np.abs(jet.vel[rows.model]).max()
+            fric[i] = (Qf["friction"][:3] @ model.e) if mode else -lam[j, rows.stick_index()]
             push[i] = float(model.push_force(grid[i]))
-            ppow[i] = Qf["push"][12:15] @ qd[j, 12:15]
+            ppow[i] = Qf["push"][i3: i3 + 3] @ qd[j, i3: i3 + 3]
             ke[i] = system.kinetic_energy(q[j], qd[j])
             st = system.state(grid[i], q[j], qd[j])
             react[i, 0:3] = _reaction(system, st, jet.J, lam[j], "ankle", model.shank)[0]
@@ -363,14 +495,15 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
         "t": t0 + grid, "tau": grid, "stroke": stroke, "side": model.side, "mode": modes,
         "s": (q[:, :3] - model.P) @ model.e, "s_dot": qd[:, :3] @ model.e,
         "ski_x": q[:, 0], "ski_y": q[:, 1], "ski_z": q[:, 2],
-        "cm_x": q[:, 12], "cm_y": q[:, 13], "cm_z": q[:, 14],
-        "cm_vx": qd[:, 12], "cm_vy": qd[:, 13], "cm_vz": qd[:, 14],
-        "cm_speed": np.linalg.norm(qd[:, 12:15], axis=1), "ski_speed": np.linalg.norm(qd[:, :3], axis=1),
+        "cm_x": q[:, i3], "cm_y": q[:, i3 + 1], "cm_z": q[:, i3 + 2],
+        "cm_vx": qd[:, i3], "cm_vy": qd[:, i3 + 1], "cm_vz": qd[:, i3 + 2],
+        "cm_speed": np.linalg.norm(qd[:, i3: i3 + 3], axis=1), "ski_speed": np.linalg.norm(qd[:, :3], axis=1),
         "leg_length": ell, "leg_angle_deg": gam,
         "push_force": push, "push_power": ppow, "friction_force": fric, "kinetic_energy": ke,
     }
     for j, key in enumerate(_WORK_KEYS[:7]):
         out[key] = Y[:, 2 * n + j]
+    out["projection_energy"] = Y[:, 2 * n + _I_PROJ]
     out["constraint_norm"] = cn
     out["velocity_constraint_norm"] = vn
     for j in range(n):
@@ -379,7 +512,7 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
         out[f"qd{j}"] = qd[:, j]
     for j in range(_N_BASE_ROWS):
         out[f"lam{j}"] = lam_all[:, j]
-    out["leg_drive_force"] = -lam_all[:, 13]
+    out["leg_drive_force"] = -lam_all[:, segments[0][4].rows("C14").start]
     for j, c in enumerate(("ankle_Fx", "ankle_Fy", "ankle_Fz", "knee_Fx", "knee_Fy", "knee_Fz",
                            "knee_Mx", "knee_My", "knee_Mz")):
         out[c] = react[:, j]
@@ -390,30 +523,31 @@ def _initial_state(model, v0):
     """Consistent q, q̇ at τ = 0 with s = 0 and ṡ = v0 (Newton–Raphson polish of the exact pose)."""
     sysm = model.system(1)
     q_guess = model.pose(0.0, 0.0)
-    qd_guess = np.zeros(sysm.nq)
+    qd_guess = np.zeros(sysm.nq)  # the ski's velocity; the rest follows from Cq q̇ = −Ct
     qd_guess[:3] = v0 * model.e
     # R¹_x is a valid independent coordinate: the ski line is never parallel to Y (|h| < 90°)
     return consistent_initial_conditions(sysm, 0.0, q_guess, qd_guess, independent=[0])
 
 
-def _stroke_change(params, heading, side, push_force, q_end, qd_end):
+def _stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zxz"):
     """The next stroke's model and its initial state (SPEC §3 ⚑ stroke change).
 
     The new ski is placed so that the CM keeps its horizontal position with the new pose
     at τ = 0; the new velocities solve Cq q̇⁺ = −Ct with e′·Ṙ³⁺ = e′·Ṙ³⁻.
     """
-    probe = SkierModel(params, heading, side, np.zeros(3), push_force)
+    probe = SkierModel(params, heading, side, np.zeros(3), push_force, rotation=rotation)
     u0 = probe.leg_axis(0.0)[0]
-    R3 = q_end[12:15]
+    cm = probe.cm
+    R3 = q_end[cm]
     P = np.array([R3[0] - params.leg_extension0 * u0[0], R3[1] - params.leg_extension0 * u0[1], 0.0])
-    model = SkierModel(params, heading, side, P, push_force)
+    model = SkierModel(params, heading, side, P, push_force, rotation=rotation)
     sysm = model.system(1)
     q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0])[0]
     jet = sysm.constraint_jet(0.0, q0)
     row = np.zeros(sysm.nq)
-    row[12:15] = model.e
+    row[cm] = model.e
     A = np.vstack([jet.J, row])
-    b = np.concatenate([-jet.t, [model.e @ qd_end[12:15]]])
+    b = np.concatenate([-jet.t, [model.e @ qd_end[cm]]])
     qd0 = np.linalg.solve(A, b)
     return model, q0, qd0
 
@@ -434,7 +568,8 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                  c_ext=None, c_rot_deg=None, push_force=None, v0: float = 0.0, first_ski: str = "right",
                  force_scale: float = 1.0, dt_out: float = 0.01, n_out: int | None = None,
                  method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05,
-                 alpha=None, beta=None, compiled: bool = True) -> SimResult:
+                 alpha=None, beta=None, compiled: bool = True, rotation: str = "zxz",
+                 stabilization: str = "baumgarte", projection_tol: float = 1e-12) -> SimResult:
     """A run of alternating strokes (thesis §5.6, table 9; SPEC §3 stroke change ⚑).
 
     Parameters
@@ -461,6 +596,16 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         the first run on a machine compiles it, ~1 min, later runs load it from the cache).
         False uses the numeric engine: the same equations, ~20× slower; results agree to
         round-off (a test checks it).
+    rotation : 'zxz' (default: the thesis's ZXZ angles, 18 coordinates) or
+        'euler_parameters' (21 coordinates, 17 + 3 rows; no gimbal lock).  The frame's
+        q/qd columns follow the coordinates (q0…q17 or q0…q20); every other column means
+        the same in both.
+    stabilization : 'baumgarte' (default; h, alpha, beta above), 'projection' (no
+        Baumgarte terms; after every accepted step positions are projected onto C = 0 and
+        velocities onto Cq q̇ = −Ct with the mass-weighted minimal correction, to
+        ``projection_tol`` in max|C|; needs an explicit Runge–Kutta ``method``: DOP853,
+        RK45, RK23; the kinetic energy it changes is ``projection_energy`` per stroke), or
+        'none' (eq. 101 as it stands, α = β = 0: the constraints drift).
     """
     t_start = time.perf_counter()
     params = SkierParams() if params is None else params
@@ -485,40 +630,60 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         base, source = push_force, "user callable"
     _check_push_force(base, T)
     F = base if force_scale == 1.0 else (lambda tau, base=base, c=force_scale: c * base(tau))
-    a_h, b_h = baumgarte(h)
-    alpha = a_h if alpha is None else float(alpha)
-    beta = b_h if beta is None else float(beta)
-    if not (alpha >= 0 and math.isfinite(alpha) and math.isfinite(beta)):
-        raise ValueError(f"alpha, beta: Baumgarte parameters must be finite with alpha >= 0, got {alpha}, {beta}")
+    if not (isinstance(rotation, str) and rotation in ROTATIONS):
+        raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
+    if not (isinstance(stabilization, str) and stabilization in STABILIZATIONS):
+        raise ValueError(f"stabilization: must be one of {STABILIZATIONS}, got {stabilization!r}")
+    if stabilization == "baumgarte":
+        a_h, b_h = baumgarte(h)
+        alpha = a_h if alpha is None else float(alpha)
+        beta = b_h if beta is None else float(beta)
+        if not (alpha >= 0 and math.isfinite(alpha) and math.isfinite(beta)):
+            raise ValueError(f"alpha, beta: Baumgarte parameters must be finite with alpha >= 0, got {alpha}, {beta}")
+    else:
+        if alpha is not None or beta is not None:
+            raise ValueError(f"alpha, beta: Baumgarte parameters, but stabilization={stabilization!r} takes none")
+        alpha = beta = 0.0
+    if stabilization == "projection":
+        if method not in _RK_METHODS:
+            raise ValueError(f"method: stabilization='projection' steps an explicit Runge-Kutta method "
+                             f"{tuple(_RK_METHODS)}, got {method!r}")
+        if not (isinstance(projection_tol, (int, float, np.number)) and projection_tol > 0):
+            raise ValueError(f"projection_tol: must be a positive number (max |C| after projection), "
+                             f"got {projection_tol!r}")
     grid = _grid(T, dt_out, n_out)
     max_step = T / MAX_STEP_DIVISOR
 
     frames, srows, crows, erows, models = [], [], [], [], []
-    nfev = 0
+    nfev = n_proj = 0
     model = q = qd = None
     for k in range(strokes):
         hdg, side = ski_heading(params, k, first_ski)
         if k == 0:
-            model = SkierModel(params, hdg, side, np.zeros(3), F)
+            model = SkierModel(params, hdg, side, np.zeros(3), F, rotation=rotation)
             q, qd = _initial_state(model, float(v0))
             ke_loss, dz = 0.0, 0.0
         else:
             prev, q_end, qd_end = model, q, qd
             ke_before = prev.system(1).kinetic_energy(q_end, qd_end)
             sd_before = prev.sdot_of(qd_end)
-            model, q, qd = _stroke_change(params, hdg, side, F, q_end, qd_end)
+            model, q, qd = _stroke_change(params, hdg, side, F, q_end, qd_end, rotation)
             ke_after = model.system(1).kinetic_energy(q, qd)
             ke_loss = ke_before - ke_after
-            dz = q[14] - q_end[14]
+            cm = model.cm
+            dz = q[cm][2] - q_end[cm][2]
             crows.append(dict(stroke=k + 1, t=k * T, ke_before=ke_before, ke_after=ke_after, ke_loss=ke_loss,
                               cm_z_jump=dz, s_dot_before=sd_before, s_dot_after=model.sdot_of(qd),
-                              cm_speed_before=float(np.linalg.norm(qd_end[12:15])),
-                              cm_speed_after=float(np.linalg.norm(qd[12:15]))))
+                              cm_speed_before=float(np.linalg.norm(qd_end[cm])),
+                              cm_speed_after=float(np.linalg.norm(qd[cm]))))
         models.append(model)
-        integ = _Stroke(model, alpha, beta, method, rtol, atol, max_step, bool(compiled))
+        cm = model.cm
+        integ = _Stroke(model, alpha, beta, method, rtol, atol, max_step, bool(compiled), stabilization,
+                        float(projection_tol))
         y0 = np.concatenate([q, qd, np.zeros(_NX)])
         segments, y_end, events = integ.run(y0, T, grid)
         nfev += integ.nfev
+        n_proj += integ.n_projections
         for tau_e, old, new in events:
             erows.append(dict(stroke=k + 1, tau=tau_e, t=k * T + tau_e, mode_before=old, mode_after=new))
         fr = _stroke_frame(model, integ, segments, grid, y_end, k + 1, k * T)
@@ -529,21 +694,23 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         srows.append(dict(
             stroke=k + 1, side=side, heading_deg=math.degrees(hdg),
             mean_speed=W["int_speed"] / T, mean_power=W["work_push"] / T,
-            distance_x=float(q[12] - y0[12]), ke_loss_at_start=ke_loss,
+            distance_x=float(q[cm][0] - y0[cm][0]), ke_loss_at_start=ke_loss,
             mean_abs_vx=W["int_abs_vx"] / T, mean_abs_vy=W["int_abs_vy"] / T,
-            mean_vx=float(q[12] - y0[12]) / T, mean_vy=float(q[13] - y0[13]) / T,
+            mean_vx=float(q[cm][0] - y0[cm][0]) / T, mean_vy=float(q[cm][1] - y0[cm][1]) / T,
             s_end=model.s_of(q), s_dot_start=model.sdot_of(y0[n: 2 * n]), s_dot_end=model.sdot_of(qd),
-            cm_speed_end=float(np.linalg.norm(qd[12:15])),
+            cm_speed_end=float(np.linalg.norm(qd[cm])),
             ke_start=model.system(1).kinetic_energy(y0[:n], y0[n: 2 * n]),
             ke_end=model.system(1).kinetic_energy(q, qd),
             work_push=W["work_push"], work_friction=W["work_friction"], work_gravity=W["work_gravity"],
             work_drag=W["work_drag"], work_drivers=W["work_drivers"], work_joints=W["work_joints"],
-            work_drivers_ct=W["work_drivers_ct"], cm_z_jump_at_start=dz,
+            work_drivers_ct=W["work_drivers_ct"], projection_energy=W["projection_energy"], cm_z_jump_at_start=dz,
             max_constraint_norm=float(fr["constraint_norm"].max()),
         ))
     frame = pd.concat(frames, ignore_index=True)
     info = dict(force_source=source, force_scale=force_scale, method=method, rtol=rtol, atol=atol,
                 alpha=alpha, beta=beta, nfev=nfev, v0=v0, first_ski=first_ski, compiled=bool(compiled),
+                rotation=rotation, stabilization=stabilization, n_projections=n_proj,
+                projection_tol=projection_tol if stabilization == "projection" else None,
                 runtime_s=time.perf_counter() - t_start)
     cols_c = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "cm_z_jump", "s_dot_before", "s_dot_after",
               "cm_speed_before", "cm_speed_after"]

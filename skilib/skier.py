@@ -10,6 +10,15 @@ Bodies (SPEC §3; thesis §4.2, eqs. 147–159)
 Coordinates q = [R¹ φ¹ θ¹ ψ¹ | R² φ² θ² ψ² | R³ φ³ θ³ ψ³] (eq. 107), 18 in all; 17
 constraint rows (eq. 146) leave one degree of freedom, s, the ski's travel along its line.
 
+Rotation coordinates (issue 7).  ``rotation='zxz'`` (default) is the thesis's model above.
+``rotation='euler_parameters'`` gives every body four Euler parameters instead
+(q = [R¹ p¹ | R² p² | R³ p³], 21 coordinates; seed 002, eqs. 3.35–3.36): the bodies, body
+frames, forces and constraint rows are the same, except that the ski's orientation
+(C3–C5), which ZXZ holds by driving its three angles one by one, is held by one
+orientation driver A¹ = Rz(h) (three rows, named ``ski_orientation``); the system adds
+one normalization row pᵀp − 1 = 0 per body after all the model's rows (17 + 3 rows).
+Both give the same motion; Euler parameters have no gimbal lock.
+
 Body frames (SPEC §1, gimbal lock).  The thesis puts the legs' long axes on body z̄
 (eqs. 120, 127–128).  A vertical leg then has θ = 0, the ZXZ singularity, and bodies 2 and
 3 are not driven angle by angle, so here the long axis (ankle → hip) is body x̄, body z̄ is
@@ -23,7 +32,8 @@ Constraints (tables 2–5, with SPEC's ⚑ changes)
     C1        R¹_z = 0                                    (eq. 111)
     C2  ⚑     (R¹ − P)·n_line = 0, n_line = (−sin h, cos h, 0): the line through the
               stroke's start point P with heading h       (eq. 112 moved to P)
-    C3–C5     φ¹ = h, θ¹ = 0, ψ¹ = 0                       (eqs. 113–115)
+    C3–C5     φ¹ = h, θ¹ = 0, ψ¹ = 0                       (eqs. 113–115; with Euler
+              parameters A¹ = Rz(h) by an orientation driver)
     C6–C8     spherical ankle: R¹ = R² − l1 u, u the leg axis (eqs. 117–124)
     C9–C13    prismatic knee, shank/upper body axes parallel, aligned, no relative spin
               (eqs. 126–142)
@@ -59,15 +69,17 @@ from .constraints import (
     Spherical,
 )
 from .forces import ConstantForce, Drag, Gravity, LineForce
-from .rotation import ZXZ
+from .rotation import ZXZ, EulerParameters, rot_z
 from .system import MultibodySystem
-from .timefunctions import Polynomial, RotationPath
+from .timefunctions import Constant, Polynomial, RotationPath
 
 __all__ = ["SkierParams", "SkierModel", "ski_heading", "push_plane_direction"]
 
 ANGLE_CONVENTIONS = ("v_angle", "from_x")
 PUSH_DIRECTIONS = ("travel", "ski", "across")
 SIDES = ("right", "left")
+#: rotation coordinates of the skier's bodies (issue 7); ZXZ is the thesis's choice
+ROTATIONS = {"zxz": ZXZ, "euler_parameters": EulerParameters}
 _EZ = np.array([0.0, 0.0, 1.0])
 
 
@@ -264,18 +276,28 @@ class SkierModel:
         P, the ski origin at s = 0 (on z = 0).
     push_force : callable
         F(τ) [N], the magnitude of the push-off (eqs. 179–181).
+    rotation : 'zxz' (default, the thesis's 18 coordinates) | 'euler_parameters' (21)
 
     Attributes: ``ski``, ``shank``, ``upper`` (bodies), ``e`` (ski direction), ``d``
     (push plane direction), ``n`` (= ẑ × d, the leg's rotation axis), ``constraints``
-    (the 17 rows C1–C17, in the thesis's order).  ``system(mode)`` gives the multibody
-    system for the friction mode: +1 sliding forwards, −1 sliding backwards, 0 stuck (an
-    extra row holds the ski at ``s_stick``; its multiplier is then the static friction).
+    (the 17 rows C1–C17, in the thesis's order), ``constraint_names``, ``nq``, ``cm``
+    (the slice of q holding R³, the CM).  ``system(mode)`` gives the multibody system for
+    the friction mode: +1 sliding forwards, −1 sliding backwards, 0 stuck (an extra row,
+    ``stick``, holds the ski at ``s_stick``; its multiplier is then the static friction).
+    With Euler parameters the system appends the three normalization rows after them.
     """
 
-    #: names of the constraint components, in row order (C1 … C17)
+    #: names of the constraint components with ZXZ, in row order (C1 … C17)
     CONSTRAINT_NAMES = ("C1", "C2", "C3", "C4", "C5", "ankle", "knee", "C14", "leg_orientation")
+    #: the same with Euler parameters: C3–C5 are one orientation driver
+    CONSTRAINT_NAMES_EP = ("C1", "C2", "ski_orientation", "ankle", "knee", "C14", "leg_orientation")
+    #: the rheonomic drivers C14–C17 (their rows are the last four of the 17)
+    DRIVER_NAMES = ("C14", "leg_orientation")
 
-    def __init__(self, params: SkierParams, heading: float, side: str, start_point, push_force):
+    def __init__(self, params: SkierParams, heading: float, side: str, start_point, push_force,
+                 rotation: str = "zxz"):
+        if rotation not in ROTATIONS:
+            raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
         if side not in SIDES:
             raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
         if not callable(push_force):
@@ -295,23 +317,33 @@ class SkierModel:
         # Leg frame at γ = 0: x̄ = ẑ (long axis), ȳ = n × ẑ (= d), z̄ = n.
         self.A_leg0 = np.column_stack([_EZ, np.cross(self.n, _EZ), self.n])
 
-        # ZXZ angles as in the thesis (18 coordinates, eq. 107)
+        # ZXZ angles as in the thesis (18 coordinates, eq. 107), or Euler parameters (21)
+        self.rotation = rotation
+        rot = ROTATIONS[rotation]
         self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
-                             rotation=ZXZ)
+                             rotation=rot)
         self.shank = RigidBody("shank", p.shank_mass, rod_inertia(p.shank_mass, p.lower_leg, axis=0),
-                               points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=ZXZ)
-        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=ZXZ)
+                               points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=rot)
+        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=rot)
         self.bodies = (self.ski, self.shank, self.upper)
+        self.nq = sum(b.nq for b in self.bodies)
+        i3 = self.ski.nq + self.shank.nq
+        self.cm = slice(i3, i3 + 3)  # R³ in q
         O = np.zeros(3)
         ex, ey = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
         self.leg_orientation = RotationPath(self.A_leg0, self.n, Polynomial([math.radians(p.leg_angle0_deg),
                                                                             math.radians(p.c_rot_deg)]))
+        if rotation == "zxz":  # the thesis's C3–C5: the three angles one by one (eqs. 113–115)
+            ski_orientation = (FixedCoordinate("C3", self.ski, 3, h), FixedCoordinate("C4", self.ski, 4, 0.0),
+                               FixedCoordinate("C5", self.ski, 5, 0.0))
+            self.constraint_names = self.CONSTRAINT_NAMES
+        else:  # Euler parameters are not angles: hold A¹ = Rz(h), the same three conditions
+            ski_orientation = (OrientationDriver("ski_orientation", self.ski, Constant(rot_z(h))),)
+            self.constraint_names = self.CONSTRAINT_NAMES_EP
         self.constraints = (
             FixedCoordinate("C1", self.ski, 2, 0.0),
             PointOnPlane("C2", self.ski, O, self.P, self.n_line),
-            FixedCoordinate("C3", self.ski, 3, h),
-            FixedCoordinate("C4", self.ski, 4, 0.0),
-            FixedCoordinate("C5", self.ski, 5, 0.0),
+            *ski_orientation,
             Spherical("ankle", self.ski, O, self.shank, "ankle"),                      # C6–C8
             Prismatic("knee", self.shank, O, ex, self.upper, O, ex, normal_i=ey, normal_j=ey),  # C9–C13
             DistanceDriver("C14", self.ski, O, self.upper, O, Polynomial([p.leg_extension0, p.c_ext])),
@@ -352,14 +384,16 @@ class SkierModel:
         return u, gd * ug, gdd * ug - gd * gd * u
 
     def pose(self, tau: float, s: float) -> np.ndarray:
-        """The exact coordinates q(τ, s) satisfying C1–C17."""
+        """The exact coordinates q(τ, s) satisfying C1–C17 (and the normalization rows)."""
         p = self.params
         u = self.leg_axis(tau)[0]
         ell = p.leg_length(tau)[0]
         R1 = self.P + s * self.e
         A_leg = self.leg_orientation(tau)[0]
-        ang = ZXZ.from_matrix(A_leg)
-        return np.concatenate([R1, [self.heading, 0.0, 0.0], R1 + p.l1 * u, ang, R1 + ell * u, ang])
+        rot = self.ski.rotation
+        ang = rot.from_matrix(A_leg)
+        ski = [self.heading, 0.0, 0.0] if rot is ZXZ else rot.from_matrix(rot_z(self.heading))
+        return np.concatenate([R1, ski, R1 + p.l1 * u, ang, R1 + ell * u, ang])
 
     def s_of(self, q) -> float:
         """Ski travel s = (R¹ − P)·e."""
