@@ -3,9 +3,13 @@
 The numeric engine evaluates M, Qv, C, Cq, Ct, Qd and Qe through many small numpy
 operations (``skilib.kinematics``).  Here the very same component code is traced once
 with sympy symbols, reduced by common-subexpression elimination (``sympy.cse``), printed
-as straight-line code, and compiled with numba (plain Python without it).  The kernel
+as straight-line code and compiled: by default as C (sympy's C99 printer, the system's C
+compiler, ctypes), or with numba, or run as plain Python where neither exists.  The kernel
 also assembles the augmented matrix of eq. 101 and solves it, so one right-hand side is
-one call.
+one call.  Measured on the skier (``make bench``): the C kernel's assemble-and-solve costs
+about as much as a bare ``numpy.linalg.solve`` of its 35 × 35 matrix, and, unlike numba,
+it brings no compiler into the process (a lighter worker for sweeps).  sympy is imported
+only to trace a structure that is not in the cache yet.
 
 Parameters, not constants.  Before tracing, every floating-point number stored in the
 system's components (constraint points and axes, driver laws, force magnitudes, body
@@ -25,16 +29,21 @@ closure is ever baked into a cached kernel.
 from __future__ import annotations
 
 import copy
+import ctypes
 import hashlib
-import math
 import importlib.util
+import json
+import math
 import os
+import platform
+import shutil
+import subprocess
 import sys
+import threading
 import types
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from .bodies import RigidBody
 from .constraints import Constraint
@@ -44,7 +53,8 @@ from .kinematics import Jet, State
 from .system import MultibodySystem
 from .timefunctions import Constant, Polynomial, RotationPath
 
-__all__ = ["compile_system", "CompiledSystem", "clear_kernel_cache", "kernel_cache_dir"]
+__all__ = ["compile_system", "CompiledSystem", "clear_kernel_cache", "kernel_cache_dir", "default_backend",
+           "c_compiler", "BACKENDS"]
 
 _TRACEABLE_LAWS = (Constant, Polynomial, RotationPath)
 _TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, Drag, SpringDamper)
@@ -91,6 +101,8 @@ class _Walk:
             self.clone = sysc
 
     def _symbols(self, n):
+        import sympy as sp
+
         k = len(self.values) - n
         return [sp.Symbol(f"c[{k + j}]") for j in range(n)]
 
@@ -175,6 +187,8 @@ class _TracingState(State):
     dtype = object
 
     def __init__(self, system, opaque):
+        import sympy as sp
+
         q = np.array([sp.Symbol(f"q[{i}]") for i in range(system.nq)], dtype=object)
         qd = np.array([sp.Symbol(f"qd[{i}]") for i in range(system.nq)], dtype=object)
         super().__init__(system, sp.Symbol("t"), q, qd)
@@ -186,6 +200,8 @@ class _TracingState(State):
         path = self._opaque.get(id(fn))
         if path is None:
             raise TypeError(f"cannot trace {fn!r}: it is not a component attribute")
+        import sympy as sp
+
         size = int(np.prod(shape)) if shape else 1
         k = self._n_inputs
         syms = np.array([sp.Symbol(f"p[{k + j}]") for j in range(size)], dtype=object)
@@ -204,7 +220,7 @@ class _TracingState(State):
 
 
 # -- the kernel (generated source, compiled) --------------------------------------------
-_DRIVER = '''
+_PY_DRIVER = '''
 def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs):
     generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF)
     n = q.shape[0]
@@ -224,8 +240,70 @@ def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs):
     return np.linalg.solve(K, rhs)
 '''
 
+# The C driver assembles eq. 101 and solves it by Gaussian elimination with partial
+# pivoting (what LAPACK's dgesv does, unblocked: at 35 × 35 blocking buys nothing).  It
+# returns 0, or k + 1 when column k has no non-zero pivot (a singular matrix).
+_C_DRIVER = '''
+int eom(double t, const double *q, const double *qd, const double *c, const double *p,
+        double alpha, double beta, const double *Qx, double *M, double *Qv, double *C,
+        double *Cq, double *Cvel, double *Cquad, double *QF, double *K, double *x)
+{
+    const int n = NQ, m = NC, nf = NF, nn = NQ + NC;
+    int i, j, k, f, r;
+    generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF);
+    for (i = 0; i < n; i++) {
+        double s = Qv[i] + Qx[i];
+        for (j = 0; j < n; j++) K[i * nn + j] = M[i * n + j];
+        for (f = 0; f < nf; f++) s += QF[f * n + i];
+        x[i] = s;
+    }
+    for (r = 0; r < m; r++) {
+        for (j = 0; j < n; j++) {
+            K[(n + r) * nn + j] = Cq[r * n + j];
+            K[j * nn + n + r] = Cq[r * n + j];
+        }
+        for (j = 0; j < m; j++) K[(n + r) * nn + n + j] = 0.0;
+        x[n + r] = -Cquad[r] - 2.0 * alpha * Cvel[r] - beta * beta * C[r];
+    }
+    for (k = 0; k < nn; k++) {
+        int piv = k;
+        double big = fabs(K[k * nn + k]);
+        for (i = k + 1; i < nn; i++) {
+            double a = fabs(K[i * nn + k]);
+            if (a > big) { big = a; piv = i; }
+        }
+        if (!(big > 0.0)) return k + 1;
+        if (piv != k) {
+            for (j = k; j < nn; j++) {
+                double tmp = K[k * nn + j]; K[k * nn + j] = K[piv * nn + j]; K[piv * nn + j] = tmp;
+            }
+            { double tmp = x[k]; x[k] = x[piv]; x[piv] = tmp; }
+        }
+        for (i = k + 1; i < nn; i++) {
+            double l = K[i * nn + k] / K[k * nn + k];
+            if (l != 0.0) {
+                for (j = k + 1; j < nn; j++) K[i * nn + j] -= l * K[k * nn + j];
+                x[i] -= l * x[k];
+            }
+        }
+    }
+    for (i = nn - 1; i >= 0; i--) {
+        double s = x[i];
+        for (j = i + 1; j < nn; j++) s -= K[i * nn + j] * x[j];
+        x[i] = s / K[i * nn + i];
+    }
+    return 0;
+}
 
-_FORMAT = 1  # bump when the generated file layout changes
+void terms(double t, const double *q, const double *qd, const double *c, const double *p,
+           double *M, double *Qv, double *C, double *Cq, double *Cvel, double *Cquad, double *QF)
+{
+    generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF);
+}
+'''
+
+_FORMAT = 2  # bump when the generated file layout changes
+BACKENDS = ("c", "numba", "python")
 
 
 def kernel_cache_dir() -> Path:
@@ -238,96 +316,249 @@ def kernel_cache_dir() -> Path:
     return Path(root) / "kernels"
 
 
-class _Kernel:
-    """Generated straight-line code for one structure, and its compiled driver.
+def c_compiler() -> str | None:
+    """The C compiler for the 'c' backend: $CC, else cc or gcc on the PATH (None if absent)."""
+    cc = os.environ.get("CC")
+    if cc:
+        return shutil.which(cc) or cc
+    return shutil.which("cc") or shutil.which("gcc")
 
-    With numba the source is written to the kernel cache as a module and compiled with
-    ``numba.njit(cache=True)``, so that another process (a notebook, a Dask worker) loads
-    it instead of tracing and compiling again.
+
+def default_backend() -> str:
+    """'c' where a C compiler is found, else 'numba' where numba imports, else 'python'."""
+    if c_compiler():
+        return "c"
+    return "numba" if importlib.util.find_spec("numba") is not None else "python"
+
+
+def _check_backend(backend, use_numba):
+    if use_numba is not None:  # the older switch: True = numba, False = plain Python
+        if backend is not None:
+            raise ValueError("backend, use_numba: give one of them, not both")
+        return "numba" if use_numba else "python"
+    if backend is None:
+        return default_backend()
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: must be one of {BACKENDS} or None (automatic), got {backend!r}")
+    return backend
+
+
+def _digest(key, backend) -> str:
+    tag = (key, _FORMAT, backend, sys.implementation.cache_tag, platform.machine(), np.__version__)
+    return hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
+
+
+class _Kernel:
+    """Generated straight-line code for one system structure, compiled by one backend.
+
+    'c': C source (sympy's C99 printer), compiled with the system's C compiler into a
+    shared library in the kernel cache and called through ctypes.  'numba': a Python
+    module in the cache compiled with ``numba.njit(cache=True)``.  'python': the same
+    module executed as plain Python (slow; for machines with neither).  Cached files let
+    another process (a notebook, a Dask worker) load a kernel instead of tracing again;
+    they are written atomically, so concurrent workers never see half a file.
     """
 
-    def __init__(self, key, system: MultibodySystem, use_numba):
-        numba = _numba(use_numba)
-        digest = hashlib.sha256(repr((key, _FORMAT, np.__version__, sp.__version__,
-                                      getattr(numba, "__version__", None))).encode()).hexdigest()[:32]
+    def __init__(self, key, system: MultibodySystem, backend: str):
+        self.backend = backend
+        digest = _digest(key, backend)
+        self.path = None
+        if backend == "c":
+            self._init_c(system, digest)
+        else:
+            self._init_py(system, digest, backend)
+        meta = self.meta
+        self.inputs = [tuple(x) if isinstance(x, list) else x for x in meta["inputs"]]
+        self.n_inputs, self.n_params, self.n_ops = meta["n_inputs"], meta["n_params"], meta["n_ops"]
+        self.shapes = {k: tuple(v) for k, v in meta["shapes"].items()}
+
+    # -- plain Python / numba ------------------------------------------------------
+    def _init_py(self, system, digest, backend):
+        numba = _numba(backend == "numba")
         path = kernel_cache_dir() / f"k{digest}.py" if numba else None
         mod = _load(path, digest) if path is not None and path.exists() else None
         if mod is None:
-            meta, body = self._trace(_Walk(system, symbolic=True), system)
+            meta, body = _trace(_Walk(system, symbolic=True), system, "python")
             src = _module_source(meta, body, numba is not None)
             mod = _store(path, src, digest) if path is not None else None
             if mod is None:  # no numba, or the cache folder is not writable
                 mod = _exec_module(src, cache=False, numba=numba)
-        meta = mod.META
-        self.inputs = meta["inputs"]
-        self.n_inputs, self.n_params, self.n_ops = meta["n_inputs"], meta["n_params"], meta["n_ops"]
-        self.shapes = meta["shapes"]
-        self.source = mod.SOURCE
-        self.fn, self.eom = mod.generated, mod.eom
-        self.backend = "numba" if numba is not None else "python"
-        self.path = path
+        self.meta, self.source, self.path = mod.META, mod.SOURCE, path
+        self.fn, self._eom = mod.generated, mod.eom
 
-    @staticmethod
-    def _trace(walk: _Walk, system):
-        clone = walk.clone
-        s = _TracingState(clone, walk.opaque)
-        n, m = system.nq, system.nc
-        blocks = {
-            "M": np.asarray(clone.mass_matrix(s.q), dtype=object).reshape(n, n),
-            "Qv": np.asarray(clone.quadratic_velocity(s.q, s.qd), dtype=object).reshape(n),
-        }
-        jet = clone.constraint_jet(s.t, s.q, s.qd, state=s)
-        blocks.update(C=np.asarray(jet.val, dtype=object).reshape(m), Cq=np.asarray(jet.J, dtype=object).reshape(m, n),
-                      Cvel=np.asarray(jet.vel, dtype=object).reshape(m),
-                      Cquad=np.asarray(jet.quad, dtype=object).reshape(m))
-        QF = np.zeros((max(len(clone.forces), 1), n), dtype=object)
-        for i, f in enumerate(clone.forces):
-            QF[i] = f.generalized(s)
-        blocks["QF"] = QF
-        body, n_ops = _generate(blocks)
-        meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
-                    shapes={k: v.shape for k, v in blocks.items()})
-        return meta, body
+    def bind(self, o, K, rhs, Qx, c, p):
+        """(terms(t, q, qd), solve(t, q, qd, α, β) → x or None if singular) on fixed buffers."""
+        if self.backend == "c":
+            return self._bind_c(o, K, rhs, Qx, c, p)
+        fn, eom = self.fn, self._eom
+        args = (o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"], o["Cquad"], o["QF"])
+
+        def terms(t, q, qd):
+            fn(t, q, qd, c, p, *args)
+
+        def solve(t, q, qd, alpha, beta):
+            try:
+                return eom(t, q, qd, c, p, alpha, beta, Qx, *args, K, rhs)
+            except np.linalg.LinAlgError:
+                return None
+
+        return terms, solve
+
+    # -- C -----------------------------------------------------------------------------
+    def _init_c(self, system, digest):
+        folder = kernel_cache_dir()
+        so, meta_path = folder / f"k{digest}.so", folder / f"k{digest}.json"
+        if not (so.exists() and meta_path.exists()):
+            meta, body = _trace(_Walk(system, symbolic=True), system, "c")
+            src = _c_source(meta, body)
+            _compile_c(src, so, meta_path, meta)
+        self.meta = json.loads(meta_path.read_text())
+        self.path = so
+        self.source = so.with_suffix(".c").read_text() if so.with_suffix(".c").exists() else ""
+        self._lib = ctypes.CDLL(str(so))
+        dbl, ptr = ctypes.c_double, ctypes.c_void_p
+        self._lib.eom.restype = ctypes.c_int
+        self._lib.eom.argtypes = [dbl, ptr, ptr, ptr, ptr, dbl, dbl] + [ptr] * 10
+        self._lib.terms.restype = None
+        self._lib.terms.argtypes = [dbl] + [ptr] * 11
+        self.fn = self._c_terms
+
+    def _c_terms(self, t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF):
+        arrs = [np.ascontiguousarray(a, dtype=float) for a in (q, qd, c, p)]
+        self._lib.terms(float(t), *(a.ctypes.data for a in arrs),
+                        *(_writable(a).ctypes.data for a in (M, Qv, C, Cq, Cvel, Cquad, QF)))
+
+    def _bind_c(self, o, K, rhs, Qx, c, p):
+        nq = self.shapes["Qv"][0]
+        qbuf, qdbuf = np.zeros(nq), np.zeros(nq)
+        keep = (o, K, rhs, Qx, c, p, qbuf, qdbuf)  # the closures hold the buffers alive
+        outs = [o[k].ctypes.data for k in ("M", "Qv", "C", "Cq", "Cvel", "Cquad", "QF")]
+        pc, pp, pq, pqd = c.ctypes.data, p.ctypes.data, qbuf.ctypes.data, qdbuf.ctypes.data
+        eom, terms_c = self._lib.eom, self._lib.terms
+        tail = (Qx.ctypes.data, *outs, K.ctypes.data, rhs.ctypes.data)
+
+        def terms(t, q, qd):
+            qbuf[:] = q
+            qdbuf[:] = qd
+            terms_c(t, pq, pqd, pc, pp, *outs)
+
+        def solve(t, q, qd, alpha, beta, _keep=keep):
+            qbuf[:] = q
+            qdbuf[:] = qd
+            if eom(t, pq, pqd, pc, pp, alpha, beta, *tail):
+                return None
+            return rhs
+
+        return terms, solve
+
+
+def _writable(a):
+    if not (a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float64):
+        raise ValueError("generated kernels write into C-contiguous float64 arrays")
+    return a
+
+
+def _trace(walk: _Walk, system, language: str):
+    """Trace the system's terms with sympy; returns (meta, generated function source)."""
+    clone = walk.clone
+    s = _TracingState(clone, walk.opaque)
+    n, m = system.nq, system.nc
+    blocks = {
+        "M": np.asarray(clone.mass_matrix(s.q), dtype=object).reshape(n, n),
+        "Qv": np.asarray(clone.quadratic_velocity(s.q, s.qd), dtype=object).reshape(n),
+    }
+    jet = clone.constraint_jet(s.t, s.q, s.qd, state=s)
+    blocks.update(C=np.asarray(jet.val, dtype=object).reshape(m), Cq=np.asarray(jet.J, dtype=object).reshape(m, n),
+                  Cvel=np.asarray(jet.vel, dtype=object).reshape(m),
+                  Cquad=np.asarray(jet.quad, dtype=object).reshape(m))
+    QF = np.zeros((max(len(clone.forces), 1), n), dtype=object)
+    for i, f in enumerate(clone.forces):
+        QF[i] = f.generalized(s)
+    blocks["QF"] = QF
+    body, n_ops = _generate(blocks, language)
+    meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
+                shapes={k: v.shape for k, v in blocks.items()})
+    return meta, body
 
 
 def _numba(use_numba):
-    if use_numba is False:
+    if not use_numba:
         return None
-    try:
-        import numba
-    except ImportError:
-        if use_numba:
-            raise
-        return None
+    import numba
+
     return numba
 
 
-def _generate(blocks):
+def _generate(blocks, language="python"):
+    import sympy as sp
+
     targets, exprs = [], []
     for name, arr in blocks.items():
         for idx in np.ndindex(arr.shape):
             e = sp.sympify(arr[idx])
             if e != 0:
-                targets.append((name, idx))
+                targets.append((name, idx, arr.shape))
                 exprs.append(e)
     replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("x"))
+    if language == "c":
+        from sympy.printing.c import C99CodePrinter
+
+        printer = C99CodePrinter()
+        lines = ["static void generated(double t, const double *q, const double *qd, const double *c,",
+                 "                      const double *p, double *M, double *Qv, double *C, double *Cq,",
+                 "                      double *Cvel, double *Cquad, double *QF)", "{"]
+        lines += [f"    const double {sym} = {printer.doprint(e)};" for sym, e in replacements]
+        for (name, idx, shape), e in zip(targets, reduced):
+            lines.append(f"    {name}[{int(np.ravel_multi_index(idx, shape))}] = {printer.doprint(e)};")
+        lines.append("}")
+        return "\n".join(lines), len(replacements) + len(reduced)
     from sympy.printing.pycode import PythonCodePrinter
 
     printer = PythonCodePrinter({"fully_qualified_modules": True})
     lines = ["def generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF):"]
     lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in replacements]
-    for (name, idx), e in zip(targets, reduced):
+    for (name, idx, _), e in zip(targets, reduced):
         lines.append(f"    {name}[{', '.join(map(str, idx))}] = {printer.doprint(e)}")
     lines.append("    return 0")
     return "\n".join(lines), len(replacements) + len(reduced)
+
+
+def _c_source(meta, body) -> str:
+    shapes = meta["shapes"]
+    head = ["/* Generated by skilib.codegen from a system's structure; delete freely (it is a cache). */",
+            "#include <math.h>",
+            f"#define NQ {shapes['Qv'][0]}", f"#define NC {shapes['C'][0]}", f"#define NF {shapes['QF'][0]}", ""]
+    return "\n".join(head + [body, _C_DRIVER])
+
+
+def _compile_c(src: str, so: Path, meta_path: Path, meta: dict) -> None:
+    cc = c_compiler()
+    if cc is None:
+        raise RuntimeError("backend 'c': no C compiler found (set $CC, or install cc/gcc); "
+                           "or use backend='numba' or 'python'")
+    so.parent.mkdir(parents=True, exist_ok=True)
+    tag = f"{os.getpid()}.{threading.get_ident()}"
+    c_file, tmp_so = so.with_suffix(f".{tag}.c"), so.with_suffix(f".{tag}.so")
+    c_file.write_text(src)
+    # -O2 without -ffast-math: IEEE arithmetic, so results do not depend on the flags' whims
+    cmd = [cc, "-O2", "-std=c99", "-shared", "-fPIC", "-o", str(tmp_so), str(c_file), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"backend 'c': compiling the generated kernel failed ({' '.join(cmd)}):\n"
+                           f"{proc.stderr[-2000:]}")
+    tmp_meta = meta_path.with_suffix(f".{tag}.json")
+    tmp_meta.write_text(json.dumps(meta))
+    os.replace(c_file, so.with_suffix(".c"))
+    os.replace(tmp_meta, meta_path)
+    os.replace(tmp_so, so)  # last: the .so's presence means the kernel is complete
 
 
 def _module_source(meta, body, jit: bool) -> str:
     deco = "@numba.njit(cache=True)\n" if jit else ""
     head = ["# Generated by skilib.codegen from a system's structure; delete freely (it is a cache).",
             "import math", "import numpy as np"] + (["import numba"] if jit else [])
-    return "\n".join(head + [f"META = {meta!r}", f"SOURCE = {body!r}", "", deco + body, "", deco + _DRIVER.strip(),
-                             ""])
+    return "\n".join(head + [f"META = {meta!r}", f"SOURCE = {body!r}", "", deco + body, "",
+                             deco + _PY_DRIVER.strip(), ""])
 
 
 def _exec_module(src, cache, numba):
@@ -371,20 +602,23 @@ class CompiledSystem:
     ``equations_of_motion`` and ``accelerations`` have the system's signatures and
     results; ``terms(t, q, qd)`` gives the generated M, Qv, C, Cq, Ċ (= Cq q̇ + Ct),
     −Qd and the traced forces' Q.  Everything else (bookkeeping, checks, energies) is
-    delegated to the wrapped system.
+    delegated to the wrapped system.  ``backend`` is 'c', 'numba' or 'python'.
     """
 
-    def __init__(self, system: MultibodySystem, use_numba: bool | None = None):
+    def __init__(self, system: MultibodySystem, backend: str | None = None, use_numba: bool | None = None):
         self.system = system
+        backend = _check_backend(backend, use_numba)
         walk = _Walk(system, symbolic=False)
         key = tuple(walk.key)
-        mkey = (key, _numba(use_numba) is not None)
-        kern = _KERNELS.get(mkey)
+        kern = _KERNELS.get((key, backend))
         if kern is None:
-            kern = _KERNELS[mkey] = _Kernel(key, system, use_numba)
+            kern = _KERNELS[(key, backend)] = _Kernel(key, system, backend)
         self.kernel = kern
         self.backend, self.n_ops, self.source = kern.backend, kern.n_ops, kern.source
         self.c = np.array(walk.values, dtype=float)
+        if self.c.size != kern.n_params:
+            raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
+                               f"{self.c.size}; delete the kernel cache ({kernel_cache_dir()})")
         self._inputs = [(_resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
         self.inputs = self._inputs
         self._numeric_forces = [f for i, f in enumerate(system.forces) if i not in walk.traced_forces]
@@ -395,6 +629,7 @@ class CompiledSystem:
         self._K = np.zeros((n + m, n + m))
         self._rhs = np.zeros(n + m)
         self._Qx = np.zeros(n)
+        self._terms, self._kernel_solve = kern.bind(self._out, self._K, self._rhs, self._Qx, self.c, self._p)
         # ZXZ bodies the system checks for gimbal lock: indices of their θ
         self._theta = np.array([system.slice(b).start + 4 for b in system._gimbal_checked
                                 if b.rotation.__name__ == "ZXZ"], dtype=int)
@@ -430,35 +665,32 @@ class CompiledSystem:
 
     def terms(self, t, q, qd) -> dict:
         """The generated terms at (t, q, q̇): M, Qv, C, Cq, Cvel, Cquad and QF (traced forces)."""
-        o = self._out
-        self.kernel.fn(float(t), np.asarray(q, float), np.asarray(qd, float), self.c, self._fill_inputs(t),
-                       o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"], o["Cquad"], o["QF"])
-        return o
+        self._fill_inputs(t)
+        self._terms(float(t), np.asarray(q, float), np.asarray(qd, float))
+        return self._out
 
     def _solve(self, t, q, qd, alpha, beta):
+        """[q̈; λ] of eq. 101.  The C backend returns its own buffer, overwritten by the
+        next call: copy what you keep (``accelerations`` does)."""
         self._check_gimbal(t, q)
         if q.dtype != np.float64 or qd.dtype != np.float64:
             q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        o = self._out
-        try:
-            x = self.kernel.eom(float(t), q, qd, self.c, self._fill_inputs(t), float(alpha), float(beta),
-                                self._numeric_force_sum(t, q, qd), o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"],
-                                o["Cquad"], o["QF"], self._K, self._rhs)
-        except np.linalg.LinAlgError:
-            raise SingularSystemError(self.system._singular_message(t, q, self._K)) from None
-        if not math.isfinite(x.sum()):  # a NaN or inf anywhere makes the sum non-finite
+        self._fill_inputs(t)
+        self._numeric_force_sum(t, q, qd)
+        x = self._kernel_solve(float(t), q, qd, float(alpha), float(beta))
+        if x is None or not math.isfinite(x.sum()):  # a NaN or inf anywhere makes the sum non-finite
             raise SingularSystemError(self.system._singular_message(t, q, self._K))
         return x
 
     def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
         """Solve eq. 101 for (q̈, λ) with the compiled kernel."""
-        x = self._solve(t, q, qd, alpha, beta)
+        x = self._solve(t, q, qd, alpha, beta).copy()
         n = self.system.nq
         return x[:n], x[n:]
 
     def equations_of_motion(self, t, q, qd, alpha=0.0, beta=0.0):
         """As ``MultibodySystem.equations_of_motion``: (q̈, λ, constraint jet, {force: Q})."""
-        x = self._solve(t, q, qd, alpha, beta)
+        x = self._solve(t, q, qd, alpha, beta).copy()
         n = self.system.nq
         o = self._out
         Cq = o["Cq"].copy()
@@ -474,10 +706,16 @@ class CompiledSystem:
         return getattr(self.system, name)
 
 
-def compile_system(system: MultibodySystem, *, use_numba: bool | None = None) -> CompiledSystem:
-    """The system with its eq. 101 terms generated and compiled (cached by structure)."""
+def compile_system(system: MultibodySystem, *, backend: str | None = None,
+                   use_numba: bool | None = None) -> CompiledSystem:
+    """The system with its eq. 101 terms generated and compiled (cached by structure).
+
+    backend : 'c' (a C compiler and ctypes), 'numba', 'python', or None for
+        ``default_backend()`` ('c' where a compiler is found).  ``use_numba=True/False``
+        is the older spelling of backend='numba'/'python'.
+    """
     if isinstance(system, CompiledSystem):
         return system
     if not isinstance(system, MultibodySystem):
         raise ValueError(f"system: expected a MultibodySystem, got {type(system).__name__}")
-    return CompiledSystem(system, use_numba=use_numba)
+    return CompiledSystem(system, backend=backend, use_numba=use_numba)

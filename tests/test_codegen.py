@@ -1,6 +1,8 @@
 """Generated eq. 101 terms equal the numeric engine's, for every component, force and
 parametrization; a kernel compiled for one system is exact for every other system of the
 same structure (no parameter is baked into the cached code)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -44,8 +46,11 @@ def _check_terms(compiled, system, t, q, qd):
         np.testing.assert_allclose(out["QF"][i], Qf[f.name], rtol=1e-12, atol=1e-12, err_msg=f.name)
 
 
+@pytest.mark.parametrize("backend", ["python", "c"])
 @pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
-def test_generated_terms_match_numeric_engine(rng, rotation):
+def test_generated_terms_match_numeric_engine(rng, rotation, backend):
+    if backend == "c" and codegen.c_compiler() is None:
+        pytest.skip("no C compiler")
     b1, b2 = _bodies(rotation)
     cons = [c for c in all_constraints(b1, b2) if not isinstance(c, sk.CoordinateDriver) or rotation == "zxz"]
     # a user law that sympy cannot trace becomes a numeric input of the generated code
@@ -54,7 +59,8 @@ def test_generated_terms_match_numeric_engine(rng, rotation):
     cons.append(sk.DistanceDriver("opaque", b2, [0, 0, 0], None, [1, 1, 1], opaque))
     for c in cons:
         system = sk.MultibodySystem([b1, b2], [c], _forces(b1, b2))
-        compiled = compile_system(system, use_numba=False)
+        compiled = compile_system(system, backend=backend)
+        assert compiled.backend == backend
         # every force here is traced; the opaque law (3 values) and the LineForce magnitude
         # are the only numeric inputs
         assert not compiled._numeric_forces
@@ -62,11 +68,19 @@ def test_generated_terms_match_numeric_engine(rng, rotation):
         for _ in range(2):
             q, qd, t = _random_state(rng, system, rotation)
             _check_terms(compiled, system, t, q, qd)
+            # and the kernel's own assembly and solve of eq. 101
+            qdd, lam = system.accelerations(t, q, qd, 3.0, 4.0)
+            qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
+            scale = 1.0 + np.abs(qdd).max() + np.abs(lam).max()
+            assert np.abs(qdd_c - qdd).max() <= 1e-11 * scale and np.abs(lam_c - lam).max() <= 1e-11 * scale
 
 
-def test_one_kernel_serves_every_system_of_the_same_structure(rng):
+@pytest.mark.parametrize("backend", ["python", "c"])
+def test_one_kernel_serves_every_system_of_the_same_structure(rng, backend):
     """Different masses, inertias, points, axes, law coefficients and force magnitudes:
     one compiled kernel, and each system's terms still equal its own numeric ones."""
+    if backend == "c" and codegen.c_compiler() is None:
+        pytest.skip("no C compiler")
     kernels = set()
     for scale in (1.0, 1.7, 0.6):
         b1, b2 = _bodies("zxz", scale)
@@ -75,7 +89,7 @@ def test_one_kernel_serves_every_system_of_the_same_structure(rng):
                 sk.OrientationDriver("orient", b1, sk.RotationPath(sk.rotation_matrix([0.2, 1.3 * scale, 0.4]),
                                                                     [0.3, 1, 0.2 * scale], ang))]
         system = sk.MultibodySystem([b1, b2], cons, _forces(b1, b2, scale))
-        compiled = compile_system(system, use_numba=False)
+        compiled = compile_system(system, backend=backend)
         kernels.add(id(compiled.kernel))
         q, qd, t = _random_state(rng, system, "zxz")
         _check_terms(compiled, system, t, q, qd)
@@ -143,6 +157,51 @@ def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch
     codegen.clear_kernel_cache()
 
 
+def test_c_kernel_is_cached_on_disk_and_loaded_without_sympy(tmp_path):
+    """A second process loads the compiled library instead of tracing: checked in a fresh
+    interpreter, which must not even import sympy, and gets the same accelerations."""
+    import subprocess
+    import sys
+
+    if codegen.c_compiler() is None:
+        pytest.skip("no C compiler")
+    prog = (
+        "import sys, numpy as np\n"
+        "from test_dynamics import pendulum\n"
+        "from skilib.codegen import compile_system\n"
+        "bob, system = pendulum()\n"
+        "c = compile_system(system, backend='c')\n"
+        "q = np.array([0.5, 0.1, -0.6, 0.2, 1.0, -0.3]); qd = np.array([0.3, -0.2, 0.1, 0.5, -0.4, 0.2])\n"
+        "qdd, lam = c.accelerations(0.3, q, qd, 2.0, 3.0)\n"
+        "print(repr(qdd.tolist()), repr(lam.tolist()), 'sympy' in sys.modules, c.kernel.path.name)\n"
+    )
+    env = {**__import__("os").environ, "SKILIB_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(Path(__file__).parent)}
+    first = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, check=True)
+    second = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, check=True)
+    a, b = first.stdout.split(), second.stdout.split()
+    assert a[-2] == "True" and b[-2] == "False"  # traced (sympy) the first time, loaded the second
+    assert a[:-2] == b[:-2] and a[-1] == b[-1]
+    assert sorted(p.suffix for p in (tmp_path / "kernels").iterdir()) == [".c", ".json", ".so"]
+
+
+def test_singular_augmented_matrix_is_reported_by_every_backend(rng):
+    """Two spherical joints at the same point: dependent rows, a singular eq. 101 matrix."""
+    from test_dynamics import pendulum
+
+    bob, system = pendulum()
+    twice = sk.MultibodySystem([bob], system.constraints + [sk.Spherical("again", bob, "pivot", None, [0, 0, 0])],
+                               system.forces)
+    q, qd = rng.normal(size=6), rng.normal(size=6)
+    q[4] = 1.0
+    backends = ["python", "c"] if codegen.c_compiler() else ["python"]
+    for backend in backends:
+        with pytest.raises(sk.SingularSystemError, match="linearly dependent"):
+            compile_system(twice, backend=backend).accelerations(0.0, q, qd)
+
+
 def test_bad_system_argument():
     with pytest.raises(ValueError, match="system: expected a MultibodySystem"):
         compile_system("not a system")
+    bob = sk.RigidBody("b", 1.0, [1, 1, 1])
+    with pytest.raises(ValueError, match="backend: must be one of"):
+        compile_system(sk.MultibodySystem([bob]), backend="fortran")
