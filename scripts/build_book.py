@@ -14,6 +14,7 @@ non-zero exit status, and so does a failing `jupyter-book build`.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,23 @@ def notebooks(only=None):
     if only:
         found = [p for p in found if any(p.name.startswith(o) for o in only)]
     return found
+
+
+def toc_files_missing() -> list[str]:
+    """Files that book/_toc.yml lists but that do not exist (executed notebooks included)."""
+    import yaml
+
+    toc = yaml.safe_load((BOOK / "_toc.yml").read_text())
+    listed, stack = [toc["root"]], [toc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if "file" in node:
+                listed.append(node["file"])
+            stack += [node.get(k) or [] for k in ("parts", "chapters", "sections")]
+        elif isinstance(node, list):
+            stack += node
+    return [f for f in listed if not any((BOOK / f"{f}{ext}").exists() for ext in (".md", ".ipynb"))]
 
 
 def check_kernel() -> None:
@@ -115,6 +133,9 @@ def main(argv=None) -> int:
     if missing:
         print(f"[book] not executed yet: {missing}", file=sys.stderr)
         return 1
+    for page in toc_files_missing():
+        print(f"[book] WARNING: book/_toc.yml lists '{page}', but book/{page}.md (or .ipynb) does not exist; "
+              f"the book is built without it", file=sys.stderr)
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
     t0 = time.perf_counter()
     print("[book] jupyter-book build book/", flush=True)
@@ -125,6 +146,9 @@ def main(argv=None) -> int:
     times["jupyter-book build"] = time.perf_counter() - t0
     for k, v in times.items():
         print(f"[book] {k:32s} {v:7.1f} s")
+    (BOOK / "_build" / "build_times.json").write_text(json.dumps(
+        {"quick": None if args.no_execute else bool(args.quick),
+         "seconds": {k: round(v, 1) for k, v in times.items()}}, indent=1))
     print(f"[book] open {BOOK / '_build' / 'html' / 'index.html'}")
     return 0
 
