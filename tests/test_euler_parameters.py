@@ -1,4 +1,6 @@
 """Euler parameters and coordinate projection: no gimbal lock, no drift (issue 7)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -120,9 +122,26 @@ def test_heavy_top_through_vertical_with_euler_parameters():
 
 
 def test_heavy_top_with_zxz_stops_at_gimbal_lock():
+    """The same top in ZXZ angles stops with the named error, where the motion really
+    reaches the singularity (tilt = θ = gimbal_tol), and is right up to there."""
     top, system, q0, qd0, _ = heavy_top("zxz")
-    with pytest.raises(sk.GimbalLockError, match=r"body 'top'.*t="):
+    with pytest.raises(sk.GimbalLockError, match=r"body 'top'.*t=") as err:
         sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13)
+    m = re.search(r"t=([0-9.eE+-]+) s \(angles \[([^]]*)\]", str(err.value))
+    t_stop, theta_stop = float(m.group(1)), float(m.group(2).split(",")[1])
+    assert theta_stop == pytest.approx(system.gimbal_tol, rel=0.05)
+    # Euler parameters: the tilt from the vertical at the stop time is the ZXZ θ there (the
+    # message rounds t and θ to 6 digits), and before it both runs are the same motion
+    top_e, sys_e, q0e, qd0e, _ = heavy_top("euler_parameters")
+    q0e, qd0e = sk.consistent_initial_conditions(sys_e, 0.0, q0e, qd0e)
+    t = np.linspace(0.0, 0.9 * t_stop, 11)
+    kw = dict(method="DOP853", rtol=1e-12, atol=1e-13)
+    e = sk.solve_dynamics(sys_e, (0.0, t_stop), q0e, qd0e, t_eval=np.append(t, t_stop), **kw)
+    z = sk.solve_dynamics(system, (0.0, t[-1]), q0, qd0, t_eval=t, **kw)
+    tilt = np.arccos(np.clip([top_e.rotation.A(q[3:])[2, 2] for q in e.q], -1, 1))
+    assert tilt[-1] == pytest.approx(theta_stop, abs=1e-5)
+    np.testing.assert_allclose(z.q[:, :3], e.q[:-1, :3], atol=1e-10)
+    np.testing.assert_allclose(z.q[:, 4], tilt[:-1], atol=1e-9)
 
 
 def test_drift_none_grows_baumgarte_bounded_projection_exact():
