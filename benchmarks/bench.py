@@ -1,0 +1,267 @@
+#!/usr/bin/env python
+"""skilib's speed and memory targets, measured (``make bench``).
+
+    python benchmarks/bench.py            # everything (~3 min on 2 cores)
+    python benchmarks/bench.py --quick    # skip the numeric-engine run and the sweep scaling
+
+Prints one table and writes it as JSON to ``benchmarks/results/`` (``latest.json`` and a
+time-stamped copy).  Every time is the median of several repetitions after a warm-up.
+
+Targets (issue 6):
+- one right-hand side of the skier (assemble M, Cq, Qe, Qv, Qd and solve the 35 × 35
+  system of eq. 101) within 3× of a bare ``numpy.linalg.solve`` of a 35 × 35 system;
+- table 9's ten-stroke run end to end in ≤ 1 s (stretch 0.3 s) with max |C| ≤ 1e-6;
+- peak memory of that run ≤ 200 MB (the peak resident set of a fresh process that
+  imports skilib and does the run: libraries included, nothing subtracted);
+- a sweep on 2 Dask workers ≥ 1.7× faster than on 1.
+The peer for scale: the same skier reduced to its coordinate s with
+sympy.physics.mechanics (KanesMethod) and lambdify (``kane_peer.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+TABLE9 = dict(strokes=10, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5)
+
+
+def median_time(fn, *, repeat=5, number=1, warmup=1):
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        ts.append((time.perf_counter() - t0) / number)
+    return statistics.median(ts)
+
+
+def skier_state():
+    """The skier's sliding system at τ = 0.3 s of a table 9 stroke, with a consistent state."""
+    from skilib import SkierParams
+    from skilib.forcedata import default_push_force
+    from skilib.skier import SkierModel, ski_heading
+    from skilib.solver import consistent_initial_conditions
+
+    p = SkierParams()
+    h, side = ski_heading(p, 0)
+    model = SkierModel(p, h, side, np.zeros(3), default_push_force(p.phase_time))
+    system = model.system(1)
+    qd_guess = np.zeros(system.nq)
+    qd_guess[:3] = 2.0 * model.e
+    q, qd = consistent_initial_conditions(system, 0.3, model.pose(0.3, 0.4), qd_guess, independent=[0])
+    return system, q, qd
+
+
+def bench_rhs(backends):
+    """µs per right-hand side: the numeric engine and each compiled backend, and a bare solve."""
+    from skilib.codegen import compile_system
+    from skilib.solver import baumgarte
+
+    system, q, qd = skier_state()
+    alpha, beta = baumgarte(0.05)
+    n = system.nq + system.nc
+    rng = np.random.default_rng(0)
+    K = rng.normal(size=(n, n))
+    K = K + K.T + n * np.eye(n)
+    b = rng.normal(size=n)
+    out = {"system_size": n,
+           "bare_solve_us": 1e6 * median_time(lambda: np.linalg.solve(K, b), number=20000, warmup=1),
+           "numeric_rhs_us": 1e6 * median_time(lambda: system.accelerations(0.3, q, qd, alpha, beta), number=300)}
+    ref = system.accelerations(0.3, q, qd, alpha, beta)[0]
+    for be in backends:
+        c = compile_system(system, backend=be)
+        err = float(np.abs(c.accelerations(0.3, q, qd, alpha, beta)[0] - ref).max())
+        out[f"{be}_rhs_us"] = 1e6 * median_time(lambda: c.accelerations(0.3, q, qd, alpha, beta), number=20000)
+        out[f"{be}_max_abs_diff_vs_numeric"] = err
+    return out
+
+
+def bench_long_run(compiled, repeat):
+    import skilib as sk
+
+    res = sk.simulate_run(**TABLE9, compiled=compiled)  # warm-up: loads (or compiles) kernels
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = sk.simulate_run(**TABLE9, compiled=compiled)
+        times.append(time.perf_counter() - t0)
+    return {"seconds": statistics.median(times), "rhs_evaluations": int(res.info["nfev"]),
+            "max_constraint_norm": float(res.frame["constraint_norm"].max()),
+            "mean_speed_stroke10": float(res.strokes["mean_speed"].iloc[-1])}
+
+
+_MEMORY_PROBE = r"""
+import json, resource, sys, tracemalloc
+import skilib as sk
+run = dict(strokes=10, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5)
+trace = sys.argv[1] == "heap"
+if trace:  # tracemalloc's own bookkeeping inflates the RSS: measured in a separate process
+    tracemalloc.start()
+res = sk.simulate_run(**run)
+out = {"max_constraint_norm": float(res.frame.constraint_norm.max())}
+if trace:
+    out["python_heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+else:
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["modules"] = sorted(m for m in ("sympy", "numba", "matplotlib") if m in sys.modules)
+print(json.dumps(out))
+"""
+
+
+def bench_memory():
+    """Peak memory of the long run in a fresh process (kernels already in the disk cache):
+    the peak RSS of the whole process, and the Python heap peak of the run (tracemalloc)."""
+    out = {}
+    for what in ("rss", "heap"):
+        proc = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, what], capture_output=True, text=True,
+                              check=True)
+        out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def bench_peer(repeat):
+    """KanesMethod + lambdify on the single coordinate s against skilib, one sliding phase."""
+    sys.path.insert(0, str(HERE))
+    import kane_peer
+
+    import skilib as sk
+    from skilib.forcedata import default_push_force
+    from skilib.skier import ski_heading
+
+    p = sk.SkierParams()
+    h, _ = ski_heading(p, 0)
+    v0 = 3.0  # fast enough that the ski slides forward throughout (the peer knows no sticking)
+    res = sk.simulate_phase(p, v0=v0, n_out=101)
+    if len(res.events):
+        raise RuntimeError("the comparison phase has stick/slip switches; the peer cannot follow it")
+    tau = res.frame["tau"].to_numpy()
+    rhs, t_derive, t_lambdify = kane_peer.derive(p, h, default_push_force(p.phase_time).fit)
+    s_peer, nfev = kane_peer.integrate(rhs, v0, tau)
+    t_peer = median_time(lambda: kane_peer.integrate(rhs, v0, tau), repeat=repeat)
+    t_skilib = median_time(lambda: sk.simulate_phase(p, v0=v0, n_out=101), repeat=repeat)
+    return {"kane_derive_s": t_derive, "kane_lambdify_s": t_lambdify, "kane_integrate_s": t_peer,
+            "kane_rhs_evaluations": int(nfev), "skilib_phase_s": t_skilib,
+            "skilib_rhs_evaluations": int(res.info["nfev"]),
+            "max_abs_s_difference_m": float(np.abs(s_peer - res.frame["s"].to_numpy()).max())}
+
+
+def bench_sweep(n_runs=16, strokes=4):
+    """The same sweep on a LocalCluster of 1 and of 2 workers (workers warmed up first)."""
+    import logging
+
+    import pandas as pd
+    from distributed import Client, LocalCluster
+
+    import skilib as sk
+
+    grid = pd.DataFrame({"skating_angle_deg": np.linspace(30.0, 70.0, n_runs),
+                         "force_scale": np.tile([0.75, 1.0, 1.25, 1.5], n_runs // 4 + 1)[:n_runs]})
+    out = {"runs": n_runs, "strokes": strokes}
+    for workers in (1, 2):
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            sk.sweep(grid.iloc[:workers], strokes=1, scheduler=client, progress=False)  # imports, kernels
+            t0 = time.perf_counter()
+            res = sk.sweep(grid, strokes=strokes, scheduler=client, progress=False)
+            out[f"{workers}_worker_s"] = time.perf_counter() - t0
+            if res.info["n_failed"]:
+                raise RuntimeError(f"sweep failures: {res.failed[['run', 'error']].to_dict('records')}")
+    out["speedup"] = out["1_worker_s"] / out["2_worker_s"]
+    return out
+
+
+def table(r) -> str:
+    rhs, lr, mem, peer, sw = r["rhs"], r["long_run"], r["memory"], r.get("peer"), r.get("sweep")
+    rows = [("bare numpy.linalg.solve, %d×%d [µs]" % (rhs["system_size"], rhs["system_size"]),
+             f"{rhs['bare_solve_us']:.1f}", "")]
+    rows.append(("RHS, numeric engine (before) [µs]", f"{rhs['numeric_rhs_us']:.0f}",
+                 f"{rhs['numeric_rhs_us'] / rhs['bare_solve_us']:.0f}× solve"))
+    for be in r["backends"]:
+        rows.append((f"RHS, compiled '{be}' [µs]", f"{rhs[be + '_rhs_us']:.1f}",
+                     f"{rhs[be + '_rhs_us'] / rhs['bare_solve_us']:.2f}× solve (target ≤ 3)"))
+    if "numeric" in r:
+        nr = r["numeric"]
+        rows.append(("table 9 run, numeric engine (before) [s]", f"{nr['seconds']:.2f}",
+                     f"{nr['rhs_evaluations']} RHS, max|C| {nr['max_constraint_norm']:.1e}"))
+    rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
+                 f"target ≤ 1 (stretch 0.3); {lr['rhs_evaluations']} RHS"))
+    rows.append(("table 9 run max |C|", f"{lr['max_constraint_norm']:.1e}", "target ≤ 1e-6"))
+    rows.append(("table 9 run peak RSS, fresh process [MB]", f"{mem['peak_rss_mb']:.0f}",
+                 f"target ≤ 200; Python heap peak of the run {mem['python_heap_peak_mb']:.1f} MB"))
+    if peer:
+        rows.append(("peer: KanesMethod derive + lambdify [s]", f"{peer['kane_derive_s'] + peer['kane_lambdify_s']:.2f}",
+                     "once per model"))
+        rows.append(("peer: one phase, 1-coordinate ODE [s]", f"{peer['kane_integrate_s']:.3f}",
+                     f"{peer['kane_rhs_evaluations']} RHS"))
+        rows.append(("skilib: same phase, 18 coordinates [s]", f"{peer['skilib_phase_s']:.3f}",
+                     f"{peer['skilib_rhs_evaluations']} RHS; reactions, energies, output frame"))
+        rows.append(("peer vs skilib, max |Δs| [m]", f"{peer['max_abs_s_difference_m']:.1e}", ""))
+    if sw:
+        rows.append((f"sweep {sw['runs']} runs × {sw['strokes']} strokes, 1 worker [s]", f"{sw['1_worker_s']:.2f}", ""))
+        rows.append((f"sweep {sw['runs']} runs × {sw['strokes']} strokes, 2 workers [s]", f"{sw['2_worker_s']:.2f}",
+                     f"speed-up {sw['speedup']:.2f}× (target ≥ 1.7)"))
+    w = max(len(a) for a, _, _ in rows)
+    v = max(len(b) for _, b, _ in rows)
+    lines = [f"{'quantity':{w}s}  {'value':>{v}s}  note", "-" * (w + v + 40)]
+    lines += [f"{a:{w}s}  {b:>{v}s}  {c}" for a, b, c in rows]
+    return "\n".join(lines)
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="skip the numeric-engine long run and the sweep scaling")
+    ap.add_argument("--repeat", type=int, default=5, help="repetitions per timing (median reported)")
+    args = ap.parse_args(argv)
+    from skilib.codegen import c_compiler, default_backend
+
+    backends = [b for b in ("c", "numba") if b != "c" or c_compiler()]
+    r = {"commit": git_commit(), "date": _dt.datetime.now().isoformat(timespec="seconds"),
+         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count(),
+                     "numpy": np.__version__},
+         "default_backend": default_backend(), "backends": backends, "repeat": args.repeat}
+    steps = [("rhs", lambda: bench_rhs(backends)),
+             ("long_run", lambda: bench_long_run(True, args.repeat)),
+             ("memory", bench_memory),
+             ("peer", lambda: bench_peer(args.repeat))]
+    if not args.quick:
+        steps += [("numeric", lambda: bench_long_run(False, 3)), ("sweep", bench_sweep)]
+    for name, fn in steps:
+        t0 = time.perf_counter()
+        print(f"[bench] {name} …", file=sys.stderr, flush=True)
+        r[name] = fn()
+        print(f"[bench] {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    text = table(r)
+    print(text)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    for path in (RESULTS / f"bench-{stamp}.json", RESULTS / "latest.json"):
+        path.write_text(json.dumps(r, indent=2))
+    print(f"[bench] written {RESULTS / 'latest.json'}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
