@@ -6,6 +6,7 @@ the checkout), with the parameter ``quick=True``: shorter runs and fewer sweep p
 that raises fails the test; so does a warning printed to a notebook's stderr. The kernel
 named ``python3`` must run this interpreter (the project's venv), see the Makefile.
 """
+import re
 import sys
 import time
 from pathlib import Path
@@ -32,6 +33,30 @@ def test_there_are_notebooks_with_a_parameters_cell():
         assert "quick" in src and "results_dir" in src, f"{p.name}: parameters must define quick and results_dir"
         assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
             f"{p.name}: commit notebooks without outputs (papermill writes the executed copies)"
+
+
+PLOT_CALL = re.compile(r"plt\.(subplots|figure)\(")
+AXIS_LABEL = re.compile(r"""[xy]label\s*[=(]\s*f?(['"])(.*?)\1""")
+
+
+def test_every_figure_has_unit_labels_and_a_caption():
+    """Each plotting cell labels its axes with units in [brackets] and is followed by a
+    markdown caption "**Figure N.M.** ..."."""
+    n_fig = 0
+    for p in NOTEBOOKS:
+        nb = nbformat.read(p, as_version=4)
+        for i, c in enumerate(nb.cells):
+            if c.cell_type != "code" or not PLOT_CALL.search(c.source):
+                continue
+            n_fig += 1
+            where = f"{p.name}, cell {i}"
+            labels = [m.group(2) for m in AXIS_LABEL.finditer(c.source)]
+            assert "xlabel" in c.source and "ylabel" in c.source, f"{where}: axes without labels"
+            assert all("[" in lab and "]" in lab for lab in labels), f"{where}: a label without [unit]: {labels}"
+            nxt = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
+            assert nxt is not None and nxt.cell_type == "markdown" and nxt.source.lstrip().startswith("**Figure"), \
+                f"{where}: the figure needs a caption cell '**Figure N.M.** ...' right after it"
+    assert n_fig >= 10, n_fig
 
 
 def test_kernel_is_this_interpreter():
@@ -77,6 +102,11 @@ def test_notebooks_run_quick(tmp_path):
         assert images or src.name.startswith("06"), f"{src.name}: no figure was rendered (matplotlib backend?)"
         errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
         assert not errors, f"{src.name}: error outputs {errors[:1]}"
+        # every notebook ends with its "this project vs. thesis" table
+        last = [c for c in nb.cells if c.cell_type == "code" and c.get("outputs")][-1]
+        tables = [o["data"]["text/html"] for o in last.outputs if "<table" in o.get("data", {}).get("text/html", "")]
+        assert tables and re.search(r"thesis|Bruzzo", tables[-1]), \
+            f"{src.name}: the last output must be the 'this project vs. thesis' table"
     total = time.perf_counter() - t_all
     print("notebook timings (quick):", {k: round(v, 1) for k, v in timings.items()}, f"total {total:.0f} s")
     assert sorted(p.name for p in results.iterdir()), "the notebooks wrote no results"
