@@ -173,7 +173,7 @@ def bench_sweep(n_runs=16, strokes=4):
                          "force_scale": np.tile([0.75, 1.0, 1.25, 1.5], n_runs // 4 + 1)[:n_runs]})
     out = {"runs": n_runs, "strokes": strokes}
     for workers in (1, 2):
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                           silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             sk.sweep(grid.iloc[:workers], strokes=1, scheduler=client, progress=False)  # imports, kernels
             t0 = time.perf_counter()

@@ -58,7 +58,8 @@ SUMMARY_COLUMNS = (
     "nfev",
     "runtime_s",
 )
-_SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled")
+_SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled", "rotation", "stabilization",
+                    "projection_tol")
 
 
 def data_checksum(path=None) -> str:
@@ -104,8 +105,7 @@ def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: 
     res = simulate_run(SkierParams(**p), strokes=n, push_force=push_force, **run_kw, **(solver or {}))
     st = res.strokes
     last = st.iloc[-1]
-    dke = st["ke_end"] - st["ke_start"]
-    works = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]].sum(axis=1)
+    eb = res.energy_balance()  # every work, and the projections' energy change if any
     return {
         "mean_speed": float(last["mean_speed"]),
         "mean_power": float(last["mean_power"]),
@@ -114,7 +114,7 @@ def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: 
         "speed_change_last": float(last["mean_speed"] / st["mean_speed"].iloc[-2] - 1.0) if len(st) > 1 else math.nan,
         "distance_x": float(st["distance_x"].sum()),
         "ke_loss_changes": float(res.changes["ke_loss"].sum()) if len(res.changes) else 0.0,
-        "energy_residual": float((np.abs(dke - works) / np.maximum(np.abs(dke), 1.0)).max()),
+        "energy_residual": float((np.abs(eb["residual"]) / np.maximum(np.abs(eb["delta_ke"]), 1.0)).max()),
         "max_constraint_norm": float(st["max_constraint_norm"].max()),
         "stick_slip_switches": int(len(res.events)),
         "nfev": int(res.info["nfev"]),
@@ -200,7 +200,8 @@ def sweep(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver
     strokes : strokes per run unless a ``strokes`` column says otherwise.
     push_force : None (the Fourier fit of the SYNTHETIC force data) or a picklable callable
         F(τ) [N] used for every run.
-    solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled).
+    solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled, rotation,
+        stabilization, projection_tol).
     scheduler : None (a new LocalCluster, closed afterwards), an address 'tcp://…' of a
         running Dask scheduler, a ``distributed.Client``, or 'serial' (this process, no Dask).
     n_workers : worker processes of the LocalCluster (default: the machine's cores).
@@ -260,7 +261,8 @@ def _run_dask(records, kwargs, scheduler, n_workers, bar):
     if scheduler is None:
         n = int(n_workers or os.cpu_count() or 1)
         # one single-threaded process per worker: the runs hold the GIL
-        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+        # ':0': the scheduler's HTTP server takes a free port (another cluster may hold 8787)
+        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                                    silence_logs=logging.ERROR)
         client = own_client = Client(own_cluster)
         where = "LocalCluster"
