@@ -20,8 +20,9 @@ skating angle or mass reuses the compiled kernel, and only the parameter vector 
 gathered again (microseconds instead of seconds).
 
 What stays numeric.  A driver law that is not a ``Constant``, ``Polynomial`` or
-``RotationPath``, and a force magnitude given as a callable (``LineForce``), are
-evaluated in Python at each call and enter the kernel as inputs ``p[k]``; a force element
+``RotationPath``, and a force magnitude given as a callable (``LineForce``) whose class has
+no ``symbolic(t)`` method (the Fourier push-off has one), are evaluated in Python at each
+call and enter the kernel as inputs ``p[k]``; a force element
 that cannot be traced (``PointForce``, ``Torque``: arbitrary callables of the state) is
 evaluated by the numeric engine and added to the right-hand side.  Nothing held in a
 closure is ever baked into a cached kernel.
@@ -157,18 +158,30 @@ class _Walk:
         if isinstance(v, type):
             self.key.append((path[-1], "type", v.__qualname__))
             return v
-        if isinstance(v, _PARAM_OBJECTS):
+        signal = _is_signal(v)
+        if isinstance(v, _PARAM_OBJECTS) or signal:
             self.key.append((path[-1], "object", type(v).__qualname__))
             clone = copy.copy(v) if self.symbolic else None
             for name in sorted(vars(v)):
                 cv = self._value(getattr(v, name), path + (name,))
                 if self.symbolic:
-                    setattr(clone, name, cv)
+                    object.__setattr__(clone, name, cv)  # frozen dataclasses too
+            if signal:  # should its symbolic form fail, it is still found as a numeric input
+                self.opaque.setdefault(id(v), path)
+                if self.symbolic:
+                    self.opaque[id(clone)] = path
             return clone if self.symbolic else v
         # an arbitrary callable or object: evaluated numerically, never baked in
         self.key.append((path[-1], "opaque", type(v).__qualname__))
         self.opaque.setdefault(id(v), path)
         return v
+
+
+def _is_signal(v) -> bool:
+    """A prescribed scalar function of time that can write itself as an expression of a
+    sympy t: its class defines ``symbolic(t)`` (the Fourier series of the push-off, eq. 102).
+    Its float attributes become kernel parameters like those of a driver law."""
+    return callable(getattr(type(v), "symbolic", None))
 
 
 def _resolve(system, path):
@@ -216,15 +229,21 @@ class _TracingState(State):
         return tuple(self._input(fn, ("law", d), shp) for d, shp in enumerate(shapes))
 
     def signal(self, fn):
+        if _is_signal(fn):
+            try:
+                return fn.symbolic(self.t)
+            except NotImplementedError:  # e.g. a scaled user callable: evaluated numerically
+                pass
         return self._input(fn, ("signal",), ())
 
 
 # -- the kernel (generated source, compiled) --------------------------------------------
 _PY_DRIVER = '''
-def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs):
+def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs, pw):
     generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF)
     n = q.shape[0]
     m = C.shape[0]
+    nf = QF.shape[0]
     for i in range(n):
         for j in range(n):
             K[i, j] = M[i, j]
@@ -237,16 +256,30 @@ def eom(t, q, qd, c, p, alpha, beta, Qx, M, Qv, C, Cq, Cvel, Cquad, QF, K, rhs):
             K[n + r, j] = Cq[r, j]
             K[j, n + r] = Cq[r, j]
         rhs[n + r] = -Cquad[r] - 2.0 * alpha * Cvel[r] - beta * beta * C[r]
-    return np.linalg.solve(K, rhs)
+    x = np.linalg.solve(K, rhs)
+    for f in range(nf):
+        s = 0.0
+        for j in range(n):
+            s += QF[f, j] * qd[j]
+        pw[f] = s
+    for r in range(m):
+        s = 0.0
+        for j in range(n):
+            s += Cq[r, j] * qd[j]
+        pw[nf + r] = -x[n + r] * s
+        pw[nf + m + r] = x[n + r] * (Cvel[r] - s)
+    return x
 '''
 
-# The C driver assembles eq. 101 and solves it by Gaussian elimination with partial
-# pivoting (what LAPACK's dgesv does, unblocked: at 35 × 35 blocking buys nothing).  It
-# returns 0, or k + 1 when column k has no non-zero pivot (a singular matrix).
+# The drivers assemble eq. 101 and solve it (C: Gaussian elimination with partial
+# pivoting, what LAPACK's dgesv does, unblocked: at 35 × 35 blocking buys nothing; it
+# returns 0, k + 1 when column k has no non-zero pivot, or −1 for a non-finite result).  They also fill pw with the
+# powers a work–energy bookkeeping needs: Q_f·q̇ of each traced force f, −λ_r (Cq q̇)_r of
+# each row's constraint force (§3.5: Qc = −Cqᵀλ), and λ_r (Ċ_r − (Cq q̇)_r) = λ_r Ct_r.
 _C_DRIVER = '''
 int eom(double t, const double *q, const double *qd, const double *c, const double *p,
         double alpha, double beta, const double *Qx, double *M, double *Qv, double *C,
-        double *Cq, double *Cvel, double *Cquad, double *QF, double *K, double *x)
+        double *Cq, double *Cvel, double *Cquad, double *QF, double *K, double *x, double *pw)
 {
     const int n = NQ, m = NC, nf = NF, nn = NQ + NC;
     int i, j, k, f, r;
@@ -291,8 +324,28 @@ int eom(double t, const double *q, const double *qd, const double *c, const doub
         double s = x[i];
         for (j = i + 1; j < nn; j++) s -= K[i * nn + j] * x[j];
         x[i] = s / K[i * nn + i];
+        if (!isfinite(x[i])) return -1;  /* overflow of a nearly singular matrix */
+    }
+    for (f = 0; f < nf; f++) {
+        double s = 0.0;
+        for (j = 0; j < n; j++) s += QF[f * n + j] * qd[j];
+        pw[f] = s;
+    }
+    for (r = 0; r < m; r++) {
+        double s = 0.0;
+        for (j = 0; j < n; j++) s += Cq[r * n + j] * qd[j];
+        pw[nf + r] = -x[n + r] * s;
+        pw[nf + m + r] = x[n + r] * (Cvel[r] - s);
     }
     return 0;
+}
+
+/* eom with its arrays in one table (q qd c p Qx M Qv C Cq Cvel Cquad QF K x pw): a call
+   from Python then converts four arguments instead of nineteen */
+int eom_ctx(double t, double alpha, double beta, double **a)
+{
+    return eom(t, a[0], a[1], a[2], a[3], alpha, beta, a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+               a[12], a[13], a[14]);
 }
 
 void terms(double t, const double *q, const double *qd, const double *c, const double *p,
@@ -302,7 +355,7 @@ void terms(double t, const double *q, const double *qd, const double *c, const d
 }
 '''
 
-_FORMAT = 2  # bump when the generated file layout changes
+_FORMAT = 6  # bump when the generated file layout changes
 BACKENDS = ("c", "numba", "python")
 
 
@@ -386,10 +439,10 @@ class _Kernel:
         self.meta, self.source, self.path = mod.META, mod.SOURCE, path
         self.fn, self._eom = mod.generated, mod.eom
 
-    def bind(self, o, K, rhs, Qx, c, p):
+    def bind(self, o, K, rhs, Qx, c, p, pw):
         """(terms(t, q, qd), solve(t, q, qd, α, β) → x or None if singular) on fixed buffers."""
         if self.backend == "c":
-            return self._bind_c(o, K, rhs, Qx, c, p)
+            return self._bind_c(o, K, rhs, Qx, c, p, pw)
         fn, eom = self.fn, self._eom
         args = (o["M"], o["Qv"], o["C"], o["Cq"], o["Cvel"], o["Cquad"], o["QF"])
 
@@ -398,7 +451,7 @@ class _Kernel:
 
         def solve(t, q, qd, alpha, beta):
             try:
-                return eom(t, q, qd, c, p, alpha, beta, Qx, *args, K, rhs)
+                return eom(t, q, qd, c, p, alpha, beta, Qx, *args, K, rhs, pw)
             except np.linalg.LinAlgError:
                 return None
 
@@ -418,7 +471,9 @@ class _Kernel:
         self._lib = ctypes.CDLL(str(so))
         dbl, ptr = ctypes.c_double, ctypes.c_void_p
         self._lib.eom.restype = ctypes.c_int
-        self._lib.eom.argtypes = [dbl, ptr, ptr, ptr, ptr, dbl, dbl] + [ptr] * 10
+        self._lib.eom.argtypes = [dbl, ptr, ptr, ptr, ptr, dbl, dbl] + [ptr] * 11
+        self._lib.eom_ctx.restype = ctypes.c_int
+        self._lib.eom_ctx.argtypes = [dbl, dbl, dbl, ptr]
         self._lib.terms.restype = None
         self._lib.terms.argtypes = [dbl] + [ptr] * 11
         self.fn = self._c_terms
@@ -428,24 +483,26 @@ class _Kernel:
         self._lib.terms(float(t), *(a.ctypes.data for a in arrs),
                         *(_writable(a).ctypes.data for a in (M, Qv, C, Cq, Cvel, Cquad, QF)))
 
-    def _bind_c(self, o, K, rhs, Qx, c, p):
+    def _bind_c(self, o, K, rhs, Qx, c, p, pw):
         nq = self.shapes["Qv"][0]
         qbuf, qdbuf = np.zeros(nq), np.zeros(nq)
-        keep = (o, K, rhs, Qx, c, p, qbuf, qdbuf)  # the closures hold the buffers alive
+        keep = (o, K, rhs, Qx, c, p, pw, qbuf, qdbuf)  # the closures hold the buffers alive
         outs = [o[k].ctypes.data for k in ("M", "Qv", "C", "Cq", "Cvel", "Cquad", "QF")]
         pc, pp, pq, pqd = c.ctypes.data, p.ctypes.data, qbuf.ctypes.data, qdbuf.ctypes.data
-        eom, terms_c = self._lib.eom, self._lib.terms
-        tail = (Qx.ctypes.data, *outs, K.ctypes.data, rhs.ctypes.data)
+        eom, terms_c = self._lib.eom_ctx, self._lib.terms
+        table = (ctypes.c_void_p * 15)(pq, pqd, pc, pp, Qx.ctypes.data, *outs, K.ctypes.data, rhs.ctypes.data,
+                                       pw.ctypes.data)
+        ctx = ctypes.addressof(table)
 
         def terms(t, q, qd):
             qbuf[:] = q
             qdbuf[:] = qd
             terms_c(t, pq, pqd, pc, pp, *outs)
 
-        def solve(t, q, qd, alpha, beta, _keep=keep):
+        def solve(t, q, qd, alpha, beta, _keep=(keep, table)):
             qbuf[:] = q
             qdbuf[:] = qd
-            if eom(t, pq, pqd, pc, pp, alpha, beta, *tail):
+            if eom(t, alpha, beta, ctx):
                 return None
             return rhs
 
@@ -629,10 +686,15 @@ class CompiledSystem:
         self._K = np.zeros((n + m, n + m))
         self._rhs = np.zeros(n + m)
         self._Qx = np.zeros(n)
-        self._terms, self._kernel_solve = kern.bind(self._out, self._K, self._rhs, self._Qx, self.c, self._p)
+        nf = kern.shapes["QF"][0]
+        self._pw = np.zeros(nf + 2 * m)
+        #: where ``power_terms`` keeps each kind of power (see ``_solve``)
+        self.power_slices = dict(forces=slice(0, nf), rows=slice(nf, nf + m), rows_ct=slice(nf + m, nf + 2 * m))
+        self._check_finite = kern.backend != "c"
+        self._terms, self._kernel_solve = kern.bind(self._out, self._K, self._rhs, self._Qx, self.c, self._p,
+                                                    self._pw)
         # ZXZ bodies the system checks for gimbal lock: indices of their θ
-        self._theta = np.array([system.slice(b).start + 4 for b in system._gimbal_checked
-                                if b.rotation.__name__ == "ZXZ"], dtype=int)
+        self._theta = [system.slice(b).start + 4 for b in system._gimbal_checked if b.rotation.__name__ == "ZXZ"]
         self._other_checked = any(b.rotation.__name__ != "ZXZ" for b in system._gimbal_checked)
 
     # -- run time -----------------------------------------------------------------
@@ -649,8 +711,10 @@ class CompiledSystem:
         return p
 
     def _check_gimbal(self, t, q):
-        if len(self._theta) and np.abs(np.sin(q[self._theta])).min() < self.system.gimbal_tol:
-            raise self.system.gimbal_error(t, q)
+        tol = self.system.gimbal_tol
+        for i in self._theta:
+            if abs(math.sin(q[i])) < tol:
+                raise self.system.gimbal_error(t, q)
         if self._other_checked:
             self.system.check_gimbal(t, q)
 
@@ -671,14 +735,17 @@ class CompiledSystem:
 
     def _solve(self, t, q, qd, alpha, beta):
         """[q̈; λ] of eq. 101.  The C backend returns its own buffer, overwritten by the
-        next call: copy what you keep (``accelerations`` does)."""
+        next call: copy what you keep (``accelerations`` does).  The same call leaves in
+        ``self._pw`` (slices ``power_slices``) the power Q_f·q̇ of each traced force, the
+        power −λ_r (Cq q̇)_r of each row's constraint force and λ_r Ct_r."""
         self._check_gimbal(t, q)
         if q.dtype != np.float64 or qd.dtype != np.float64:
             q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         self._fill_inputs(t)
         self._numeric_force_sum(t, q, qd)
         x = self._kernel_solve(float(t), q, qd, float(alpha), float(beta))
-        if x is None or not math.isfinite(x.sum()):  # a NaN or inf anywhere makes the sum non-finite
+        # (the C driver checks finiteness itself; a NaN or inf anywhere makes the sum non-finite)
+        if x is None or (self._check_finite and not math.isfinite(x.sum())):
             raise SingularSystemError(self.system._singular_message(t, q, self._K))
         return x
 

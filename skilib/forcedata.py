@@ -497,6 +497,11 @@ class PushForce:
             return self.fit._scalar(min(max(tau, 0.0), self.phase_time))  # scalar fast path
         return self.fit.evaluate(self._check(tau))
 
+    def symbolic(self, tau):
+        """F as an expression of τ (the stretched fit's series) for code generation.  Unlike
+        a call, it neither checks nor clips τ: the simulations integrate within [0, T]."""
+        return self.fit.symbolic(tau)
+
     def derivative(self, tau, order: int = 1):
         """Analytic dF/dτ (order 1) or d²F/dτ² (order 2) in N/s, N/s²."""
         return self.fit.evaluate(self._check(tau), derivative=order)

@@ -94,6 +94,22 @@ def stand_in_push_force(params: SkierParams, phase_time: float):
     return F
 
 
+class _ScaledPush:
+    """c·F(τ): the push-off scaled by ``force_scale`` (fig. 42's "half force" is c = 0.5).
+    Compiled into the kernel when F can write itself symbolically (the Fourier fit)."""
+
+    def __init__(self, base, scale: float):
+        self.base, self.scale = base, scale
+
+    def __call__(self, tau):
+        return self.scale * self.base(tau)
+
+    def symbolic(self, tau):
+        if not callable(getattr(type(self.base), "symbolic", None)):
+            raise NotImplementedError("the scaled push-off is a plain callable")
+        return self.scale * self.base.symbolic(tau)
+
+
 def _default_push_force(params: SkierParams, phase_time: float):
     """The push-off curve used when ``push_force=None``: returns (F(τ), description).
 
@@ -165,38 +181,44 @@ def _generic_rhs(system, n, alpha, beta, rows):
 
 
 def _compiled_rhs(system, n, alpha, beta, rows):
-    """The right-hand side of ``_Stroke`` with the compiled kernel: same states and powers
-    as the generic one (``_powers``), read from the kernel's buffers without copies."""
+    """The right-hand side of ``_Stroke`` with the compiled kernel: the same states as the
+    generic one (``_powers``), the powers summed from the ones the kernel leaves in
+    ``system._pw`` (Q_f·q̇ per force, −λ_r (Cq q̇)_r and λ_r Ct_r per row) by one matrix."""
     force_rows = {f.name: i for i, f in enumerate(system._traced_forces)}
     if system._numeric_forces or set(force_rows) - {"push", "friction", "gravity", "drag"}:
         return _generic_rhs(system, n, alpha, beta, rows)  # pragma: no cover - the skier's forces are all traced
-    ip, ig = force_rows["push"], force_rows.get("gravity")
-    ifr, idr = force_rows.get("friction"), force_rows.get("drag")
-    dr, st, joints, i3 = rows.drivers, rows.stick, rows.joints, rows.i3
+    sl = system.power_slices
+    nf, m = sl["forces"].stop, system.nc
+    W = np.zeros((7, nf + 2 * m))  # rows in the order of _WORK_KEYS[:7]
+
+    def put(i, force=None, rows_=(), ct=False):
+        if force is not None:
+            W[i, force] = 1.0
+        base = nf + m if ct else nf
+        for r in rows_:
+            W[i, base + r.start: base + r.stop] = 1.0
+
+    put(0, force_rows["push"])
+    put(1, force_rows.get("friction"), [rows.stick] if rows.stick is not None else [])  # static friction too
+    put(2, force_rows.get("gravity"))
+    put(3, force_rows.get("drag"))
+    put(4, rows_=rows.joints)
+    put(5, rows_=[rows.drivers])
+    put(6, rows_=[rows.drivers], ct=True)
+    pw, i3, k = system._pw, rows.i3, 2 * n
     out = np.zeros(2 * n + _NX)  # the projection_energy rate stays 0
-    o = system._out
-    QF, Cq, Cvel = o["QF"], o["Cq"], o["Cvel"]
+    solve, sqrt = system._solve, math.sqrt
 
     def rhs(t, y):
-        q, qd = y[:n], y[n: 2 * n]
-        x = system._solve(t, q, qd, alpha, beta)
-        lam = x[n:]
-        cqqd = Cq @ qd
-        pc = -lam * cqqd
+        qd = y[n: 2 * n]
+        x = solve(t, y[:n], qd, alpha, beta)
         out[:n] = qd
-        out[n: 2 * n] = x[:n]
-        k = 2 * n
-        out[k] = QF[ip] @ qd
-        out[k + 1] = (QF[ifr] @ qd if ifr is not None else 0.0) + (pc[st].sum() if st is not None else 0.0)
-        out[k + 2] = QF[ig] @ qd if ig is not None else 0.0
-        out[k + 3] = QF[idr] @ qd if idr is not None else 0.0
-        out[k + 4] = pc[joints[0]].sum() if len(joints) == 1 else sum(pc[sl].sum() for sl in joints)
-        out[k + 5] = pc[dr].sum()
-        out[k + 6] = lam[dr] @ (Cvel[dr] - cqqd[dr])
-        v3 = qd[i3: i3 + 3]
-        out[k + 7] = math.sqrt(v3 @ v3)
-        out[k + 8] = abs(v3[0])
-        out[k + 9] = abs(v3[1])
+        out[n: k] = x[:n]
+        out[k: k + 7] = W @ pw
+        vx, vy, vz = qd[i3], qd[i3 + 1], qd[i3 + 2]
+        out[k + 7] = sqrt(vx * vx + vy * vy + vz * vz)
+        out[k + 8] = abs(vx)
+        out[k + 9] = abs(vy)
         return out.copy()
 
     return rhs
@@ -262,6 +284,8 @@ class _ProjectedPath:
         self.project_state = project_state
 
     def __call__(self, tau):
+        if np.ndim(tau):  # like OdeSolution: an array of times gives one column per time
+            return np.column_stack([self(float(t)) for t in tau])
         k = min(int(np.searchsorted(self.ends, tau)), len(self.pieces) - 1)
         return self.project_state(tau, self.pieces[k][2](tau), accumulate=False)
 
@@ -436,15 +460,42 @@ def _reaction(system, state, J, lam, name, body):
     Euler parameters four equations for three unknowns, consistent, solved exactly), the
     same reading as ``DynamicsResult.reactions`` (a test checks they agree).
     """
-    rows = system.rows(name)
-    c = system.constraint(name)
-    ubar = next(u for b, u in c.reaction_points if b is body)
-    A, G, _, _, sl = state.frame(body)
-    Qc = -J[rows, sl].T @ lam[rows]
-    F = Qc[:3]
-    # ZXZ: G is 3×3; Euler parameters: Gᵀ is 4×3 of full column rank, and Q_θ lies in its range
-    M_cm = np.linalg.solve(G.T, Qc[3:]) if G.shape[1] == 3 else np.linalg.lstsq(G.T, Qc[3:], rcond=None)[0]
-    return F, M_cm - cross3(A @ ubar, F)
+    return _Reaction(system, name, body)(state.q, J, lam)
+
+
+class _Reaction:
+    """``_reaction`` with the constraint's rows, body slice and reaction point looked up once."""
+
+    def __init__(self, system, name, body):
+        self.rows = system.rows(name)
+        c = system.constraint(name)
+        self.ubar = next(u for b, u in c.reaction_points if b is body)
+        self.sl = system.slice(body)
+        self.rot = body.rotation
+
+    def __call__(self, q, J, lam):
+        F, N = self.batch(q[None], J[self.rows, self.sl][None], lam[None])
+        return F[0], N[0]
+
+    def batch(self, Q, Jblocks, lams):
+        """Forces and moments at many points: Q (points × nq), Jblocks the rows × body
+        columns of Cq at each point, lams the multipliers (points × all rows)."""
+        sl = self.sl
+        Qc = -np.einsum("prb,pr->pb", Jblocks, lams[:, self.rows])
+        F = Qc[:, :3]
+        A = np.empty((len(Q), 3, 3))
+        G = np.empty((len(Q), 3, sl.stop - sl.start - 3))
+        for k, qk in enumerate(Q):
+            th = qk[sl][3:]
+            A[k], G[k] = self.rot.A(th), self.rot.G(th)
+        GT = np.swapaxes(G, 1, 2)
+        # ZXZ: G is 3×3; Euler parameters: Gᵀ is 4×3 of full column rank, and Q_θ lies in its range
+        if G.shape[2] == 3:
+            M_cm = np.linalg.solve(GT, Qc[:, 3:, None])[..., 0]
+        else:
+            M_cm = np.array([np.linalg.lstsq(g, b, rcond=None)[0] for g, b in zip(GT, Qc[:, 3:])])
+        u = A @ self.ubar
+        return F, M_cm - np.cross(u, F)
 
 
 def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
@@ -457,8 +508,11 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
             if tau <= tb or k == len(segments) - 1:
                 seg_of[i] = k
                 break
-        sol = segments[seg_of[i]][5]
-        Y[i] = y_end if tau >= segments[-1][1] else sol(tau)
+    for k, seg in enumerate(segments):
+        idx = np.nonzero((seg_of == k) & (grid < segments[-1][1]))[0]
+        if len(idx):
+            Y[idx] = np.atleast_2d(seg[5](grid[idx]).T)
+    Y[grid >= segments[-1][1]] = y_end
     lam_all = np.zeros((len(grid), _N_BASE_ROWS))
     i3 = model.cm.start
     cn = np.zeros(len(grid))
@@ -475,17 +529,35 @@ def _stroke_frame(model, integ, segments, grid, y_end, stroke, t0):
             continue
         q, qd = Y[idx, :n], Y[idx, n: 2 * n]
         lam = np.zeros((len(idx), system.nc))
+        ankle, knee = _Reaction(system, "ankle", model.shank), _Reaction(system, "knee", model.upper)
+        J_ankle = np.zeros((len(idx), ankle.rows.stop - ankle.rows.start, ankle.sl.stop - ankle.sl.start))
+        J_knee = np.zeros((len(idx), knee.rows.stop - knee.rows.start, knee.sl.stop - knee.sl.start))
+        compiled = isinstance(system, CompiledSystem)
+        if compiled:  # read the kernel's buffers of the same evaluation, no copies
+            o = system._out
+            forces = {f.name: i for i, f in enumerate(system._traced_forces)}
         for j, i in enumerate(idx):
-            _, lam[j], jet, Qf = _eom(system, grid[i], q[j], qd[j], integ.alpha, integ.beta)
-            cn[i] = np.abs(jet.val[rows.model]).max()
-            vn[i] = np.abs(jet.vel[rows.model]).max()
-            fric[i] = (Qf["friction"][:3] @ model.e) if mode else -lam[j, rows.stick_index()]
+            if compiled:
+                lam[j] = system._solve(grid[i], q[j], qd[j], integ.alpha, integ.beta)[n:]
+                C, Cvel, J = o["C"], o["Cvel"], o["Cq"]
+                Q_push = o["QF"][forces["push"]]
+                Q_fric = o["QF"][forces["friction"]] if mode else None
+                # ½ q̇ᵀMq̇ with the M of this very evaluation (eqs. 40–46)
+                ke[i] = 0.5 * qd[j] @ o["M"] @ qd[j]
+            else:
+                _, lam[j], jet, Qf = _eom(system, grid[i], q[j], qd[j], integ.alpha, integ.beta)
+                C, Cvel, J = jet.val, jet.vel, jet.J
+                Q_push, Q_fric = Qf["push"], Qf.get("friction")
+                ke[i] = system.kinetic_energy(q[j], qd[j])
+            cn[i] = np.abs(C[rows.model]).max()
+            vn[i] = np.abs(Cvel[rows.model]).max()
+            fric[i] = (Q_fric[:3] @ model.e) if mode else -lam[j, rows.stick_index()]
             push[i] = float(model.push_force(grid[i]))
-            ppow[i] = Qf["push"][i3: i3 + 3] @ qd[j, i3: i3 + 3]
-            ke[i] = system.kinetic_energy(q[j], qd[j])
-            st = system.state(grid[i], q[j], qd[j])
-            react[i, 0:3] = _reaction(system, st, jet.J, lam[j], "ankle", model.shank)[0]
-            react[i, 3:6], react[i, 6:9] = _reaction(system, st, jet.J, lam[j], "knee", model.upper)
+            ppow[i] = Q_push[i3: i3 + 3] @ qd[j, i3: i3 + 3]
+            J_ankle[j] = J[ankle.rows, ankle.sl]
+            J_knee[j] = J[knee.rows, knee.sl]
+        react[idx, 0:3] = ankle.batch(q, J_ankle, lam)[0]
+        react[idx, 3:6], react[idx, 6:9] = knee.batch(q, J_knee, lam)
         modes[idx] = mode
         lam_all[idx] = lam[:, :_N_BASE_ROWS]
     q, qd = Y[:, :n], Y[:, n: 2 * n]
@@ -592,10 +664,11 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         h = 0.05 s lets them decay 20 times per second while keeping them out of the
         explicit integrator's stiff range: h = 0.01 s doubles the run time and changes s,
         speeds and means by < 1e-9 (constraint drift stays below 1e-10 either way).
-    compiled : evaluate eq. 101 with the generated, compiled kernel (``skilib.codegen``;
-        the first run on a machine compiles it, ~1 min, later runs load it from the cache).
-        False uses the numeric engine: the same equations, ~20× slower; results agree to
-        round-off (a test checks it).
+    compiled : evaluate eq. 101 with the generated, compiled kernel (``skilib.codegen``,
+        C by default; the first run on a machine traces and compiles it in a few seconds,
+        later runs load it from the cache).  False uses the numeric engine: the same
+        equations, about 15× slower for the whole run; results agree to round-off (a
+        test checks it).
     rotation : 'zxz' (default: the thesis's ZXZ angles, 18 coordinates) or
         'euler_parameters' (21 coordinates, 17 + 3 rows; no gimbal lock).  The frame's
         q/qd columns follow the coordinates (q0…q17 or q0…q20); every other column means
@@ -629,7 +702,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
     else:
         base, source = push_force, "user callable"
     _check_push_force(base, T)
-    F = base if force_scale == 1.0 else (lambda tau, base=base, c=force_scale: c * base(tau))
+    F = base if force_scale == 1.0 else _ScaledPush(base, float(force_scale))
     if not (isinstance(rotation, str) and rotation in ROTATIONS):
         raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
     if not (isinstance(stabilization, str) and stabilization in STABILIZATIONS):

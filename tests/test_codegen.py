@@ -73,6 +73,14 @@ def test_generated_terms_match_numeric_engine(rng, rotation, backend):
             qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
             scale = 1.0 + np.abs(qdd).max() + np.abs(lam).max()
             assert np.abs(qdd_c - qdd).max() <= 1e-11 * scale and np.abs(lam_c - lam).max() <= 1e-11 * scale
+            # the powers left by the same call: Q_f·q̇, −λ_r (Cq q̇)_r and λ_r Ct_r
+            jet = system.constraint_jet(t, q, qd)
+            Qf = system.force_contributions(t, q, qd)
+            pw, sl = compiled._pw, compiled.power_slices
+            ref_pw = np.concatenate([[Qf[f.name] @ qd for f in compiled._traced_forces],
+                                     -lam * (jet.J @ qd), lam * jet.t])
+            got_pw = np.concatenate([pw[sl["forces"]][:len(compiled._traced_forces)], pw[sl["rows"]], pw[sl["rows_ct"]]])
+            assert np.abs(got_pw - ref_pw).max() <= 1e-10 * (1.0 + np.abs(ref_pw).max())
 
 
 @pytest.mark.parametrize("backend", ["python", "c"])

@@ -279,3 +279,19 @@ def test_evaluate_rejects_bad_derivative_order(poly):
 def test_module_has_no_mutable_state():
     assert not [k for k, v in vars(fourier).items()
                 if not k.startswith("__") and isinstance(v, (list, dict, set))]
+
+
+@pytest.mark.parametrize("m", [1, 10, 40])
+def test_scalar_recurrence_equals_the_written_out_series(rng, m):
+    """One float t takes the angle-addition recurrence (two trig calls); its value is the
+    series written out term by term.  Either way the phase kφ carries a rounding error of
+    about kφε, so the two may differ by Σ (|a_k| + |b_k|) k φ_max ε ≤ amp · m · φ_max · ε."""
+    a0, a, b = rng.normal(), rng.normal(size=m), rng.normal(size=m)
+    f = FourierFit(a0=a0, a=a, b=b, period=0.7, t0=0.2, pearson_r=math.nan, n_harmonics=m, method="lstsq",
+                   n_samples=0)
+    tt = np.linspace(-3.0, 5.0, 401)
+    ref, _, _ = trig_poly(tt, a0, a, b, 0.7, 0.2)
+    amp = abs(a0) + np.sum(np.abs(a) + np.abs(b))
+    got = np.array([f(float(t)) for t in tt])
+    phi_max = TWO_PI / 0.7 * np.abs(tt - 0.2).max()
+    assert np.abs(got - ref).max() <= amp * m * phi_max * np.finfo(float).eps
