@@ -213,3 +213,28 @@ def test_bad_system_argument():
     bob = sk.RigidBody("b", 1.0, [1, 1, 1])
     with pytest.raises(ValueError, match="backend: must be one of"):
         compile_system(sk.MultibodySystem([bob]), backend="fortran")
+
+
+def test_fourier_push_force_is_compiled_into_the_kernel(rng):
+    """The push-off (a Fourier series, eq. 102) writes itself symbolically: no numeric input
+    remains, its coefficients are kernel parameters (one kernel for every phase time and
+    force scale), and the generated forces equal the numeric ones."""
+    from skilib.forcedata import default_push_force
+    from skilib.simulate import _ScaledPush
+    from skilib.skier import SkierModel, SkierParams
+
+    kernels, p = set(), SkierParams()
+    for F in (default_push_force(1.0), default_push_force(0.6), _ScaledPush(default_push_force(2.0), 0.5)):
+        model = SkierModel(p, -0.4, "right", np.zeros(3), F)
+        system = model.system(1)
+        compiled = compile_system(system, backend="python")
+        assert compiled.kernel.n_inputs == 0
+        kernels.add((id(compiled.kernel), type(F).__name__))
+        q, qd, t = model.pose(0.3, 0.1), rng.normal(size=system.nq), 0.3
+        _check_terms(compiled, system, t, q, qd)
+    assert len({k for k, _ in kernels}) == 2  # the plain and the scaled push: two structures
+    # a scaled plain callable cannot be traced: it stays a numeric input, still exact
+    model = SkierModel(p, -0.4, "right", np.zeros(3), _ScaledPush(lambda tau: 300.0 + 50.0 * tau, 0.5))
+    compiled = compile_system(model.system(1), backend="python")
+    assert compiled.kernel.n_inputs == 1
+    _check_terms(compiled, model.system(1), 0.3, model.pose(0.3, 0.1), rng.normal(size=18))
