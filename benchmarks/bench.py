@@ -117,7 +117,10 @@ out = {"max_constraint_norm": float(res.frame.constraint_norm.max())}
 if trace:
     out["python_heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
 else:
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM: the peak resident set of this process image (ru_maxrss would also count the
+    # parent that spawned it, which Linux carries across fork and exec)
+    hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+    out["peak_rss_mb"] = (int(hwm[0].split()[1]) if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) / 1024
     out["modules"] = sorted(m for m in ("sympy", "numba", "matplotlib") if m in sys.modules)
 print(json.dumps(out))
 """
