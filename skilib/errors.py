@@ -1,8 +1,18 @@
 """Errors raised by the engine: each names the body, constraint or time concerned."""
+from __future__ import annotations
+
 
 
 class GimbalLockError(RuntimeError):
-    """A body whose Euler angles are not driven one by one reached sin θ ≈ 0 (§3.2)."""
+    """A body whose Euler angles are not driven one by one reached sin θ ≈ 0 (§3.2).
+
+    Attributes ``body`` (its name), ``t`` (the time, s) and ``angles`` (its rotation
+    coordinates there, unrounded) say where, for programs; the message says it for people.
+    """
+
+    def __init__(self, message: str, *, body: str | None = None, t: float | None = None, angles=None):
+        super().__init__(message)
+        self.body, self.t, self.angles = body, t, (None if angles is None else tuple(float(a) for a in angles))
 
 
 class SingularSystemError(RuntimeError):

@@ -167,7 +167,8 @@ class MultibodySystem:
         return GimbalLockError(
             f"body '{b.name}' reached the {b.rotation.name} singularity at t={t:.6g} s "
             f"(angles {np.round(th, 6).tolist()}); choose a body frame that keeps "
-            "θ away from 0 and π, or use Euler parameters"
+            "θ away from 0 and π, or use Euler parameters",
+            body=b.name, t=float(t), angles=th,
         )
 
     def check_gimbal(self, t, q) -> None:
