@@ -40,6 +40,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import types
 from pathlib import Path
@@ -464,7 +465,12 @@ class _Kernel:
         if not (so.exists() and meta_path.exists()):
             meta, body = _trace(_Walk(system, symbolic=True), system, "c")
             src = _c_source(meta, body)
-            _compile_c(src, so, meta_path, meta)
+            try:
+                _compile_c(src, so, meta_path, meta)
+            except OSError:  # the cache folder is not writable: compile for this process only
+                folder = Path(tempfile.mkdtemp(prefix="skilib-kernels-"))
+                so, meta_path = folder / so.name, folder / meta_path.name
+                _compile_c(src, so, meta_path, meta)
         self.meta = json.loads(meta_path.read_text())
         self.path = so
         self.source = so.with_suffix(".c").read_text() if so.with_suffix(".c").exists() else ""
