@@ -112,7 +112,7 @@ run = dict(strokes=10, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_
 trace = sys.argv[1] == "heap"
 if trace:  # tracemalloc's own bookkeeping inflates the RSS: measured in a separate process
     tracemalloc.start()
-res = sk.simulate_run(**run)
+res = sk.simulate_run(**run, compiled=sys.argv[2] == "compiled")
 out = {"max_constraint_norm": float(res.frame.constraint_norm.max())}
 if trace:
     out["python_heap_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
@@ -126,13 +126,13 @@ print(json.dumps(out))
 """
 
 
-def bench_memory():
+def bench_memory(compiled=True):
     """Peak memory of the long run in a fresh process (kernels already in the disk cache):
     the peak RSS of the whole process, and the Python heap peak of the run (tracemalloc)."""
     out = {}
     for what in ("rss", "heap"):
-        proc = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, what], capture_output=True, text=True,
-                              check=True)
+        proc = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, what, "compiled" if compiled else "numeric"],
+                              capture_output=True, text=True, check=True)
         out.update(json.loads(proc.stdout.strip().splitlines()[-1]))
     return out
 
@@ -201,6 +201,10 @@ def table(r) -> str:
         nr = r["numeric"]
         rows.append(("table 9 run, numeric engine (before) [s]", f"{nr['seconds']:.2f}",
                      f"{nr['rhs_evaluations']} RHS, max|C| {nr['max_constraint_norm']:.1e}"))
+    if "numeric_memory" in r:
+        nm = r["numeric_memory"]
+        rows.append(("table 9 run peak RSS, numeric engine (before) [MB]", f"{nm['peak_rss_mb']:.0f}",
+                     f"Python heap peak of the run {nm['python_heap_peak_mb']:.1f} MB"))
     rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
                  f"target ≤ 1 (stretch 0.3); {lr['rhs_evaluations']} RHS"))
     rows.append(("table 9 run max |C|", f"{lr['max_constraint_norm']:.1e}", "target ≤ 1e-6"))
@@ -250,7 +254,8 @@ def main(argv=None) -> int:
              ("memory", bench_memory),
              ("peer", lambda: bench_peer(args.repeat))]
     if not args.quick:
-        steps += [("numeric", lambda: bench_long_run(False, 3)), ("sweep", bench_sweep)]
+        steps += [("numeric", lambda: bench_long_run(False, 3)), ("numeric_memory", lambda: bench_memory(False)),
+                  ("sweep", bench_sweep)]
     for name, fn in steps:
         t0 = time.perf_counter()
         print(f"[bench] {name} …", file=sys.stderr, flush=True)
