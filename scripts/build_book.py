@@ -4,12 +4,16 @@
     python scripts/build_book.py            # full settings (what `make book` runs)
     python scripts/build_book.py --quick    # the notebooks' small CI settings
     python scripts/build_book.py --only 02  # execute only notebooks whose name starts so
+    python scripts/build_book.py --no-verification  # skip measuring the Verification chapter
 
 The sources in notebooks/ are executed in notebooks/ (so that they find ../data and write
 their shared results to notebooks/results/), in name order: later notebooks may read what
 earlier ones wrote.  The executed copies go to book/_executed/ (not tracked by git); the
-book's table of contents points there.  A notebook that raises stops the build with a
-non-zero exit status, and so does a failing `jupyter-book build`.
+book's table of contents points there.  Then scripts/verification_report.py runs the
+verification tests and writes the Verification chapter's tables to book/_generated/ (with
+--no-verification it writes tables that say no numbers were produced).  A notebook that
+raises stops the build with a non-zero exit status, and so do a failing verification test
+and a failing `jupyter-book build`.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 BOOK = ROOT / "book"
 EXECUTED = BOOK / "_executed"
+REPORT = ROOT / "scripts" / "verification_report.py"
 KERNEL = "python3"
 
 
@@ -105,6 +110,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="execute only notebooks whose names start with these")
     ap.add_argument("--no-execute", action="store_true", help="reuse book/_executed as it is")
     ap.add_argument("--no-build", action="store_true", help="execute the notebooks only")
+    ap.add_argument("--no-verification", action="store_true",
+                    help="do not run the verification tests; the Verification chapter then says it shows no numbers")
     args = ap.parse_args(argv)
 
     times = {}
@@ -136,6 +143,19 @@ def main(argv=None) -> int:
     for page in toc_files_missing():
         print(f"[book] WARNING: book/_toc.yml lists '{page}', but book/{page}.md (or .ipynb) does not exist; "
               f"the book is built without it", file=sys.stderr)
+    if args.no_verification:
+        subprocess.call([sys.executable, str(REPORT), "--skip", "the book was built with --no-verification"], cwd=ROOT)
+    else:
+        t0 = time.perf_counter()
+        print("[book] measuring the Verification chapter: scripts/verification_report.py", flush=True)
+        rc = subprocess.call([sys.executable, str(REPORT)], cwd=ROOT)
+        if rc:
+            print(f"[book] FAILED: the verification report (exit {rc}): "
+                  + ("a verification test failed" if rc == 1 else "the tests recorded nothing")
+                  + f"; see the output above and {BOOK / '_generated' / 'verification.md'}. The book is not built.",
+                  file=sys.stderr)
+            return 1
+        times["verification report"] = time.perf_counter() - t0
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
     t0 = time.perf_counter()
     print("[book] jupyter-book build book/", flush=True)
@@ -147,7 +167,7 @@ def main(argv=None) -> int:
     for k, v in times.items():
         print(f"[book] {k:32s} {v:7.1f} s")
     (BOOK / "_build" / "build_times.json").write_text(json.dumps(
-        {"quick": None if args.no_execute else bool(args.quick),
+        {"quick": None if args.no_execute else bool(args.quick), "verification": not args.no_verification,
          "seconds": {k: round(v, 1) for k, v in times.items()}}, indent=1))
     print(f"[book] open {BOOK / '_build' / 'html' / 'index.html'}")
     return 0

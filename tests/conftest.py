@@ -1,8 +1,224 @@
+"""Shared fixtures: a seeded generator, and `measured`, the assertion that is also a measurement.
+
+Every physics or mathematics test compares a result with something it cannot have been tuned
+to (an analytic solution, a conservation law, an independent derivation, a finite difference)
+through ``measured``: the comparison is asserted exactly as a plain ``assert`` would, and the
+error and its tolerance are kept.  If the environment variable ``SKILIB_VERIFICATION_OUT``
+names a file, the session writes them there as JSON at its end (with each test's docstring,
+its outcome and the run's date, commit and versions); ``scripts/verification_report.py`` turns
+that file into the tables of the book's Verification chapter.  Without the variable nothing
+is kept and nothing is written.
+"""
+from __future__ import annotations
+
+import datetime
+import inspect
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+OUT_ENV = "SKILIB_VERIFICATION_OUT"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def rng():
     """Fixed-seed generator: every random test input is reproducible."""
     return np.random.default_rng(20121122)
+
+
+# -- measured: assert an error against its tolerance, and keep both ------------------------
+class Measured:
+    """The comparisons of one test.  Each method asserts, and records when recording is on.
+
+    ``check(quantity, error, tolerance, unit)``      error <= tolerance (``strict``: <)
+    ``allclose(quantity, actual, desired, ...)``     |actual − desired| <= atol + rtol |desired|,
+                                                     element-wise, as one error and one tolerance
+    ``exceeds(quantity, value, bound, unit)``        value > bound (a margin that must be large)
+
+    ``quantity`` names what is compared ("Cq vs 4th-order differences"); ``unit`` is the unit
+    of error and tolerance ("m", "N", "rel." for a relative error, "× scale", ...).  An array
+    ``error`` counts by its largest element; NaN fails.  Repeated calls with one quantity (a
+    loop over states) are kept as one entry: the call closest to its bound, and the count.
+    """
+
+    def __init__(self, nodeid: str, recorder: "_Recorder | None"):
+        self.nodeid = nodeid
+        self._recorder = recorder
+
+    def check(self, quantity: str, error, tolerance: float, unit: str = "", *, strict: bool = False,
+              where: str = "") -> float:
+        err = _largest(error)
+        tol = float(tolerance)
+        ok = bool(err < tol) if strict else bool(err <= tol)
+        self._keep(quantity, err, tol, unit, "<" if strict else "<=", ok)
+        assert ok, (f"{quantity}{_w(where)}: error {err:.3e}{_u(unit)} exceeds the tolerance "
+                    f"{'<' if strict else '<='} {tol:.3e}{_u(unit)}")
+        return err
+
+    def allclose(self, quantity: str, actual, desired, *, rtol: float = 0.0, atol: float = 0.0,
+                 unit: str = "", where: str = "") -> float:
+        """numpy's allclose criterion with the rtol and atol written (no hidden defaults).
+
+        atol only: the largest |actual − desired| against atol (in ``unit``);
+        rtol only: the largest |actual − desired| / |desired| against rtol ("rel.");
+        both: the largest |actual − desired| / (atol/rtol + |desired|) against rtol, the same
+        inequality divided by rtol.
+        """
+        a = np.asarray(actual, dtype=float)
+        d = np.asarray(desired, dtype=float)
+        if d.shape not in ((), a.shape):
+            raise AssertionError(f"{quantity}: shapes differ, actual {a.shape} vs desired {d.shape}")
+        if rtol < 0 or atol < 0 or rtol == atol == 0:
+            raise ValueError(f"{quantity}: need rtol >= 0, atol >= 0, not both zero (got rtol={rtol}, atol={atol})")
+        diff = np.abs(a - d)
+        if rtol == 0:
+            return self.check(quantity, diff, atol, unit, where=where)
+        floor = atol / rtol
+        den = floor + np.abs(d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = np.where(diff == 0, 0.0, diff / den)  # 0/0: equal; x/0: infinitely far
+        if atol == 0:
+            return self.check(quantity, err, rtol, "rel.", where=where)
+        return self.check(quantity, err, rtol, f"× ({_short(floor)} + |ref|)", where=where)
+
+    def exceeds(self, quantity: str, value, bound: float, unit: str = "", *, where: str = "") -> float:
+        v = float(np.min(np.asarray(value, dtype=float)))
+        b = float(bound)
+        ok = bool(v > b)
+        self._keep(quantity, v, b, unit, ">", ok)
+        assert ok, f"{quantity}{_w(where)}: {v:.3e}{_u(unit)} does not exceed {b:.3e}{_u(unit)}"
+        return v
+
+    def _keep(self, quantity, value, bound, unit, relation, ok):
+        if self._recorder is not None:
+            self._recorder.keep(self.nodeid, quantity, value, bound, unit, relation, ok)
+
+
+def _largest(error) -> float:
+    e = np.asarray(error, dtype=float)
+    if e.size == 0:
+        raise ValueError("measured: an empty error array compares nothing")
+    return float(np.max(e))  # NaN propagates and then fails the comparison
+
+
+def _u(unit: str) -> str:
+    return f" {unit}" if unit else ""
+
+
+def _short(x: float) -> str:
+    """1, 1000, 1e6: a number as one would write it."""
+    m, _, e = f"{x:g}".partition("e")
+    return f"{m}e{int(e)}" if e else m
+
+
+def _w(where: str) -> str:
+    return f" ({where})" if where else ""
+
+
+def _closeness(value: float, bound: float, relation: str) -> float:
+    """How near a kept value is to its bound (1 = on it, > 1 = beyond it)."""
+    if relation == ">":
+        return bound / value if value > 0 and bound > 0 else bound - value
+    if bound > 0:
+        return value / bound
+    return 0.0 if value <= 0 else np.inf
+
+
+class _Recorder:
+    """Collects the kept comparisons and the test outcomes; writes them at session end."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.t0 = time.perf_counter()
+        self.started = datetime.datetime.now(datetime.timezone.utc)
+        self.checks: dict[tuple, dict] = {}
+        self.tests: dict[str, dict] = {}
+
+    def keep(self, nodeid, quantity, value, bound, unit, relation, ok):
+        key = (nodeid, quantity, unit, relation)
+        new = dict(nodeid=nodeid, quantity=quantity, value=value, bound=bound, unit=unit, relation=relation,
+                   passed=ok, n=1, bound_min=bound, bound_max=bound)
+        old = self.checks.get(key)
+        if old is None:
+            self.checks[key] = new
+            return
+        n, passed = old["n"] + 1, old["passed"] and ok
+        lo, hi = min(old["bound_min"], bound), max(old["bound_max"], bound)
+        c_new, c_old = _closeness(value, bound, relation), _closeness(old["value"], old["bound"], relation)
+        if np.isnan(value) or (not np.isnan(old["value"]) and c_new > c_old):
+            old.update(value=value, bound=bound)
+        old.update(n=n, passed=passed, bound_min=lo, bound_max=hi)
+
+    def report(self, item, rep):
+        t = self.tests.setdefault(item.nodeid, dict(
+            nodeid=item.nodeid, file=item.path.name, function=getattr(item, "originalname", item.name),
+            case=item.callspec.id if hasattr(item, "callspec") else None,
+            doc=_first_paragraph(getattr(item, "function", None)), outcome="passed", duration_s=0.0, message=""))
+        t["duration_s"] += rep.duration
+        if rep.failed:
+            t["outcome"] = "failed" if rep.when == "call" else "error"
+            t["message"] = (rep.longreprtext or "").strip().splitlines()[-1][:500] if rep.longreprtext else ""
+        elif rep.skipped and t["outcome"] == "passed":
+            t["outcome"] = "skipped"
+            lr = rep.longrepr
+            t["message"] = str(lr[2] if isinstance(lr, tuple) else lr)[:500]
+
+    def write(self, session, exitstatus):
+        checks = list(self.checks.values())  # non-finite values are written as NaN / Infinity
+        meta = dict(
+            date=self.started.strftime("%Y-%m-%d %H:%M UTC"), duration_s=round(time.perf_counter() - self.t0, 1),
+            exitstatus=int(exitstatus), python=platform.python_version(), numpy=np.__version__,
+            platform=platform.platform(), cpus=os.cpu_count(), args=list(session.config.invocation_params.args),
+            **_git_state())
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(dict(meta=meta, tests=list(self.tests.values()), checks=checks), indent=1,
+                                        ensure_ascii=False))
+
+
+def _first_paragraph(fn) -> str:
+    doc = inspect.getdoc(fn) if fn is not None else None
+    return " ".join(doc.split("\n\n")[0].split()) if doc else ""
+
+
+def _git_state() -> dict:
+    def git(*args):
+        r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else ""
+
+    changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    return dict(commit=git("rev-parse", "--short", "HEAD") or "unknown", changed_files=changed)
+
+
+_KEY = pytest.StashKey["_Recorder | None"]()
+
+
+def pytest_configure(config):
+    path = os.environ.get(OUT_ENV)
+    config.stash[_KEY] = _Recorder(Path(path).resolve()) if path else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    recorder = item.config.stash.get(_KEY, None)
+    if recorder is not None:
+        recorder.report(item, outcome.get_result())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    recorder = session.config.stash.get(_KEY, None)
+    if recorder is not None:
+        recorder.write(session, exitstatus)
+
+
+@pytest.fixture
+def measured(request):
+    """Assert an error against its tolerance and, for the book, record both (see `Measured`)."""
+    return Measured(request.node.nodeid, request.config.stash.get(_KEY, None))

@@ -34,21 +34,26 @@ def _random_state(rng, system, rotation):
     return q, rng.normal(size=system.nq), rng.uniform(0, 1)
 
 
-def _check_terms(compiled, system, t, q, qd):
+def _check_terms(measured, compiled, system, t, q, qd):
+    """Every generated term of eq. 101 against the numeric engine's (one measured quantity)."""
     out = compiled.terms(t, q, qd)
     jet = system.constraint_jet(t, q, qd)
     ref = {"M": system.mass_matrix(q), "Qv": system.quadratic_velocity(q, qd), "C": jet.val,
            "Cq": jet.J, "Cvel": jet.vel, "Cquad": jet.quad}
+    what = "generated M, Qv, C, Cq, Ċ, Qd, Q vs engine"
     for k, v in ref.items():
-        np.testing.assert_allclose(out[k], v, rtol=1e-12, atol=1e-12, err_msg=k)
+        measured.allclose(what, out[k], v, rtol=1e-12, atol=1e-12, where=k)
     Qf = system.force_contributions(t, q, qd)
     for i, f in enumerate(compiled._traced_forces):
-        np.testing.assert_allclose(out["QF"][i], Qf[f.name], rtol=1e-12, atol=1e-12, err_msg=f.name)
+        measured.allclose(what, out["QF"][i], Qf[f.name], rtol=1e-12, atol=1e-12, where=f.name)
 
 
 @pytest.mark.parametrize("backend", ["python", "c"])
 @pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
-def test_generated_terms_match_numeric_engine(rng, rotation, backend):
+def test_generated_terms_match_numeric_engine(rng, rotation, backend, measured):
+    """Every generated term of eq. 101 (M, Qv, C, Cq, Ċ, Qd, each force's Q), the kernel's
+    solved q̈ and λ and its powers equal the numeric engine's, for every constraint component
+    and force, in ZXZ angles and Euler parameters, with the Python and the C backend."""
     if backend == "c" and codegen.c_compiler() is None:
         pytest.skip("no C compiler")
     b1, b2 = _bodies(rotation)
@@ -67,12 +72,13 @@ def test_generated_terms_match_numeric_engine(rng, rotation, backend):
         assert compiled.kernel.n_inputs == 1 + 3 * (c.name == "opaque")
         for _ in range(2):
             q, qd, t = _random_state(rng, system, rotation)
-            _check_terms(compiled, system, t, q, qd)
+            _check_terms(measured, compiled, system, t, q, qd)
             # and the kernel's own assembly and solve of eq. 101
             qdd, lam = system.accelerations(t, q, qd, 3.0, 4.0)
             qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
             scale = 1.0 + np.abs(qdd).max() + np.abs(lam).max()
-            assert np.abs(qdd_c - qdd).max() <= 1e-11 * scale and np.abs(lam_c - lam).max() <= 1e-11 * scale
+            measured.check("solved q̈ and λ vs engine", max(np.abs(qdd_c - qdd).max(), np.abs(lam_c - lam).max()) / scale,
+                           1e-11, "× scale", where=c.name)
             # the powers left by the same call: Q_f·q̇, −λ_r (Cq q̇)_r and λ_r Ct_r
             jet = system.constraint_jet(t, q, qd)
             Qf = system.force_contributions(t, q, qd)
@@ -80,11 +86,13 @@ def test_generated_terms_match_numeric_engine(rng, rotation, backend):
             ref_pw = np.concatenate([[Qf[f.name] @ qd for f in compiled._traced_forces],
                                      -lam * (jet.J @ qd), lam * jet.t])
             got_pw = np.concatenate([pw[sl["forces"]][:len(compiled._traced_forces)], pw[sl["rows"]], pw[sl["rows_ct"]]])
-            assert np.abs(got_pw - ref_pw).max() <= 1e-10 * (1.0 + np.abs(ref_pw).max())
+            measured.check("powers Q·q̇, −λ(Cq q̇), λCt vs engine",
+                           np.abs(got_pw - ref_pw).max() / (1.0 + np.abs(ref_pw).max()), 1e-10, "× (1 + max|ref|)",
+                           where=c.name)
 
 
 @pytest.mark.parametrize("backend", ["python", "c"])
-def test_one_kernel_serves_every_system_of_the_same_structure(rng, backend):
+def test_one_kernel_serves_every_system_of_the_same_structure(rng, backend, measured):
     """Different masses, inertias, points, axes, law coefficients and force magnitudes:
     one compiled kernel, and each system's terms still equal its own numeric ones."""
     if backend == "c" and codegen.c_compiler() is None:
@@ -100,15 +108,15 @@ def test_one_kernel_serves_every_system_of_the_same_structure(rng, backend):
         compiled = compile_system(system, backend=backend)
         kernels.add(id(compiled.kernel))
         q, qd, t = _random_state(rng, system, "zxz")
-        _check_terms(compiled, system, t, q, qd)
+        _check_terms(measured, compiled, system, t, q, qd)
         qdd, lam = system.accelerations(t, q, qd, 3.0, 4.0)
         qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
-        np.testing.assert_allclose(qdd_c, qdd, rtol=1e-10, atol=1e-10)
-        np.testing.assert_allclose(lam_c, lam, rtol=1e-10, atol=1e-10)
+        measured.allclose("solved q̈ vs engine", qdd_c, qdd, rtol=1e-10, atol=1e-10)
+        measured.allclose("solved λ vs engine", lam_c, lam, rtol=1e-10, atol=1e-10)
     assert len(kernels) == 1
 
 
-def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng):
+def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng, measured):
     """A PointForce is an arbitrary callable of the state: it is evaluated numerically, so
     two systems whose callables differ only in a closure value give different results."""
     out = []
@@ -121,12 +129,13 @@ def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng):
         q, qd, t = _random_state(np.random.default_rng(3), system, "zxz")
         qdd, lam = system.accelerations(t, q, qd)
         qdd_c, lam_c = compiled.accelerations(t, q, qd)
-        np.testing.assert_allclose(qdd_c, qdd, rtol=1e-11, atol=1e-11)
+        measured.allclose("q̈ with a numeric user force vs engine", qdd_c, qdd, rtol=1e-11, atol=1e-11)
         out.append(qdd_c.copy())
-    assert np.abs(out[0] - out[1]).max() > 1e-3
+    measured.exceeds("q̈ difference between the two closures", np.abs(out[0] - out[1]).max(), 1e-3)
 
 
-def test_compiled_system_integrates_like_the_numeric_one():
+def test_compiled_system_integrates_like_the_numeric_one(measured):
+    """A pendulum integrated with the compiled kernel gives the numeric engine's q and λ."""
     from test_dynamics import pendulum, planar_pendulum_state
 
     bob, system = pendulum()
@@ -135,11 +144,11 @@ def test_compiled_system_integrates_like_the_numeric_one():
     kw = dict(rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 1, 11))
     a = sk.solve_dynamics(system, (0, 1), q0, qd0, **kw)
     b = sk.solve_dynamics(compile_system(system, use_numba=False), (0, 1), q0, qd0, **kw)
-    np.testing.assert_allclose(b.q, a.q, atol=1e-12)
-    np.testing.assert_allclose(b.lam, a.lam, rtol=1e-10, atol=1e-10)
+    measured.allclose("q: compiled vs numeric run", b.q, a.q, atol=1e-12)
+    measured.allclose("λ: compiled vs numeric run", b.lam, a.lam, rtol=1e-10, atol=1e-10)
 
 
-def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch, rng):
+def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch, rng, measured):
     """With numba the kernel is a module in the cache folder; another process (simulated by
     clearing the in-memory cache) loads it instead of tracing again, with equal results."""
     pytest.importorskip("numba")
@@ -161,7 +170,7 @@ def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch
     ref = system.accelerations(t, q, qd, 2.0, 3.0)
     for x, y, r in zip(a, b, ref):
         np.testing.assert_array_equal(x, y)
-        np.testing.assert_allclose(x, r, rtol=1e-11, atol=1e-11)
+        measured.allclose("q̈, λ from the reloaded numba kernel vs engine", x, r, rtol=1e-11, atol=1e-11)
     codegen.clear_kernel_cache()
 
 
@@ -215,7 +224,7 @@ def test_bad_system_argument():
         compile_system(sk.MultibodySystem([bob]), backend="fortran")
 
 
-def test_fourier_push_force_is_compiled_into_the_kernel(rng):
+def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
     """The push-off (a Fourier series, eq. 102) writes itself symbolically: no numeric input
     remains, its coefficients are kernel parameters (one kernel for every phase time and
     force scale), and the generated forces equal the numeric ones."""
@@ -231,10 +240,10 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng):
         assert compiled.kernel.n_inputs == 0
         kernels.add((id(compiled.kernel), type(F).__name__))
         q, qd, t = model.pose(0.3, 0.1), rng.normal(size=system.nq), 0.3
-        _check_terms(compiled, system, t, q, qd)
+        _check_terms(measured, compiled, system, t, q, qd)
     assert len({k for k, _ in kernels}) == 2  # the plain and the scaled push: two structures
     # a scaled plain callable cannot be traced: it stays a numeric input, still exact
     model = SkierModel(p, -0.4, "right", np.zeros(3), _ScaledPush(lambda tau: 300.0 + 50.0 * tau, 0.5))
     compiled = compile_system(model.system(1), backend="python")
     assert compiled.kernel.n_inputs == 1
-    _check_terms(compiled, model.system(1), 0.3, model.pose(0.3, 0.1), rng.normal(size=18))
+    _check_terms(measured, compiled, model.system(1), 0.3, model.pose(0.3, 0.1), rng.normal(size=18))

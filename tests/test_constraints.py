@@ -46,7 +46,11 @@ def d2(f, h):
 
 
 @pytest.mark.parametrize("index", range(13))
-def test_jacobian_ct_and_qd_against_finite_differences(rng, index):
+def test_jacobian_ct_and_qd_against_finite_differences(rng, index, measured):
+    """Cq, Ct and Ċ of each of the 13 components (spherical ×2, revolute, prismatic,
+    point-on-plane ×2, point-on-line, fixed ×2, coordinate, distance, orientation and
+    point-path drivers) against 4th-order central differences (h = 1e-3); Cq q̈ − Qd against
+    the second difference along a path; Ċ = Cq q̇ + Ct, 5 random states each."""
     b1, b2 = two_bodies(rng)
     c = all_constraints(b1, b2)[index]
     system = sk.MultibodySystem([b1, b2], [c])
@@ -59,26 +63,28 @@ def test_jacobian_ct_and_qd_against_finite_differences(rng, index):
         C = lambda qq, tt: system.constraint_jet(tt, qq).val
         h = 1e-3
         Cq_fd = np.column_stack([d1(lambda e: C(q + e * np.eye(12)[k], t), h) for k in range(12)])
-        np.testing.assert_allclose(jet.J, Cq_fd, atol=1e-9)
-        np.testing.assert_allclose(jet.t, d1(lambda e: C(q, t + e), h), atol=1e-9)
+        measured.allclose("Cq vs differences", jet.J, Cq_fd, atol=1e-9)
+        measured.allclose("Ct vs differences", jet.t, d1(lambda e: C(q, t + e), h), atol=1e-9)
         f = lambda e: C(q + qd * e + 0.5 * qdd * e * e, t + e)
-        np.testing.assert_allclose(jet.vel, jet.J @ qd + jet.t, atol=1e-12)
-        np.testing.assert_allclose(jet.vel, d1(f, h), atol=1e-9)
+        measured.allclose("Ċ vs Cq q̇ + Ct", jet.vel, jet.J @ qd + jet.t, atol=1e-12)
+        measured.allclose("Ċ vs differences", jet.vel, d1(f, h), atol=1e-9)
         Qd = -jet.quad
-        np.testing.assert_allclose(jet.J @ qdd - Qd, d2(f, h), atol=2e-7)
+        measured.allclose("Cq q̈ − Qd vs 2nd difference", jet.J @ qdd - Qd, d2(f, h), atol=2e-7)
 
 
-def test_rotation_path_derivatives():
+def test_rotation_path_derivatives(measured):
+    """A driven rotation A_d(t) is orthonormal; Ȧ_d and Ä_d against 4th-order differences."""
     rp = RotationPath(sk.rotation_matrix([0.2, 1.3, 0.4]), [0.3, 1, 0.2], Polynomial([0.1, 0.7, -0.4, 0.3]))
     t, h = 0.37, 1e-3
     A, Ad, Add = rp(t)
-    np.testing.assert_allclose(A.T @ A, np.eye(3), atol=1e-14)
-    np.testing.assert_allclose(Ad, d1(lambda e: rp(t + e)[0], h), atol=1e-10)
-    np.testing.assert_allclose(Add, d2(lambda e: rp(t + e)[0], h), atol=1e-7)
+    measured.allclose("A_dᵀA_d − I", A.T @ A, np.eye(3), atol=1e-14)
+    measured.allclose("Ȧ_d vs differences", Ad, d1(lambda e: rp(t + e)[0], h), atol=1e-10, unit="1/s")
+    measured.allclose("Ä_d vs differences", Add, d2(lambda e: rp(t + e)[0], h), atol=1e-7, unit="1/s²")
 
 
-def test_constraint_rows_vanish_where_they_should():
-    """Orientation rows of Fixed/OrientationDriver vanish exactly at the intended pose."""
+def test_constraint_rows_vanish_where_they_should(measured):
+    """The orientation rows of a Fixed joint vanish at the intended relative pose and equal
+    the small relative rotation (1e-3 rad) away from it."""
     b1 = sk.RigidBody("one", 1.0, [1, 1, 1])
     b2 = sk.RigidBody("two", 1.0, [1, 1, 1])
     rel = sk.rotation_matrix([0.3, 1.1, -0.2])
@@ -87,6 +93,7 @@ def test_constraint_rows_vanish_where_they_should():
     q[3:6] = [0.5, 0.8, 1.0]
     q[9:12] = sk.ZXZ.from_matrix(A1 @ rel)
     system = sk.MultibodySystem([b1, b2], [sk.Fixed("f", b1, [0, 0, 0], b2, [0, 0, 0], rel=rel)])
-    np.testing.assert_allclose(system.constraint_jet(0.0, q).val, 0.0, atol=1e-14)
+    measured.allclose("C at the intended pose", system.constraint_jet(0.0, q).val, 0.0, atol=1e-14)
     q[11] += 1e-3  # the three rows are the components of the small relative rotation vector
-    assert np.linalg.norm(system.constraint_jet(0.0, q).val[3:]) == pytest.approx(1e-3, rel=1e-3)
+    norm = np.linalg.norm(system.constraint_jet(0.0, q).val[3:])
+    measured.check("‖orientation rows‖ vs 1e-3 rad turned", abs(norm - 1e-3) / 1e-3, 1e-3, "rel.")

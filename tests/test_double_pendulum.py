@@ -135,27 +135,30 @@ def runs():
 
 
 # -- the seed's equations themselves ---------------------------------------------------
-def test_mass_matrix_3_14_matches_printed_elements(rng):
-    """M = ΣCSᵀ C CS (3.14) equals the seed's element formulas M11..M22; symmetric, SPD."""
+def test_mass_matrix_3_14_matches_printed_elements(rng, measured):
+    """Al-Zube's mass matrix M = ΣCSᵀ C CS (3.14) equals the seed's printed element formulas
+    M11..M22, is symmetric and positive definite; ½VᵀMV (3.13) is the point masses' kinetic
+    energy; the velocities (3.7)–(3.9) are d/dt of the positions (3.4)–(3.6)."""
     model = seed_model()
     for _ in range(20):
         X = np.concatenate([rng.uniform(0.2, np.pi - 0.2, 2), rng.uniform(-np.pi, np.pi, 2)])
         M = model.mass_matrix(X)
-        assert np.allclose(M, model.mass_matrix_elementwise(X), rtol=0, atol=1e-14)
-        assert np.allclose(M, M.T, rtol=0, atol=1e-14)
-        assert np.linalg.eigvalsh(M).min() > 0
+        measured.allclose("M (3.14) vs printed elements", M, model.mass_matrix_elementwise(X), atol=1e-14,
+                          unit="kg m²")
+        measured.allclose("M − Mᵀ", M, M.T, atol=1e-14, unit="kg m²")
+        measured.exceeds("smallest eigenvalue of M", np.linalg.eigvalsh(M).min(), 0.0, "kg m²")
         # kinetic energy ½VᵀMV (3.13) = Σ ½ m_p |v_p|² with v_p from (3.7)-(3.9)
         Vr = rng.normal(size=4)
         vp = model.velocities(X, Vr)
         ke = 0.5 * sum(m * v @ v for (_, _, m), v in zip(POINT_MASSES, vp))
-        assert model.kinetic_energy(X, Vr) == pytest.approx(ke, rel=1e-13)
+        measured.check("½VᵀMV vs Σ ½m|v|²", abs(model.kinetic_energy(X, Vr) - ke) / ke, 1e-13, "rel.")
         # the velocities of (3.7)-(3.9) are the time derivatives of (3.4)-(3.6)
         h = 1e-6
         fd = (model.positions(X + h * Vr) - model.positions(X - h * Vr)) / (2 * h)
-        assert np.allclose(fd, vp, rtol=0, atol=1e-8)
+        measured.allclose("velocities (3.7)–(3.9) vs central differences", fd, vp, atol=1e-8, unit="m/s")
 
 
-def test_equations_4_9_match_sympy_lagrange(rng):
+def test_equations_4_9_match_sympy_lagrange(rng, measured):
     """M V̇ = −∇P − S (4.9, 4.10) agrees with a sympy Lagrange derivation from the
     point-mass energies T = Σ ½ m_p |ṙ_p|², P = Σ m_p g z_p (positions per eqs. 3.4–3.6)."""
     th = sp.symbols("th1:3")
@@ -183,15 +186,17 @@ def test_equations_4_9_match_sympy_lagrange(rng):
         V = rng.normal(scale=2.0, size=4)
         Mref = np.array(Mf(X, V), dtype=float)
         acc_ref = np.linalg.solve(Mref, np.array(rf(X, V), dtype=float).ravel())
-        assert np.allclose(model.mass_matrix(X), Mref, rtol=0, atol=1e-12)
-        assert np.allclose(model.accelerations(X, V), acc_ref, rtol=1e-10, atol=1e-10)
+        measured.allclose("M vs sympy", model.mass_matrix(X), Mref, atol=1e-12, unit="kg m²")
+        measured.allclose("V̇ (4.9, 4.10) vs sympy", model.accelerations(X, V), acc_ref, rtol=1e-10, atol=1e-10)
 
 
-def test_minimal_model_conserves_energy(runs):
+def test_minimal_model_conserves_energy(runs, measured):
+    """The minimal-coordinate model keeps its energy over the 2 s reference run, a large,
+    genuinely 3-D motion clear of its sin θ = 0 singularity."""
     model, X, V = runs["model"], runs["X"], runs["V"]
     E = np.array([model.energy(x, v) for x, v in zip(X, V)])
     scale = np.abs(E).max()
-    assert np.abs(E - E[0]).max() < 1e-9 * scale
+    measured.check("max|E − E(0)| / max|E|", np.abs(E - E[0]).max() / scale, 1e-9, "rel.", strict=True)
     # the trajectory stays clear of the two-angle singularity sin θ = 0
     assert np.abs(np.sin(X[:, :2])).min() > 0.3
     # and it is a large, genuinely 3-D motion: both azimuths sweep > 90°
@@ -200,8 +205,10 @@ def test_minimal_model_conserves_energy(runs):
 
 
 # -- skilib against the seed -----------------------------------------------------------
-def test_skilib_double_pendulum_matches_al_zube(runs):
-    """Every point mass (incl. the tip) agrees to 1e-6 m (and 1e-6 m/s) over 2 s."""
+def test_skilib_double_pendulum_matches_al_zube(runs, measured):
+    """skilib's 12-coordinate, 6-row 3-D double pendulum against the 4-coordinate model of
+    Al-Zube (2004): every point mass (incl. the tip), positions and velocities, over 2 s;
+    the constraints hold."""
     model, X, V, res, bodies = runs["model"], runs["X"], runs["V"], runs["res"], runs["bodies"]
     system = runs["system"]
     assert res.success and np.allclose(res.t, runs["t"])
@@ -220,14 +227,15 @@ def test_skilib_double_pendulum_matches_al_zube(runs):
             vel = res.qd[k, sl][:3] + np.cross(w, u)
             pos_err = max(pos_err, np.abs(pos - p_ref[p]).max())
             vel_err = max(vel_err, np.abs(vel - v_ref[p]).max())
-        assert np.abs(s.point(bodies[1], bodies[1].points["distal"]).val - p_ref[3]).max() < 1e-6
+        tip = s.point(bodies[1], bodies[1].points["distal"]).val
+        measured.check("tip position", np.abs(tip - p_ref[3]).max(), 1e-6, "m", strict=True)
     print(f"max position error {pos_err:.3e} m, max velocity error {vel_err:.3e} m/s")
-    assert pos_err < 1e-6
-    assert vel_err < 1e-6
-    assert res.constraint_norm.max() < 1e-9
+    measured.check("point-mass positions", pos_err, 1e-6, "m", strict=True)
+    measured.check("point-mass velocities", vel_err, 1e-6, "m/s", strict=True)
+    measured.check("max|C|", res.constraint_norm.max(), 1e-9, "m", strict=True)
 
 
-def test_skilib_run_keeps_axial_spin_zero_and_energy(runs):
+def test_skilib_run_keeps_axial_spin_zero_and_energy(runs, measured):
     """Supports the model equivalence: no spin about the link axes; energy conserved."""
     res, system, bodies = runs["res"], runs["system"], runs["bodies"]
     spin = 0.0
@@ -243,5 +251,5 @@ def test_skilib_run_keeps_axial_spin_zero_and_energy(runs):
             pe += b.mass * G * q[sl][2]
         E.append(system.kinetic_energy(q, qd) + pe)
     E = np.array(E)
-    assert spin < 1e-8
-    assert np.abs(E - E[0]).max() < 1e-9 * np.abs(E).max()
+    measured.check("max |ω · link axis|", spin, 1e-8, "rad/s", strict=True)
+    measured.check("max|E − E(0)| / max|E|", np.abs(E - E[0]).max() / np.abs(E).max(), 1e-9, "rel.", strict=True)

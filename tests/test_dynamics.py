@@ -1,14 +1,14 @@
 """Dynamics of the engine against conservation laws and analytic solutions."""
 import numpy as np
-import pytest
 from scipy.special import ellipk
 
 import skilib as sk
 from skilib.rotation import G_matrix
 
 
-def test_torque_free_asymmetric_body_conserves_energy_and_momentum():
-    """No forces, no constraints: T and the angular momentum stay constant (10 s, 1e-8).
+def test_torque_free_asymmetric_body_conserves_energy_and_momentum(measured):
+    """No forces, no constraints: over 10 s of a 3-D tumble the kinetic energy T and the
+    angular momentum H stay constant and the centre of mass moves uniformly.
 
     The body spins mainly about its major axis (body z) held horizontal, so ZXZ's θ
     stays near 90° and far from gimbal lock; a perturbation makes it wobble in 3-D.
@@ -23,10 +23,11 @@ def test_torque_free_asymmetric_body_conserves_energy_and_momentum():
                           t_eval=np.linspace(0, 10, 201))
     T = r.kinetic_energy()
     H = np.array([body.angular_momentum(q, v) for q, v in zip(r.q, r.qd)])
-    assert np.ptp(T) / T[0] < 1e-8
-    assert np.abs(H - H[0]).max() / np.linalg.norm(H[0]) < 1e-8
+    measured.check("ptp T / T(0)", np.ptp(T) / T[0], 1e-8, "rel.", strict=True)
+    measured.check("max|H − H(0)| / |H(0)|", np.abs(H - H[0]).max() / np.linalg.norm(H[0]), 1e-8, "rel.",
+                   strict=True)
     # the free centre of mass moves uniformly
-    np.testing.assert_allclose(r.q[:, :3], q0[:3] + np.outer(r.t, qd0[:3]), atol=1e-9)
+    measured.allclose("centre of mass vs R0 + Ṙ0 t", r.q[:, :3], q0[:3] + np.outer(r.t, qd0[:3]), atol=1e-9, unit="m")
     # a genuinely 3-D tumble: all three Euler angles move
     assert np.ptp(r.q[:, 5]) > 1.0 and np.ptp(r.q[:, 4]) > 0.01
 
@@ -51,8 +52,9 @@ def planar_pendulum_state(length, angle):
     return np.concatenate([length * bx, sk.ZXZ.from_matrix(A)])
 
 
-def test_large_amplitude_pendulum_period_is_elliptic():
-    """T = 4√(ℓ_e/g) K(sin(θ0/2)) with ℓ_e = (I + mℓ²)/(mℓ) for a bob with inertia."""
+def test_large_amplitude_pendulum_period_is_elliptic(measured):
+    """The period at 120° amplitude is 4√(ℓ_e/g) K(sin(θ0/2)) with ℓ_e = (I + mℓ²)/(mℓ) for a
+    bob with inertia (elliptic integral K)."""
     length, mass, inertia, theta0 = 0.8, 1.3, 2e-3, np.radians(120.0)
     bob, system = pendulum(length, mass, inertia)
     q0 = planar_pendulum_state(length, theta0)
@@ -69,10 +71,10 @@ def test_large_amplitude_pendulum_period_is_elliptic():
     period = np.diff(crossings).mean()
     l_eq = (inertia + mass * length**2) / (mass * length)
     expected = 4.0 * np.sqrt(l_eq / 9.81) * ellipk(np.sin(theta0 / 2) ** 2)  # scipy's K takes m = k²
-    assert period == pytest.approx(expected, rel=1e-6)
+    measured.check("period vs 4√(ℓₑ/g) K(sin θ₀/2)", abs(period - expected) / expected, 1e-6, "rel.")
 
 
-def test_spherical_joint_reaction_is_newton_euler():
+def test_spherical_joint_reaction_is_newton_euler(measured):
     """Reaction at the pivot: F = m(a − g) on the bob, and no moment about the joint."""
     bob, system = pendulum()
     q0 = planar_pendulum_state(0.8, 1.0)
@@ -81,11 +83,14 @@ def test_spherical_joint_reaction_is_newton_euler():
     r = sk.solve_dynamics(system, (0.0, 1.0), q0, qd0, rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 1, 11))
     reac = r.reactions("pivot")
     F = reac[["Fx", "Fy", "Fz"]].to_numpy()
-    np.testing.assert_allclose(F, bob.mass * (r.qdd[:, :3] - np.array([0, 0, -9.81])), atol=1e-8)
-    np.testing.assert_allclose(reac[["Mx", "My", "Mz"]].to_numpy(), 0.0, atol=1e-8)
+    measured.allclose("pivot force vs m(a − g)", F, bob.mass * (r.qdd[:, :3] - np.array([0, 0, -9.81])), atol=1e-8,
+                      unit="N")
+    measured.allclose("pivot moment", reac[["Mx", "My", "Mz"]].to_numpy(), 0.0, atol=1e-8, unit="N m")
 
 
-def test_spherical_pendulum_conserves_energy_and_vertical_momentum():
+def test_spherical_pendulum_conserves_energy_and_vertical_momentum(measured):
+    """5 s of a 3-D spherical pendulum: the energy and the vertical angular momentum H_z are
+    constant (relative to max|E| and to max(|H_z|, 1))."""
     bob, system = pendulum()
     q0 = planar_pendulum_state(0.8, 0.9)
     q0, qd0 = sk.consistent_initial_conditions(system, 0.0, q0, [0, 0, 0, 1.1, 0.3, -0.8],
@@ -94,6 +99,6 @@ def test_spherical_pendulum_conserves_energy_and_vertical_momentum():
                           t_eval=np.linspace(0, 5, 51))
     E = r.kinetic_energy() + bob.mass * 9.81 * r.q[:, 2]
     Hz = np.array([bob.angular_momentum(q, v)[2] for q, v in zip(r.q, r.qd)])
-    assert np.ptp(E) < 1e-8 * np.abs(E).max()
-    assert np.ptp(Hz) < 1e-8 * max(np.abs(Hz).max(), 1.0)
+    measured.check("ptp E / max|E|", np.ptp(E) / np.abs(E).max(), 1e-8, "rel.", strict=True)
+    measured.check("ptp H_z / max(|H_z|, 1)", np.ptp(Hz) / max(np.abs(Hz).max(), 1.0), 1e-8, "rel.", strict=True)
     assert np.ptp(r.q[:, 1]) > 0.1  # the motion leaves the plane

@@ -16,26 +16,28 @@ def random_p(rng):
     return p / np.linalg.norm(p)
 
 
-def test_euler_parameter_rotation_and_G(rng):
-    """A orthonormal, ω̃ = ȦAᵀ with ω = Gṗ, round trip A → p → A, ṗ from ω."""
+def test_euler_parameter_rotation_and_G(rng, measured):
+    """Euler parameters: A orthonormal with det A = 1 and A(3p) = A(p); ω̃ = ȦAᵀ with ω = Gṗ
+    (4th-order differences); round trip A → p → A; tangent ṗ from ω; Ġṗ against differences."""
     for _ in range(10):
         p, pd = random_p(rng), rng.normal(size=4)
         A = EulerParameters.A(p)
-        np.testing.assert_allclose(A.T @ A, np.eye(3), atol=1e-14)
-        assert np.linalg.det(A) == pytest.approx(1.0, abs=1e-14)
-        np.testing.assert_allclose(EulerParameters.A(3.0 * p), A, atol=1e-14)  # A(p/|p|)
+        measured.allclose("AᵀA − I", A.T @ A, np.eye(3), atol=1e-14)
+        measured.check("|det A − 1|", abs(np.linalg.det(A) - 1.0), 1e-14)
+        measured.allclose("A(3p) vs A(p)", EulerParameters.A(3.0 * p), A, atol=1e-14)  # A(p/|p|)
         Adot = d1(lambda e: EulerParameters.A(p + e * pd), 2e-4)
         w = EulerParameters.G(p) @ pd
-        np.testing.assert_allclose(Adot @ A.T, sk.rotation.skew(w), atol=1e-9)
-        np.testing.assert_allclose(EulerParameters.A(EulerParameters.from_matrix(A)), A, atol=1e-13)
+        measured.allclose("ȦAᵀ vs ω̃, ω = Gṗ", Adot @ A.T, sk.rotation.skew(w), atol=1e-9, unit="1/s")
+        measured.allclose("A(p(A)) vs A", EulerParameters.A(EulerParameters.from_matrix(A)), A, atol=1e-13)
         pd_t = EulerParameters.rates(p, w)  # tangent rates giving the same ω
-        np.testing.assert_allclose(EulerParameters.G(p) @ pd_t, w, atol=1e-13)
-        assert p @ pd_t == pytest.approx(0.0, abs=1e-13)
+        measured.allclose("G ṗ(ω) vs ω", EulerParameters.G(p) @ pd_t, w, atol=1e-13, unit="1/s")
+        measured.check("|p·ṗ(ω)|", abs(p @ pd_t), 1e-13, "1/s")
         Gd = d1(lambda e: EulerParameters.G(p + e * pd), 2e-4)
-        np.testing.assert_allclose(EulerParameters.Gdot_thetadot(p, pd), Gd @ pd, atol=1e-9)
+        measured.allclose("Ġṗ vs differences", EulerParameters.Gdot_thetadot(p, pd), Gd @ pd, atol=1e-9,
+                          unit="1/s²")
 
 
-def test_quadratic_velocity_is_lagrange_in_euler_parameters(rng):
+def test_quadratic_velocity_is_lagrange_in_euler_parameters(rng, measured):
     """Qv = ∂T/∂q − (Σ ∂M/∂q_k q̇_k) q̇ by finite differences, as the sympy test does for ZXZ."""
     body = sk.RigidBody("b", 2.0, [[0.3, 0.05, 0.0], [0.05, 0.5, 0.02], [0.0, 0.02, 0.4]],
                         rotation="euler_parameters")
@@ -45,13 +47,15 @@ def test_quadratic_velocity_is_lagrange_in_euler_parameters(rng):
         h = 1e-4
         dTdq = np.array([d1(lambda e: body.kinetic_energy(q + e * np.eye(7)[k], qd), h) for k in range(7)])
         Mdot = d1(lambda e: body.mass_matrix(q + e * qd), h)
-        np.testing.assert_allclose(body.quadratic_velocity(q, qd), dTdq - Mdot @ qd, atol=1e-8)
+        measured.allclose("Qv vs ∂T/∂q − Ṁq̇ (differences)", body.quadratic_velocity(q, qd), dTdq - Mdot @ qd,
+                          atol=1e-8)
 
 
 # index 9 is the CoordinateDriver, which prescribes a raw coordinate whatever it means
 @pytest.mark.parametrize("index", [i for i in range(13) if i != 9])
-def test_constraints_exact_on_euler_parameter_bodies(rng, index):
-    """Jacobians and Qd of every component stay exact when the bodies use Euler parameters."""
+def test_constraints_exact_on_euler_parameter_bodies(rng, index, measured):
+    """Cq and Qd of every component (the 12 that do not prescribe a raw coordinate) stay exact
+    when the bodies use Euler parameters: 4th-order differences, h = 1e-3."""
     from test_constraints import all_constraints, d2
 
     b1 = sk.RigidBody("one", 2.0, [0.1, 0.2, 0.15], points={"p": [0.1, -0.2, 0.3]}, rotation="euler_parameters")
@@ -63,9 +67,9 @@ def test_constraints_exact_on_euler_parameter_bodies(rng, index):
     jet = system.constraint_jet(t, q, qd)
     C = lambda qq, tt: system.constraint_jet(tt, qq).val
     Cq_fd = np.column_stack([d1(lambda e: C(q + e * np.eye(14)[k], t), 1e-3) for k in range(14)])
-    np.testing.assert_allclose(jet.J, Cq_fd, atol=1e-8)
+    measured.allclose("Cq vs differences", jet.J, Cq_fd, atol=1e-8)
     f = lambda e: C(q + qd * e + 0.5 * qdd * e * e, t + e)
-    np.testing.assert_allclose(jet.J @ qdd + jet.quad, d2(f, 1e-3), atol=1e-6)
+    measured.allclose("Cq q̈ − Qd vs 2nd difference", jet.J @ qdd + jet.quad, d2(f, 1e-3), atol=1e-6)
 
 
 def heavy_top(rotation):
@@ -97,15 +101,20 @@ def top_invariants(top, q, qd, g=9.81):
     return E, H[2], (A @ top.inertia @ A.T @ w) @ A[:, 2], A[2, 2]
 
 
-def test_heavy_top_through_vertical_with_euler_parameters():
+def test_heavy_top_through_vertical_with_euler_parameters(measured):
+    """A heavy symmetric top started 5° from the vertical, whose axis passes through it, 10 s
+    with Euler parameters and projection: energy, L_z and L₃ constant; u = cos(tilt) stays
+    between the roots u₁ and u₂ = 1 of the top's cubic and comes within 1e-3 of the range of
+    both; the constraints hold.
+    """
     top, system, q0, qd0, P = heavy_top("euler_parameters")
     q0, qd0 = sk.consistent_initial_conditions(system, 0.0, q0, qd0)
     t = np.linspace(0.0, 10.0, 20001)
     r = sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13,
                           stabilization="projection", t_eval=t)
     E, Lz, L3, u = np.array([top_invariants(top, q, v) for q, v in zip(r.q, r.qd)]).T
-    for name, x in (("energy", E), ("L_z", Lz), ("L_3", L3)):
-        assert np.ptp(x) / np.abs(x).max() < 1e-8, name
+    for name, x in (("E", E), ("L_z", Lz), ("L₃", L3)):
+        measured.check(f"ptp {name} / max|{name}|", np.ptp(x) / np.abs(x).max(), 1e-8, "rel.", strict=True)
     # nutation: u = cos(tilt) stays between the roots of the top's cubic
     # f(u) = (α − βu)(1 − u²) − (b − au)² (Goldstein), here with u2 = 1 since L_z = L_3
     a, b = L3[0] / P["I1"], Lz[0] / P["I1"]
@@ -114,21 +123,24 @@ def test_heavy_top_through_vertical_with_euler_parameters():
     roots = np.roots([beta, -(alpha + a * a), 2 * a * b - beta, alpha - b * b])
     roots = np.sort(roots[np.abs(roots.imag) < 1e-9].real)
     u1, u2 = roots[(roots > -1 - 1e-9) & (roots < 1 + 1e-9)][-2:]
-    assert u2 == pytest.approx(1.0, abs=1e-9)
-    assert u.min() >= u1 - 1e-9 and u.max() <= u2 + 1e-9
-    assert u.min() - u1 < 1e-3 * (u2 - u1) and u2 - u.max() < 1e-3 * (u2 - u1)
-    assert r.constraint_norm.max() < 1e-11
+    measured.check("|u₂ − 1| (L_z = L₃)", abs(u2 - 1.0), 1e-9)
+    measured.check("u₁ − min u (inside: < 0)", u1 - u.min(), 1e-9)
+    measured.check("max u − u₂ (inside: < 0)", u.max() - u2, 1e-9)
+    measured.check("(min u − u₁) / (u₂ − u₁)", (u.min() - u1) / (u2 - u1), 1e-3, strict=True)
+    measured.check("(u₂ − max u) / (u₂ − u₁)", (u2 - u.max()) / (u2 - u1), 1e-3, strict=True)
+    measured.check("max|C|", r.constraint_norm.max(), 1e-11, strict=True)
 
 
-def test_heavy_top_with_zxz_stops_at_gimbal_lock():
+def test_heavy_top_with_zxz_stops_at_gimbal_lock(measured):
     """The same top in ZXZ angles stops with the named error, where the motion really
-    reaches the singularity (tilt = θ = gimbal_tol), and is right up to there."""
+    reaches the singularity (tilt = θ = gimbal_tol), and is right up to there: the
+    Euler-parameter run's tilt at the stop time is that θ, and before it both runs agree."""
     top, system, q0, qd0, _ = heavy_top("zxz")
     with pytest.raises(sk.GimbalLockError, match=r"body 'top'.*t=") as err:
         sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13)
     assert err.value.body == "top"
     t_stop, theta_stop = err.value.t, err.value.angles[1]
-    assert theta_stop == pytest.approx(system.gimbal_tol, rel=0.05)
+    measured.check("|θ_stop / gimbal_tol − 1|", abs(theta_stop / system.gimbal_tol - 1.0), 0.05, "rel.")
     # Euler parameters: the tilt from the vertical at the stop time is the ZXZ θ there, and
     # before it both runs are the same motion
     top_e, sys_e, q0e, qd0e, _ = heavy_top("euler_parameters")
@@ -138,16 +150,18 @@ def test_heavy_top_with_zxz_stops_at_gimbal_lock():
     e = sk.solve_dynamics(sys_e, (0.0, t_stop), q0e, qd0e, t_eval=np.append(t, t_stop), **kw)
     z = sk.solve_dynamics(system, (0.0, t[-1]), q0, qd0, t_eval=t, **kw)
     tilt = np.arccos(np.clip([top_e.rotation.A(q[3:])[2, 2] for q in e.q], -1, 1))
-    assert tilt[-1] == pytest.approx(theta_stop, abs=1e-5)
-    np.testing.assert_allclose(z.q[:, :3], e.q[:-1, :3], atol=1e-10)
-    np.testing.assert_allclose(z.q[:, 4], tilt[:-1], atol=1e-9)
+    measured.check("Euler-parameter tilt vs θ_stop", abs(tilt[-1] - theta_stop), 1e-5, "rad")
+    measured.allclose("position ZXZ vs Euler parameters", z.q[:, :3], e.q[:-1, :3], atol=1e-10, unit="m")
+    measured.allclose("θ (ZXZ) vs tilt (Euler parameters)", z.q[:, 4], tilt[:-1], atol=1e-9, unit="rad")
 
 
-def test_drift_none_grows_baumgarte_bounded_projection_exact():
-    """60 s of a spherical pendulum: the three stabilizations side by side.
+def test_drift_none_grows_baumgarte_bounded_projection_exact(measured):
+    """60 s of a spherical pendulum (RK45, rtol 1e-6): without stabilization max|C| of the
+    last 10 s exceeds 10 × that of the first 10 s; with Baumgarte (h = 0.01 s) it stays below
+    2 ×; projection holds it at round-off.
 
-    Without stabilization the index-1 form drifts (seed 004, eq. 16); Baumgarte (eq. 99,
-    α = 1/h, β = √2/h) holds max |C| bounded; projection holds it at round-off.
+    The unstabilized index-1 form drifts (seed 004, eq. 16); Baumgarte is eq. 99 with
+    α = 1/h, β = √2/h.
     """
     from test_dynamics import pendulum, planar_pendulum_state
 
@@ -161,7 +175,7 @@ def test_drift_none_grows_baumgarte_bounded_projection_exact():
         r = sk.solve_dynamics(system, (0, 60), q0, qd0, rtol=1e-6, atol=1e-8, stabilization=stab, t_eval=t)
         out[stab] = (t, r.constraint_norm)
     t, c = out["none"]
-    assert c[t >= 50].max() > 10 * c[t <= 10].max()
+    measured.exceeds("none: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 10.0)
     t, c = out["baumgarte"]
-    assert c[t >= 50].max() <= 2 * c[t <= 10].max()
-    assert out["projection"][1].max() <= 1e-10
+    measured.check("Baumgarte: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 2.0)
+    measured.check("projection: max|C|", out["projection"][1].max(), 1e-10, "m")

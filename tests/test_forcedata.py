@@ -357,22 +357,31 @@ def test_default_data_path():
     assert fd.default_metadata_path() == META.resolve()
 
 
-def test_default_push_fit_is_eq_102_of_the_representative_push(synthetic):
+def test_default_push_fit_is_eq_102_of_the_representative_push(synthetic, measured):
+    """The default push-off curve is eq. 102 of the (synthetic) representative push: its
+    period is the push's duration, a₀T = ∫F dt (rectangle rule), r is eq. 103 between data
+    and fit, and the coefficients equal least squares on the full uniform period."""
     push = fd.representative_push(synthetic)
     fit = fd.default_push_fit()
     assert fit.n_harmonics == fd.DEFAULT_HARMONICS and fit.method == "thesis"
-    assert fit.t0 == 0.0 and fit.period == pytest.approx(push.duration, rel=1e-12)
+    assert fit.t0 == 0.0
+    measured.check("period vs push duration", abs(fit.period - push.duration) / push.duration, 1e-12, "rel.")
     # eq. 102: a0 is the sample mean, so the fit's impulse over one period equals
     # the data's rectangle-rule impulse
-    assert fit.a0 * fit.period == pytest.approx(push.dt * push.force.sum(), rel=1e-12)
-    assert fit.pearson_r == pytest.approx(pearson_r(push.force, fit(push.t)), rel=1e-15)
+    impulse = push.dt * push.force.sum()
+    measured.check("a₀T vs Σ F Δt", abs(fit.a0 * fit.period - impulse) / impulse, 1e-12, "rel.")
+    r = pearson_r(push.force, fit(push.t))
+    measured.check("r vs eq. 103 of data and fit", abs(fit.pearson_r - r) / r, 1e-15, "rel.")
     lsq = fd.fit_push(push, method="lstsq")
     scale = np.abs(push.force).max()
-    np.testing.assert_allclose(np.r_[fit.a0, fit.a, fit.b], np.r_[lsq.a0, lsq.a, lsq.b],
-                               rtol=0, atol=1e-12 * scale)
+    measured.check("coefficients: eq. 102 sums vs least squares",
+                   np.abs(np.r_[fit.a0, fit.a, fit.b] - np.r_[lsq.a0, lsq.a, lsq.b]) / scale, 1e-12, "× max|F|")
 
 
-def test_default_push_force_is_positive_and_time_scaled(meta):
+def test_default_push_force_is_positive_and_time_scaled(meta, measured):
+    """The default push force is positive with a peak of 1.1–1.4 body weights; stretched to
+    another phase time it is the same curve, its derivatives scale with T/T′, and its
+    impulse scales with T (trapezoid on a full period of a trigonometric polynomial is exact)."""
     bw = meta["body_mass_kg"] * 9.81
     f1 = fd.default_push_force(1.0)
     f2 = fd.default_push_force(0.5)
@@ -381,18 +390,20 @@ def test_default_push_force_is_positive_and_time_scaled(meta):
     v1 = f1(s * 1.0)
     assert np.all(v1 >= 0.0)
     assert 1.1 * bw <= v1.max() <= 1.4 * bw
-    np.testing.assert_allclose(f2(s * 0.5), v1, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(f2.derivative(s * 0.5) * 0.5, f1.derivative(s) * 1.0,
-                               rtol=1e-12, atol=1e-6)
-    np.testing.assert_allclose(f2.derivative(s * 0.5, 2) * 0.25, f1.derivative(s, 2),
-                               rtol=1e-12, atol=1e-3)
+    measured.allclose("F at T = 0.5 s vs T = 1 s, same phase", f2(s * 0.5), v1, atol=1e-9, unit="N")
+    measured.allclose("Ḟ × T: T = 0.5 s vs 1 s", f2.derivative(s * 0.5) * 0.5, f1.derivative(s) * 1.0,
+                      rtol=1e-12, atol=1e-6)
+    measured.allclose("F̈ × T²: T = 0.5 s vs 1 s", f2.derivative(s * 0.5, 2) * 0.25, f1.derivative(s, 2),
+                      rtol=1e-12, atol=1e-3)
     # impulse: trapezoid on a full period of a trigonometric polynomial is exact
     imp1 = np.trapezoid(v1, s * 1.0)
     imp2 = np.trapezoid(f2(s * 0.5), s * 0.5)
-    assert imp1 > 0 and imp1 == pytest.approx(f1.impulse, rel=1e-12)
-    assert imp2 / imp1 == pytest.approx(0.5, rel=1e-12)
+    assert imp1 > 0
+    measured.check("impulse vs trapezoid", abs(imp1 - f1.impulse) / f1.impulse, 1e-12, "rel.")
+    measured.check("impulse ratio T = 0.5 s / 1 s vs 0.5", abs(imp2 / imp1 - 0.5) / 0.5, 1e-12, "rel.")
     native = fd.default_push_force(T)
-    assert native.impulse == pytest.approx(f1.impulse * T / 1.0, rel=1e-12)
+    ref = f1.impulse * T / 1.0
+    measured.check("impulse at the recorded duration vs scaled", abs(native.impulse - ref) / ref, 1e-12, "rel.")
 
 
 def test_default_push_force_scalar_and_range():

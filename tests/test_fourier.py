@@ -43,78 +43,84 @@ def poly(rng):
 
 
 @pytest.mark.parametrize("method", ["thesis", "lstsq"])
-def test_exact_recovery_of_trigonometric_polynomial(poly, method):
+def test_exact_recovery_of_trigonometric_polynomial(poly, measured, method):
+    """A random degree-5 trigonometric polynomial sampled on one full period is recovered
+    exactly by eq. 102's sums and by least squares: period, coefficients, r = 1."""
     f = fit(poly["t"], poly["y"], poly["m"], method=method)  # period inferred: n*dt
-    assert f.period == pytest.approx(poly["period"], rel=1e-14)
+    measured.check("inferred period", abs(f.period - poly["period"]) / poly["period"], 1e-14, "rel.")
     assert f.t0 == poly["t0"]
     assert f.n_harmonics == poly["m"] and f.method == method and f.n_samples == poly["n"]
-    assert abs(f.a0 - poly["a0"]) < 1e-12
-    np.testing.assert_allclose(f.a, poly["a"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(f.b, poly["b"], rtol=0, atol=1e-12)
-    assert abs(f.pearson_r - 1.0) < 1e-12
+    measured.check("a₀", abs(f.a0 - poly["a0"]), 1e-12, strict=True)
+    measured.allclose("a_k, b_k", np.r_[f.a, f.b], np.r_[poly["a"], poly["b"]], atol=1e-12)
+    measured.check("|r − 1|", abs(f.pearson_r - 1.0), 1e-12, strict=True)
 
 
 @pytest.mark.parametrize("method", ["thesis", "lstsq"])
-def test_extra_harmonics_come_out_zero(poly, method):
+def test_extra_harmonics_come_out_zero(poly, measured, method):
+    """Fitted with 12 harmonics, the degree-5 polynomial keeps its a_k and every harmonic
+    beyond the 5th comes out zero."""
     f = fit(poly["t"], poly["y"], 12, method=method)
-    np.testing.assert_allclose(f.a[:5], poly["a"], atol=1e-12)
-    np.testing.assert_allclose(f.a[5:], 0.0, atol=1e-12)
-    np.testing.assert_allclose(f.b[5:], 0.0, atol=1e-12)
+    measured.allclose("a_k, k ≤ 5", f.a[:5], poly["a"], atol=1e-12)
+    measured.allclose("a_k, b_k, k > 5", np.r_[f.a[5:], f.b[5:]], 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("n, m", [(101, 10), (64, 31), (1000, 7)])
-def test_thesis_sums_equal_least_squares_on_full_uniform_period(rng, n, m):
-    # Arbitrary data (not a trigonometric polynomial): on t0 + i*T/n the sine
-    # and cosine columns are orthogonal, so the eq. 102 sums ARE the
-    # least-squares solution, for any y.
+def test_thesis_sums_equal_least_squares_on_full_uniform_period(rng, measured, n, m):
+    """On t0 + iT/n the sine and cosine columns are orthogonal, so eq. 102's sums are the
+    least-squares solution for any data (SPEC §4): random data, three (n, m)."""
     t = 2.0 + np.arange(n) * 0.001
     y = rng.normal(size=n) * 50 + 400
     ft = fit(t, y, m, method="thesis")
     fl = fit(t, y, m, method="lstsq")
     scale = np.max(np.abs(y))
-    assert abs(ft.a0 - fl.a0) < 1e-12 * scale
-    np.testing.assert_allclose(ft.a, fl.a, rtol=0, atol=1e-12 * scale)
-    np.testing.assert_allclose(ft.b, fl.b, rtol=0, atol=1e-12 * scale)
-    assert ft.pearson_r == pytest.approx(fl.pearson_r, abs=1e-12)
+    measured.check("a₀: sums vs least squares", abs(ft.a0 - fl.a0) / scale, 1e-12, "× max|y|", strict=True)
+    measured.check("a_k, b_k: sums vs least squares", np.abs(np.r_[ft.a - fl.a, ft.b - fl.b]) / scale, 1e-12,
+                   "× max|y|")
+    measured.check("r: sums vs least squares", abs(ft.pearson_r - fl.pearson_r), 1e-12)
 
 
-def test_thesis_sums_are_not_exact_when_the_period_is_the_sample_span(poly):
-    # The documented pitfall: taking period = t[-1] - t[0] makes the first and
-    # last samples the same phase, breaks orthogonality and biases eq. 102.
+def test_thesis_sums_are_not_exact_when_the_period_is_the_sample_span(poly, measured):
+    """The documented pitfall: with period = t[-1] − t[0] the first and last samples have the
+    same phase, orthogonality breaks and eq. 102's sums differ from least squares."""
     span = poly["t"][-1] - poly["t"][0]
     ft = fit(poly["t"], poly["y"], poly["m"], period=span, method="thesis")
     fl = fit(poly["t"], poly["y"], poly["m"], period=span, method="lstsq")
-    assert np.max(np.abs(ft.a - fl.a)) > 1e-3
+    measured.exceeds("max|a_k: sums − least squares|", np.max(np.abs(ft.a - fl.a)), 1e-3)
     # least squares still reproduces the samples of whatever it fits
     assert fl.pearson_r > ft.pearson_r
 
 
-def test_least_squares_recovers_polynomial_from_nonuniform_samples(rng):
+def test_least_squares_recovers_polynomial_from_nonuniform_samples(rng, measured):
+    """Least squares recovers a trigonometric polynomial from 60 non-uniform samples."""
     period, t0, m = 1.3, 0.0, 4
     a0, a, b = 0.7, rng.normal(size=m), rng.normal(size=m)
     t = np.sort(rng.uniform(0, period, size=60))
     y, _, _ = trig_poly(t, a0, a, b, period, t0)
     f = fit(t, y, m, period=period, t0=t0, method="lstsq")
-    np.testing.assert_allclose(np.r_[f.a0, f.a, f.b], np.r_[a0, a, b], atol=1e-12)
+    measured.allclose("a₀, a_k, b_k", np.r_[f.a0, f.a, f.b], np.r_[a0, a, b], atol=1e-12)
     with pytest.raises(ValueError, match=r"^t: not uniformly sampled"):
         fit(t, y, m)  # no period: cannot be inferred from non-uniform times
 
 
-def test_evaluate_and_analytic_derivatives(poly):
+def test_evaluate_and_analytic_derivatives(poly, measured):
+    """The fit and its first two derivatives equal the written-out series inside and beyond
+    the fitted interval, within the coefficients' error times (kω)^d."""
     f = fit(poly["t"], poly["y"], poly["m"])
     tt = np.linspace(-0.5, 2.0, 257)  # beyond the fitted interval: the series is periodic
     y, dy, ddy = trig_poly(tt, poly["a0"], poly["a"], poly["b"], poly["period"], poly["t0"])
     w_max = poly["m"] * TWO_PI / poly["period"]
     amp = abs(poly["a0"]) + np.sum(np.abs(poly["a"]) + np.abs(poly["b"]))
     # errors inherited from coefficient errors <= 1e-12 per coefficient, times (k w)^d
-    np.testing.assert_allclose(f(tt), y, rtol=0, atol=1e-11 * amp)
-    np.testing.assert_allclose(f.evaluate(tt, 1), dy, rtol=0, atol=1e-11 * amp * w_max)
-    np.testing.assert_allclose(f.evaluate(tt, 2), ddy, rtol=0, atol=1e-11 * amp * w_max**2)
+    measured.check("f", np.abs(f(tt) - y) / amp, 1e-11, "× amp")
+    measured.check("f′", np.abs(f.evaluate(tt, 1) - dy) / (amp * w_max), 1e-11, "× amp ω_max")
+    measured.check("f″", np.abs(f.evaluate(tt, 2) - ddy) / (amp * w_max**2), 1e-11, "× amp ω_max²")
     assert isinstance(f(0.5), float) and f(0.5) == pytest.approx(float(f(np.array([0.5]))[0]))
     assert f(np.zeros((2, 3))).shape == (2, 3)
 
 
-def test_derivatives_against_central_differences(poly):
+def test_derivatives_against_central_differences(poly, measured):
+    """f′ and f″ against central differences (h = 1e-5), within the difference formula's own
+    error bound h²/6 max|y‴| + 2ε max|y|/h."""
     f = fit(poly["t"], poly["y"], poly["m"])
     tt = np.linspace(0.0, 1.0, 41)
     h = 1e-5
@@ -127,23 +133,25 @@ def test_derivatives_against_central_differences(poly):
     eps = np.finfo(float).eps
     fd1 = (f(tt + h) - f(tt - h)) / (2 * h)
     tol1 = h**2 / 6 * bound(3) + 2 * eps * bound(0) / h
-    assert np.max(np.abs(fd1 - f.evaluate(tt, 1))) < tol1
+    measured.check("f′ vs central difference", np.abs(fd1 - f.evaluate(tt, 1)), tol1, strict=True)
     fd2 = (f.evaluate(tt + h, 1) - f.evaluate(tt - h, 1)) / (2 * h)
     tol2 = h**2 / 6 * bound(4) + 2 * eps * bound(1) / h
-    assert np.max(np.abs(fd2 - f.evaluate(tt, 2))) < tol2
+    measured.check("f″ vs central difference", np.abs(fd2 - f.evaluate(tt, 2)), tol2, strict=True)
 
 
-def test_time_scaled_stretches_the_curve(poly):
+def test_time_scaled_stretches_the_curve(poly, measured):
+    """g = f.time_scaled(T′) is f on the stretched time axis: g(t0′ + sT′) = f(t0 + sT), and
+    its derivatives scale with T/T′ and (T/T′)²."""
     f = fit(poly["t"], poly["y"], poly["m"])
     new_T, new_t0 = 2.5, 0.0
     g = f.time_scaled(new_T, t0=new_t0)
     s = np.linspace(0, 1, 33)
     ratio = f.period / new_T
-    np.testing.assert_allclose(g(new_t0 + s * new_T), f(f.t0 + s * f.period), atol=1e-12)
-    np.testing.assert_allclose(g.evaluate(new_t0 + s * new_T, 1),
-                               ratio * f.evaluate(f.t0 + s * f.period, 1), rtol=1e-12, atol=1e-9)
-    np.testing.assert_allclose(g.evaluate(new_t0 + s * new_T, 2),
-                               ratio**2 * f.evaluate(f.t0 + s * f.period, 2), rtol=1e-12, atol=1e-9)
+    measured.allclose("g vs f on the stretched axis", g(new_t0 + s * new_T), f(f.t0 + s * f.period), atol=1e-12)
+    measured.allclose("g′, g″ vs (T/T′)ʲ f⁽ʲ⁾", g.evaluate(new_t0 + s * new_T, 1),
+                      ratio * f.evaluate(f.t0 + s * f.period, 1), rtol=1e-12, atol=1e-9)
+    measured.allclose("g′, g″ vs (T/T′)ʲ f⁽ʲ⁾", g.evaluate(new_t0 + s * new_T, 2),
+                      ratio**2 * f.evaluate(f.t0 + s * f.period, 2), rtol=1e-12, atol=1e-9)
     assert g.period == new_T and g.pearson_r == f.pearson_r
     assert f.time_scaled(1.0).t0 == f.t0  # default keeps the origin
     assert f.period == pytest.approx(0.8)  # the original is untouched (frozen)
@@ -160,41 +168,47 @@ def test_fit_is_frozen_and_arrays_read_only(poly):
     assert isinstance(f, FourierFit) and isinstance(f.period, float)
 
 
-def test_zero_harmonics_is_the_mean_and_r_undefined(poly):
+def test_zero_harmonics_is_the_mean_and_r_undefined(poly, measured):
+    """With no harmonics eq. 102 is the sample mean and r is undefined (NaN)."""
     f = fit(poly["t"], poly["y"], 0)
-    assert f.a0 == pytest.approx(np.mean(poly["y"]), rel=1e-15)
+    mean = np.mean(poly["y"])
+    measured.check("a₀ vs sample mean", abs(f.a0 - mean) / abs(mean), 1e-15, "rel.")
     assert f.a.shape == (0,) and math.isnan(f.pearson_r)
     np.testing.assert_array_equal(f.evaluate(poly["t"], 1), 0.0)
 
 
 # --- Pearson r, eq. 103 ------------------------------------------------------
 
-def test_pearson_r_of_a_perfect_linear_relation_is_one(rng):
+def test_pearson_r_of_a_perfect_linear_relation_is_one(rng, measured):
+    """Eq. 103 gives r = ±1 for an exactly linear relation (rising and falling)."""
     x = rng.normal(size=500) * 300 + 900
-    assert abs(pearson_r(x, 2.5 * x - 7.0) - 1.0) < 1e-12
-    assert abs(pearson_r(x, -0.1 * x + 3.0) + 1.0) < 1e-12
+    measured.check("|r − 1|, rising line", abs(pearson_r(x, 2.5 * x - 7.0) - 1.0), 1e-12, strict=True)
+    measured.check("|r + 1|, falling line", abs(pearson_r(x, -0.1 * x + 3.0) + 1.0), 1e-12, strict=True)
 
 
-def test_pearson_r_of_independent_noise_is_near_zero():
-    # Under independence r is approximately N(0, 1/n): |r| < 5/sqrt(n) fails
-    # with probability ~6e-7; the seed is fixed, so the test is deterministic.
+def test_pearson_r_of_independent_noise_is_near_zero(measured):
+    """Under independence r is approximately N(0, 1/n): |r| < 5/√n fails with probability
+    ~6e-7 (n = 20000; the seed is fixed, so the test is deterministic)."""
     g = np.random.default_rng(103)
     n = 20000
     r = pearson_r(g.normal(size=n), g.normal(size=n))
-    assert abs(r) < 5 / math.sqrt(n)
+    measured.check("|r| of independent samples", abs(r), 5 / math.sqrt(n), strict=True)
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e3, 1e5])
-def test_pearson_r_equals_scipy(rng, offset):
+def test_pearson_r_equals_scipy(rng, measured, offset):
+    """Eq. 103's r equals scipy.stats.pearsonr, with offsets 0, 1e3 and 1e5."""
     x = rng.normal(size=700) * 200 + offset
     y = 0.6 * x + rng.normal(size=700) * 150
-    assert pearson_r(x, y) == pytest.approx(stats.pearsonr(x, y)[0], rel=1e-12, abs=1e-12)
+    ref = stats.pearsonr(x, y)[0]
+    # pytest.approx(ref, rel=1e-12, abs=1e-12): the larger of the two bounds
+    measured.check("r vs scipy", abs(pearson_r(x, y) - ref), max(1e-12 * abs(ref), 1e-12))
 
 
-def test_pearson_r_is_exact_despite_a_large_offset(rng):
-    # The raw sums of eq. 103 cancel catastrophically for mean >> std; the
-    # implementation forms them exactly. Reference: the same formula in
-    # exact rational arithmetic.
+def test_pearson_r_is_exact_despite_a_large_offset(rng, measured):
+    """The raw sums of eq. 103 cancel catastrophically for mean ≫ std (offset 1e9); the
+    implementation forms them exactly: the same formula in exact rational arithmetic agrees
+    to 4 ε."""
     from fractions import Fraction
 
     x = rng.normal(size=300) + 1e9
@@ -205,20 +219,24 @@ def test_pearson_r_is_exact_despite_a_large_offset(rng):
     vx = n * sum(p * p for p in X) - sum(X) ** 2
     vy = n * sum(q * q for q in Y) - sum(Y) ** 2
     exact = math.sqrt(num * num / (vx * vy))
-    assert pearson_r(x, y) == pytest.approx(exact, rel=4 * np.finfo(float).eps)
+    measured.check("r vs exact rational arithmetic", abs(pearson_r(x, y) - exact) / exact, 4 * np.finfo(float).eps,
+                   "rel.")
 
 
-def test_pearson_r_literal_sums_on_a_hand_example():
+def test_pearson_r_literal_sums_on_a_hand_example(measured):
+    """Eq. 103's sums by hand on four points: r = 12/20."""
     x, y = [1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 4.0, 3.0]
     # n Σxy − ΣxΣy = 4*28 − 10*10 = 12 ; n Σx² − (Σx)² = 4*30 − 100 = 20 (same for y)
-    assert pearson_r(x, y) == pytest.approx(12 / 20, rel=1e-15)
+    measured.check("r vs 12/20", abs(pearson_r(x, y) - 0.6) / 0.6, 1e-15, "rel.")
 
 
-def test_fit_pearson_r_is_eq_103_between_data_and_fit(rng):
+def test_fit_pearson_r_is_eq_103_between_data_and_fit(rng, measured):
+    """A fit's r is eq. 103 between the data and the fitted curve (scipy's pearsonr)."""
     t = np.arange(200) * 0.005
     y = np.sin(TWO_PI * t) + 0.3 * rng.normal(size=t.size)
     f = fit(t, y, 3)
-    assert f.pearson_r == pytest.approx(stats.pearsonr(y, f(t))[0], rel=1e-12)
+    ref = stats.pearsonr(y, f(t))[0]
+    measured.check("fit's r vs scipy", abs(f.pearson_r - ref) / abs(ref), 1e-12, "rel.")
 
 
 @pytest.mark.parametrize("args, param", [
@@ -282,7 +300,7 @@ def test_module_has_no_mutable_state():
 
 
 @pytest.mark.parametrize("m", [1, 10, 40])
-def test_scalar_recurrence_equals_the_written_out_series(rng, m):
+def test_scalar_recurrence_equals_the_written_out_series(rng, measured, m):
     """One float t takes the angle-addition recurrence (two trig calls); its value is the
     series written out term by term.  Either way the phase kφ carries a rounding error of
     about kφε, so the two may differ by Σ (|a_k| + |b_k|) k φ_max ε ≤ amp · m · φ_max · ε."""
@@ -294,4 +312,4 @@ def test_scalar_recurrence_equals_the_written_out_series(rng, m):
     amp = abs(a0) + np.sum(np.abs(a) + np.abs(b))
     got = np.array([f(float(t)) for t in tt])
     phi_max = TWO_PI / 0.7 * np.abs(tt - 0.2).max()
-    assert np.abs(got - ref).max() <= amp * m * phi_max * np.finfo(float).eps
+    measured.check("recurrence vs written-out series", np.abs(got - ref), amp * m * phi_max * np.finfo(float).eps)

@@ -55,7 +55,9 @@ def qd_cols(fr):
 
 # -- every case: rank, drift, energy ----------------------------------------------------
 @pytest.mark.parametrize("case", ALL_CASES)
-def test_jacobian_full_row_rank(case):
+def test_jacobian_full_row_rank(case, measured):
+    """Cq has full row rank along every run (table 7's three phases, table 9's run and
+    fig. 42's three others): σ_min/σ_max, every 10th output point."""
     res = run_case(case)
     fr = res.frame
     for k, model in enumerate(res.models):
@@ -66,58 +68,68 @@ def test_jacobian_full_row_rank(case):
             J = sysm.constraint_jacobian(q, tau)
             assert J.shape == (17, 18)
             sv = np.linalg.svd(J, compute_uv=False)
-            assert sv[-1] > 1e-3 * sv[0], (case, k, tau, sv[-1])
+            measured.exceeds("σ_min/σ_max of Cq", sv[-1] / sv[0], 1e-3)
             sysm.check_rank(q, tau)  # raises if a row depends on earlier ones
 
 
 @pytest.mark.parametrize("case", ALL_CASES)
-def test_constraints_hold(case):
+def test_constraints_hold(case, measured):
+    """max|C| and max|Cq q̇ + Ct| along every run (Baumgarte, h = 0.05 s); the leg bodies' θ
+    stays 90°, far from gimbal lock."""
     fr = run_case(case).frame
-    assert fr["constraint_norm"].max() <= 1e-6
-    assert fr["velocity_constraint_norm"].max() <= 1e-6
+    measured.check("max|C|", fr["constraint_norm"].max(), 1e-6, "m")
+    measured.check("max|Cq q̇ + Ct|", fr["velocity_constraint_norm"].max(), 1e-6, "m/s")
     # gimbal-lock choice: the legs' long axis is body x̄ and z̄ is horizontal, so θ = 90°
-    assert np.allclose(fr["q10"], np.pi / 2, atol=1e-8) and np.allclose(fr["q16"], np.pi / 2, atol=1e-8)
+    measured.allclose("θ of shank and upper leg vs 90°", fr[["q10", "q16"]].to_numpy(), np.pi / 2, atol=1e-8,
+                      unit="rad")
 
 
 @pytest.mark.parametrize("case", ALL_CASES)
-def test_work_energy_balance(case):
-    """ΔKE = W_push + W_friction + W_gravity + W_drag + W_drivers (+ W_joints ≈ 0) per stroke."""
+def test_work_energy_balance(case, measured):
+    """ΔKE = W_push + W_friction + W_gravity + W_drag + W_drivers (+ W_joints ≈ 0) per stroke;
+    the same with the drivers' power read as λᵀCt; the joints do no work; the kinetic energy
+    at every output point equals the cumulative works."""
     res = run_case(case)
     st = res.strokes
-    dke = st["ke_end"] - st["ke_start"]
+    dke = (st["ke_end"] - st["ke_start"]).to_numpy()
     work = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]].sum(axis=1)
-    assert np.all(np.abs(dke - work) <= 1e-6 * np.abs(dke))
+    measured.check("|ΔKE − ΣW| per stroke", np.abs(dke - work) / np.abs(dke), 1e-6, "× |ΔKE|")
     # the drivers' power read as λᵀCt (valid when Cq q̇ = −Ct) gives the same work
     work_ct = work - st["work_drivers"] + st["work_drivers_ct"]
-    assert np.all(np.abs(dke - work_ct) <= 1e-6 * np.abs(dke))
+    measured.check("|ΔKE − ΣW| with λᵀCt per stroke", np.abs(dke - work_ct) / np.abs(dke), 1e-6, "× |ΔKE|")
     # scleronomic joints do no work; gravity does work only through the prescribed heights
-    assert np.all(np.abs(st["work_joints"]) <= 1e-6 * np.abs(dke))
+    measured.check("|W_joints| per stroke", np.abs(st["work_joints"]) / np.abs(dke), 1e-6, "× |ΔKE|")
     # kinetic energy at the output points agrees with the cumulative works
     fr = res.frame
     for k in st["stroke"]:
         rows = fr[fr["stroke"] == k]
         w = rows[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints"]].sum(axis=1)
         ke = rows["kinetic_energy"].to_numpy()
-        assert np.allclose(ke - ke[0], w, rtol=0, atol=1e-6 * np.abs(ke).max())
+        measured.check("|KE(t) − KE(0) − ΣW(t)| at output points", np.abs(ke - ke[0] - w) / np.abs(ke).max(), 1e-6,
+                       "× max KE")
 
 
-def test_prescribed_leg_motion():
-    """|R³ − R¹| = ℓ(τ) (eq. 187) and the leg's inclination from vertical is γ(τ) (eq. 188)."""
+def test_prescribed_leg_motion(measured):
+    """|R³ − R¹| = ℓ(τ) (eq. 187) and the leg's inclination from vertical is γ(τ) (eq. 188);
+    the leg stays in its push plane, the shank origin on the leg and the ski on its line."""
     res = run_case("table7_T1")
     fr = res.frame
     q = q_cols(fr)
     r = q[:, 12:15] - q[:, 0:3]
-    assert np.allclose(np.linalg.norm(r, axis=1), 0.5 + 0.4 * fr["tau"], atol=1e-9)
+    measured.allclose("|R³ − R¹| vs ℓ(τ) (eq. 187)", np.linalg.norm(r, axis=1), 0.5 + 0.4 * fr["tau"], atol=1e-9,
+                      unit="m")
     gam = np.degrees(np.arccos(r[:, 2] / np.linalg.norm(r, axis=1)))
-    assert np.allclose(gam, 45.0 * fr["tau"], atol=1e-7)
+    measured.allclose("leg angle vs γ(τ) (eq. 188)", gam, 45.0 * fr["tau"], atol=1e-7, unit="°")
     # the leg leans towards the push-plane direction d = X; the shank origin is at l1 on the leg
-    assert np.all(r[1:, 0] > 0) and np.allclose(r[:, 1], 0, atol=1e-9)
+    assert np.all(r[1:, 0] > 0)
+    measured.allclose("leg off its push plane", r[:, 1], 0.0, atol=1e-9, unit="m")
     u = r / np.linalg.norm(r, axis=1)[:, None]
-    assert np.allclose(q[:, 6:9], q[:, 0:3] + 0.2 * u, atol=1e-9)
+    measured.allclose("shank origin vs R¹ + l1 u", q[:, 6:9], q[:, 0:3] + 0.2 * u, atol=1e-9, unit="m")
     # the ski stays on its line through the origin with heading −25°
     h = math.radians(-25.0)
-    assert np.allclose(q[:, 1], math.tan(h) * q[:, 0], atol=1e-9)
-    assert np.allclose(q[:, 2], 0, atol=1e-12) and np.allclose(q[:, 3], h, atol=1e-12)
+    measured.allclose("ski off its line", q[:, 1], math.tan(h) * q[:, 0], atol=1e-9, unit="m")
+    measured.allclose("ski height", q[:, 2], 0.0, atol=1e-12, unit="m")
+    measured.allclose("ski heading vs −25°", q[:, 3], h, atol=1e-12, unit="rad")
 
 
 # -- the single-coordinate equation of s, derived independently -------------------------
@@ -159,7 +171,9 @@ def reduced_s(params, heading, F, v0, tau_out):
 
 
 @pytest.mark.parametrize("friction, v0, drag", [(0.0, 0.0, False), (5.305, 3.0, True)])
-def test_reduced_equation_matches_multibody(friction, v0, drag):
+def test_reduced_equation_matches_multibody(friction, v0, drag, measured):
+    """The skier's s(τ) and ṡ(τ) against the one-coordinate Lagrange equation written from
+    SPEC §3 alone (`reduced_s`), without and with friction and air drag."""
     T = 1.0
     params = SkierParams(friction=friction, air_drag=drag, phase_time=T, skating_angle_deg=50.0, c_ext=0.4,
                          c_rot_deg=45.0)
@@ -172,11 +186,11 @@ def test_reduced_equation_matches_multibody(friction, v0, drag):
     if friction:
         assert fr["s_dot"].min() > 0.1  # keeps sliding forwards: friction is −μ throughout
     s_ref, sd_ref = reduced_s(params, math.radians(-25.0), F, v0, fr["tau"].to_numpy())
-    assert np.abs(fr["s"].to_numpy() - s_ref).max() <= 1e-8
-    assert np.abs(fr["s_dot"].to_numpy() - sd_ref).max() <= 1e-8
+    measured.check("s vs reduced equation", np.abs(fr["s"].to_numpy() - s_ref).max(), 1e-8, "m")
+    measured.check("ṡ vs reduced equation", np.abs(fr["s_dot"].to_numpy() - sd_ref).max(), 1e-8, "m/s")
 
 
-def test_friction_never_drives_the_ski_backwards():
+def test_friction_never_drives_the_ski_backwards(measured):
     """No push, a vertical leg: the ski coasts to rest under friction and stays there.
 
     With γ ≡ 0 and F ≡ 0 nothing acts along the ski but friction, so s̈ = −μ/(m1 + M) until
@@ -191,25 +205,28 @@ def test_friction_never_drives_the_ski_backwards():
     tstar = v0 / a
     tau = fr["tau"].to_numpy()
     s_exact = np.where(tau < tstar, v0 * tau - 0.5 * a * tau**2, 0.5 * v0 * v0 / a)
-    assert np.abs(fr["s"] - s_exact).max() < 1e-9
-    assert fr["s_dot"].min() > -1e-9
+    measured.check("s vs v₀τ − ½aτ² (then at rest)", np.abs(fr["s"] - s_exact).max(), 1e-9, "m", strict=True)
+    measured.exceeds("min ṡ", fr["s_dot"].min(), -1e-9, "m/s")
     ev = res.events
     assert list(ev["mode_before"]) == [1] and list(ev["mode_after"]) == [0]
-    assert abs(ev["tau"].iloc[0] - tstar) < 1e-9
+    measured.check("stop time vs τ* = v₀/a", abs(ev["tau"].iloc[0] - tstar), 1e-9, "s", strict=True)
     stuck = fr[fr["mode"] == 0]
-    assert len(stuck) > 10 and np.all(np.abs(stuck["friction_force"]) <= 1e-9)  # nothing to resist
+    assert len(stuck) > 10
+    measured.check("|friction| at rest (nothing to resist)", np.abs(stuck["friction_force"]), 1e-9, "N")
 
 
-def test_friction_law_along_a_phase():
+def test_friction_law_along_a_phase(measured):
     """Sliding rows carry friction −μ sgn ṡ; at rest |friction| <= μ; switches are consistent."""
     res = run_case("table7_T1")
     mu = res.params.friction
     fr = res.frame
     slide = fr[fr["mode"] != 0]
-    assert np.allclose(slide["friction_force"], -mu * slide["mode"], atol=1e-12)
-    assert np.all(slide["s_dot"] * slide["mode"] >= -1e-9)
+    measured.allclose("sliding friction vs −μ sgn ṡ", slide["friction_force"], -mu * slide["mode"], atol=1e-12,
+                      unit="N")
+    measured.check("ṡ against the sliding direction", -(slide["s_dot"] * slide["mode"]), 1e-9, "m/s")
     for _, row in fr[fr["mode"] == 0].iterrows():
-        assert abs(row["friction_force"]) <= mu * (1 + 1e-9) and abs(row["s_dot"]) < 1e-9
+        measured.check("|friction| / μ at rest", abs(row["friction_force"]) / mu, 1 + 1e-9)
+        measured.check("|ṡ| at rest", abs(row["s_dot"]), 1e-9, "m/s", strict=True)
     # the first phase starts at rest; the leg swinging forward pushes the ski back harder
     # than friction holds it (SPEC §3 kinematics: −m3 e·(ℓu)¨ = −2 m3 ℓ̇ γ̇ cos h at τ = 0)
     assert fr["mode"].iloc[0] == -1 and fr["s_dot"].iloc[1] < 0
@@ -218,7 +235,9 @@ def test_friction_law_along_a_phase():
 
 # -- symmetry, stroke change ------------------------------------------------------------
 @pytest.mark.parametrize("push_direction", ["travel", "across"])
-def test_left_stroke_mirrors_right_stroke(push_direction):
+def test_left_stroke_mirrors_right_stroke(push_direction, measured):
+    """A left stroke is the mirror image of the right one (push plane along the travel and
+    across it): 15 columns equal, 5 change sign, the ski headings are ∓ half the V-angle."""
     params = SkierParams(push_direction=push_direction, phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8,
                          c_rot_deg=90.0)
     F = stand_in_push_force(params, 0.5)
@@ -226,13 +245,16 @@ def test_left_stroke_mirrors_right_stroke(push_direction):
     left = simulate_phase(params, push_force=F, v0=0.3, first_ski="left").frame
     for c in ("s", "s_dot", "ski_x", "cm_x", "cm_z", "cm_vx", "cm_vz", "cm_speed", "push_power", "friction_force",
               "ankle_Fx", "ankle_Fz", "knee_Fx", "knee_Fz", "mode"):
-        assert np.allclose(r[c], left[c], rtol=0, atol=1e-9), c
+        measured.allclose("right vs left, symmetric columns (m, m/s, N, W)", r[c], left[c], atol=1e-9, where=c)
     for c in ("ski_y", "cm_y", "cm_vy", "ankle_Fy", "knee_Fy"):
-        assert np.allclose(r[c], -left[c], rtol=0, atol=1e-9), c
-    assert np.allclose(r["q3"], -left["q3"], atol=1e-12)  # ski headings ∓ angle/2
+        measured.allclose("right vs −left, mirrored columns (m, m/s, N)", r[c], -left[c], atol=1e-9, where=c)
+    measured.allclose("heading right vs −left", r["q3"], -left["q3"], atol=1e-12, unit="rad")  # ∓ angle/2
 
 
-def test_stroke_change_rule():
+def test_stroke_change_rule(measured):
+    """At each of table 9's nine stroke changes the CM keeps its horizontal position and its
+    velocity along the new ski, the new state satisfies C = 0 and Cq q̇ + Ct = 0, and the
+    kinetic-energy loss is booked."""
     res = run_case("table9")
     fr, ch = res.frame, res.changes
     assert len(ch) == 9 and list(res.strokes["side"][:3]) == ["right", "left", "right"]
@@ -242,27 +264,35 @@ def test_stroke_change_rule():
         assert end["t"] == start["t"] == (k - 1) * 1.0
         model = res.models[k - 1]
         # CM continuous horizontally; its height is set by the new pose (ℓ0 cos γ0 = 0.5 m)
-        assert abs(end["cm_x"] - start["cm_x"]) < 1e-12 and abs(end["cm_y"] - start["cm_y"]) < 1e-12
-        assert abs(start["cm_z"] - 0.5) < 1e-12
+        measured.check("CM horizontal jump at the change",
+                       max(abs(end["cm_x"] - start["cm_x"]), abs(end["cm_y"] - start["cm_y"])), 1e-12, "m",
+                       strict=True)
+        measured.check("CM height vs ℓ0 cos γ0 = 0.5 m", abs(start["cm_z"] - 0.5), 1e-12, "m", strict=True)
         # CM keeps its velocity along the new ski
         v_end = end[["cm_vx", "cm_vy", "cm_vz"]].to_numpy(float)
         v_start = start[["cm_vx", "cm_vy", "cm_vz"]].to_numpy(float)
-        assert abs(model.e @ (v_start - v_end)) < 1e-10
+        measured.check("jump of the CM velocity along the new ski", abs(model.e @ (v_start - v_end)), 1e-10, "m/s",
+                       strict=True)
         # the new ski heads the other way (V-angle 50°: ±25°) and starts at s = 0
-        assert abs(math.degrees(model.heading)) == pytest.approx(25.0) and abs(start["s"]) < 1e-12
+        assert abs(math.degrees(model.heading)) == pytest.approx(25.0)
+        measured.check("s at the start of the stroke", abs(start["s"]), 1e-12, "m", strict=True)
         assert np.sign(model.heading) == -np.sign(res.models[k - 2].heading)
         # the new state satisfies the velocity constraints
         sysm = model.system(1)
         jet = sysm.constraint_jet(0.0, q_cols(fr[fr["stroke"] == k])[0], qd_cols(fr[fr["stroke"] == k])[0])
-        assert np.abs(jet.val).max() < 1e-12 and np.abs(jet.vel).max() < 1e-10
+        measured.check("max|C| of the new state", np.abs(jet.val).max(), 1e-12, "m", strict=True)
+        measured.check("max|Cq q̇ + Ct| of the new state", np.abs(jet.vel).max(), 1e-10, "m/s", strict=True)
         row = ch[ch["stroke"] == k].iloc[0]
-        assert row["ke_loss"] == pytest.approx(end["kinetic_energy"] - start["kinetic_energy"], abs=1e-9)
+        measured.check("KE loss booked vs KE before − after",
+                       abs(row["ke_loss"] - (end["kinetic_energy"] - start["kinetic_energy"])), 1e-9, "J")
         assert row["ke_loss"] > 0  # a plastic plant only removes energy here
     assert res.strokes["ke_loss_at_start"].iloc[0] == 0.0
     assert np.allclose(res.strokes["ke_loss_at_start"].iloc[1:], ch["ke_loss"])
 
 
-def test_summary_columns():
+def test_summary_columns(measured):
+    """The frame's push power is F·Ṙ³ with F along the leg; the stroke means are time
+    averages (Simpson's rule agrees) and the distances CM differences."""
     res = run_case("table9")
     need = ["t", "stroke", "s", "ski_x", "ski_y", "ski_z", "cm_x", "cm_y", "cm_z", "cm_vx", "cm_vy", "cm_vz",
             "cm_speed", "push_force", "push_power", "friction_force", "constraint_norm"]
@@ -275,20 +305,24 @@ def test_summary_columns():
     q, qd = q_cols(fr), qd_cols(fr)
     r = q[:, 12:15] - q[:, 0:3]
     pp = fr["push_force"] * np.einsum("ij,ij->i", r / np.linalg.norm(r, axis=1)[:, None], qd[:, 12:15])
-    assert np.allclose(fr["push_power"], pp, atol=1e-9)
+    measured.allclose("push power vs F·Ṙ³", fr["push_power"], pp, atol=1e-9, unit="W")
     # stroke means are time averages over a uniform grid (Simpson agrees with the exact integral)
     from scipy.integrate import simpson
     for k in (1, 5, 10):
         rows = fr[fr["stroke"] == k]
         st = res.strokes[res.strokes["stroke"] == k].iloc[0]
-        assert simpson(rows["cm_speed"], x=rows["tau"]) == pytest.approx(st["mean_speed"], rel=1e-3)
-        assert simpson(rows["push_power"], x=rows["tau"]) == pytest.approx(st["mean_power"], rel=1e-3)
-        assert rows["cm_x"].iloc[-1] - rows["cm_x"].iloc[0] == pytest.approx(st["distance_x"], abs=1e-12)
+        sp_, pw_ = simpson(rows["cm_speed"], x=rows["tau"]), simpson(rows["push_power"], x=rows["tau"])
+        measured.check("mean speed vs Simpson", abs(sp_ - st["mean_speed"]) / abs(st["mean_speed"]), 1e-3, "rel.")
+        measured.check("mean power vs Simpson", abs(pw_ - st["mean_power"]) / abs(st["mean_power"]), 1e-3, "rel.")
+        measured.check("distance vs CM difference",
+                       abs(rows["cm_x"].iloc[-1] - rows["cm_x"].iloc[0] - st["distance_x"]), 1e-12, "m")
     assert np.all(np.diff(fr["t"]) >= 0)
 
 
 # -- pieces ------------------------------------------------------------------------------
-def test_eom_matches_engine_and_reactions_match_engine():
+def test_eom_matches_engine_and_reactions_match_engine(measured):
+    """The simulation's own eq. 101 solve (q̈, λ) and its ankle and knee reactions equal the
+    engine's, at one state of the skier."""
     params = SkierParams()
     h, side = ski_heading(params, 0)
     model = SkierModel(params, h, side, np.zeros(3), stand_in_push_force(params, 1.0))
@@ -300,7 +334,8 @@ def test_eom_matches_engine_and_reactions_match_engine():
     qd = np.linalg.lstsq(np.vstack([jet0.J, np.eye(18)[:1]]), np.concatenate([-jet0.t, [qd[0]]]), rcond=None)[0]
     qdd, lam, jet, _ = _eom(sysm, 0.4, q, qd, 20.0, 28.0)
     qdd_e, lam_e = sysm.accelerations(0.4, q, qd, 20.0, 28.0)
-    assert np.allclose(qdd, qdd_e, rtol=0, atol=1e-12) and np.allclose(lam, lam_e, rtol=0, atol=1e-9)
+    measured.allclose("q̈ vs engine", qdd, qdd_e, atol=1e-12)
+    measured.allclose("λ vs engine", lam, lam_e, atol=1e-9)
     dr = DynamicsResult(t=np.array([0.4]), q=q[None], qd=qd[None], qdd=qdd[None], lam=lam[None],
                         constraint_norm=np.zeros(1), velocity_constraint_norm=np.zeros(1), system=sysm)
     st = sysm.state(0.4, q, qd)
@@ -308,8 +343,9 @@ def test_eom_matches_engine_and_reactions_match_engine():
         ref = dr.reactions(name)
         ref = ref[ref["body"] == body.name].iloc[0]
         F, N = _reaction(sysm, st, jet.J, lam, name, body)
-        assert np.allclose(F, ref[["Fx", "Fy", "Fz"]].to_numpy(float), atol=1e-9)
-        assert np.allclose(N, ref[["Mx", "My", "Mz"]].to_numpy(float), atol=1e-9)
+        measured.allclose("joint force vs engine", F, ref[["Fx", "Fy", "Fz"]].to_numpy(float), atol=1e-9, unit="N")
+        measured.allclose("joint moment vs engine", N, ref[["Mx", "My", "Mz"]].to_numpy(float), atol=1e-9,
+                          unit="N m")
 
 
 def test_headings_and_push_planes():
@@ -394,7 +430,7 @@ def test_simulate_argument_errors():
         simulate_phase(SkierParams(), force_scale=-1.0)
 
 
-def test_compiled_kernel_and_numeric_engine_give_the_same_run():
+def test_compiled_kernel_and_numeric_engine_give_the_same_run(measured):
     """The generated, compiled eq. 101 (skilib.codegen) and the numeric engine are two
     evaluations of the same equations: a two-stroke run (a stick phase, a slide, a stroke
     change) agrees to round-off amplified by the integration."""
@@ -406,6 +442,7 @@ def test_compiled_kernel_and_numeric_engine_give_the_same_run():
             "work_push", "work_friction"]
     for c in cols:
         scale = max(1.0, np.abs(b.frame[c]).max())
-        assert np.abs(a.frame[c] - b.frame[c]).max() <= 1e-8 * scale, c
+        measured.check("12 frame columns, compiled vs numeric", np.abs(a.frame[c] - b.frame[c]).max() / scale, 1e-8,
+                       "× scale", where=c)
     assert a.events[["tau", "mode_before", "mode_after"]].round(9).equals(b.events[["tau", "mode_before", "mode_after"]].round(9))
-    assert np.allclose(a.strokes.mean_speed, b.strokes.mean_speed, rtol=1e-9, atol=0)
+    measured.allclose("stroke mean speeds, compiled vs numeric", a.strokes.mean_speed, b.strokes.mean_speed, rtol=1e-9)

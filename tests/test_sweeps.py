@@ -34,19 +34,27 @@ def serial():
     return sk.sweep(GRID, strokes=2, solver=SOLVER, scheduler="serial", progress=False)
 
 
-def test_rows_equal_direct_runs_and_close_the_energy_balance(serial):
+def test_rows_equal_direct_runs_and_close_the_energy_balance(serial, measured):
+    """A parameter sweep's rows equal direct `simulate_run` calls exactly; every row closes
+    its work–energy balance and holds its constraints; half the push-off gives less speed
+    and far less power."""
     fr = serial.frame
     assert list(fr["run"]) == list(GRID.index) and len(fr) == len(GRID)
     for _, row in fr[fr.status == "ok"].iterrows():
         res = simulate_run(SkierParams(skating_angle_deg=row.skating_angle_deg, friction=row.friction,
                                        c_ext=row.c_ext), strokes=2, force_scale=row.force_scale, **SOLVER)
         last = res.strokes.iloc[-1]
-        assert row.mean_speed == last.mean_speed and row.mean_power == last.mean_power
-        assert row.distance_x == pytest.approx(res.frame.cm_x.iloc[-1] - res.frame.cm_x.iloc[0], abs=1e-12)
+        measured.check("mean speed: row vs direct run (exact)", abs(row.mean_speed - last.mean_speed), 0.0, "m/s")
+        measured.check("mean power: row vs direct run (exact)", abs(row.mean_power - last.mean_power), 0.0, "W")
+        measured.check("distance: row vs direct run",
+                       abs(row.distance_x - (res.frame.cm_x.iloc[-1] - res.frame.cm_x.iloc[0])), 1e-12, "m")
         # ΔKE = ΣW per stroke, and the constraints hold, in every run of the sweep
-        assert row.energy_residual < 1e-6 and row.max_constraint_norm < 1e-6
+        measured.check("energy residual |ΔKE − ΣW| / max(|ΔKE|, 1 J)", row.energy_residual, 1e-6, strict=True)
+        measured.check("max|C|", row.max_constraint_norm, 1e-6, "m", strict=True)
         # the KE lost at the change of ski is what SimResult.changes reports
-        assert row.ke_loss_changes == pytest.approx(res.changes.ke_loss.sum(), rel=1e-12)
+        ref = res.changes.ke_loss.sum()
+        measured.check("KE loss at the changes vs SimResult.changes", abs(row.ke_loss_changes - ref) / abs(ref), 1e-12,
+                       "rel.")
     # physics across rows: half the push-off gives less speed and far less power
     base, half = fr.set_index("run").loc[13], fr.set_index("run").loc[11]
     assert half.mean_speed < base.mean_speed and half.mean_power < 0.5 * base.mean_power
@@ -113,7 +121,7 @@ def test_read_sweep_rejects_other_files(tmp_path):
         read_sweep(tmp_path / "missing.parquet")
 
 
-def test_rotation_and_stabilization_pass_through_and_agree():
+def test_rotation_and_stabilization_pass_through_and_agree(measured):
     """Euler parameters with coordinate projection describe the same motion as ZXZ with
     Baumgarte: the summaries agree to integration accuracy, and the residual of the
     work–energy balance (which then includes the projections' energy) stays small."""
@@ -121,9 +129,12 @@ def test_rotation_and_stabilization_pass_through_and_agree():
     a = sk.sweep(grid, strokes=2, solver=SOLVER, scheduler="serial", progress=False).frame.iloc[0]
     b = sk.sweep(grid, strokes=2, solver={**SOLVER, "rotation": "euler_parameters", "stabilization": "projection"},
                  scheduler="serial", progress=False).frame.iloc[0]
-    assert b.status == "ok" and b.energy_residual < 1e-6 and b.max_constraint_norm < 1e-10
+    assert b.status == "ok"
+    measured.check("energy residual |ΔKE − ΣW − ΔT_proj| / max(|ΔKE|, 1 J)", b.energy_residual, 1e-6, strict=True)
+    measured.check("max|C|", b.max_constraint_norm, 1e-10, strict=True)
     for c in ("mean_speed", "mean_power", "distance_x", "ke_loss_changes"):
-        assert b[c] == pytest.approx(a[c], rel=1e-7), c
+        measured.check("speed, power, distance, KE loss: Euler parameters + projection vs ZXZ + Baumgarte",
+                       abs(b[c] - a[c]) / abs(a[c]), 1e-7, "rel.", where=c)
 
 
 def test_a_busy_dashboard_port_does_not_disturb_a_sweep():

@@ -1,0 +1,613 @@
+#!/usr/bin/env python
+"""Measure the errors of the book's Verification chapter: run the verification tests, write the tables.
+
+    python scripts/verification_report.py                  # run the tests, write book/_generated/
+    python scripts/verification_report.py --records F.json # tables from the records of an earlier run
+    python scripts/verification_report.py --skip "why"     # no run: the page says it shows no numbers
+
+Every physics or mathematics test compares through the ``measured`` fixture (tests/conftest.py),
+which asserts each error against its tolerance and, with ``SKILIB_VERIFICATION_OUT`` set,
+records both.  This script runs those tests (every test function of VERIFICATION_FILES that
+uses ``measured``; not the notebook or book checks) under pytest with the variable set, and
+writes
+
+- ``book/_generated/verification.md``: the run (date, commit, versions, counts, run time) and
+  one table per section of book/verification.md (test, what it checks = the first paragraph of
+  the test's docstring, quantity, tolerance, measured); book/verification.md includes its
+  pieces with MyST's ``{include}`` between the ``<!-- section ... -->`` markers;
+- ``book/_generated/verification_drift.md``: the drift / energy / cost table of notebook 01
+  (``notebooks/results/01_verification.csv``, written when `make book` executes the notebook);
+- ``book/_generated/verification.json``: the raw records.
+
+"Measured" is the largest error over all states, samples and cases of a test; where the
+tolerance itself depends on the case, the case closest to its tolerance is shown (marked †).
+The exit status is 1 if a test fails (the tables are written all the same, the failure marked),
+2 if pytest produced no records.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+OUT = ROOT / "book" / "_generated"
+NOTEBOOK_RESULTS = ROOT / "notebooks" / "results"
+EXECUTED_01 = ROOT / "book" / "_executed" / "01_theory_checks.ipynb"
+OUT_ENV = "SKILIB_VERIFICATION_OUT"
+
+# Test files whose physics and mathematics tests make the Verification chapter.  Every test
+# function in them uses `measured` or is listed in EXEMPT with the reason it measures no error.
+VERIFICATION_FILES = (
+    "test_rotation.py", "test_symbolic.py", "test_constraints.py", "test_dynamics.py", "test_errors.py",
+    "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
+    "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
+    "test_sensitivity.py",
+)
+# The other test files, and why they are not verification tests.
+OTHER_TEST_FILES = {
+    "test_book.py": "static checks of the book's sources",
+    "test_notebooks.py": "runs the notebooks; their own numbers are in their pages",
+    "test_environment.py": "checks the installed environment",
+    "test_verification_report.py": "checks this script and the `measured` fixture",
+}
+
+_EXCEPTIONS = "bad input raises a named error: no error to measure"
+_DATA = "the loader or push detection on hand-built files: exact values built into the input, no physics"
+_CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error of the model"
+_API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
+_INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
+EXEMPT = {
+    "test_errors.py": {
+        "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
+        "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
+        "test_bad_body_parameters": _EXCEPTIONS, "test_bad_solver_inputs": _EXCEPTIONS,
+    },
+    "test_codegen.py": {
+        "test_c_kernel_is_cached_on_disk_and_loaded_without_sympy": _API,
+        "test_singular_augmented_matrix_is_reported_by_every_backend": _EXCEPTIONS,
+        "test_bad_system_argument": _EXCEPTIONS,
+    },
+    "test_skier.py": {
+        "test_headings_and_push_planes": "parameter conventions (headings, push-plane directions): definitions",
+        "test_default_force_is_the_fitted_synthetic_curve": _API, "test_half_force_scales_the_push": _API,
+        "test_runs_are_deterministic": _API, "test_bad_parameters_name_the_field": _EXCEPTIONS,
+        "test_geometric_limits_are_inclusive_and_reasoned": _EXCEPTIONS, "test_simulate_argument_errors": _EXCEPTIONS,
+    },
+    "test_skier_parametrizations.py": {"test_bad_rotation_or_stabilization_names_the_argument": _EXCEPTIONS},
+    "test_sweeps.py": {
+        "test_a_failing_parameter_set_is_reported_and_the_others_run": _INFRA,
+        "test_dask_local_cluster_gives_the_serial_results": _INFRA,
+        "test_an_existing_scheduler_is_used_by_address": _INFRA, "test_bad_arguments_name_what_is_wrong": _EXCEPTIONS,
+        "test_read_sweep_rejects_other_files": _EXCEPTIONS, "test_a_busy_dashboard_port_does_not_disturb_a_sweep": _INFRA,
+    },
+    "test_fourier.py": {
+        "test_fit_is_frozen_and_arrays_read_only": _API, "test_pearson_r_rejects_bad_input": _EXCEPTIONS,
+        "test_choose_harmonics_returns_the_smallest_sufficient_m": "a selection rule (orderings of r), no error",
+        "test_fit_rejects_bad_input_naming_the_parameter": _EXCEPTIONS,
+        "test_evaluate_rejects_bad_derivative_order": _EXCEPTIONS, "test_module_has_no_mutable_state": _API,
+    },
+    "test_sensitivity.py": {
+        "test_designs_are_seeded": _API, "test_bad_designs": _EXCEPTIONS, "test_bad_outputs_are_errors_not_skips": _EXCEPTIONS,
+    },
+    "test_forcedata.py": {
+        **{name: _DATA for name in (
+            "test_small_good_file_loads_in_si", "test_units_from_metadata_and_conversion",
+            "test_detect_pushes_hysteresis_and_boundaries", "test_detect_pushes_marks_cut_off_pushes_incomplete",
+            "test_representative_push_is_the_median_duration_one")},
+        **{name: _EXCEPTIONS for name in (
+            "test_missing_column", "test_nan_cell", "test_empty_cell", "test_duplicated_time", "test_decreasing_time",
+            "test_text_in_numeric_cell", "test_empty_file", "test_header_without_data", "test_non_uniform_sampling",
+            "test_missing_units", "test_unknown_and_conflicting_units", "test_ragged_row_and_blank_line",
+            "test_metadata_checks", "test_detect_pushes_validates_parameters", "test_detect_pushes_validates_arrays",
+            "test_generator_rejects_bad_seed", "test_default_push_force_scalar_and_range")},
+        **{name: _CONTRACT for name in (
+            "test_committed_synthetic_file_loads_and_says_synthetic", "test_generator_reproduces_committed_files_byte_for_byte",
+            "test_generator_runs_as_a_script", "test_every_push_has_loading_and_push_off_peaks_in_range",
+            "test_pushes_repeat_about_every_second_and_alternate", "test_swing_phase_reads_zero_plus_offset_and_noise",
+            "test_friction_channel_resembles_table_8")},
+        "test_default_data_path": _API, "test_default_fit_is_cached": _API,
+        "test_a_recording_on_disk_takes_the_same_route": _API,
+    },
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of book/verification.md: its marker slug, its heading, and its tests.
+
+    ``members`` are "file.py" (every measured test of the file not claimed by an explicit
+    "file.py::test" elsewhere) or "file.py::test"; rows follow this order, then the file's.
+    """
+
+    slug: str
+    title: str
+    members: tuple[str, ...]
+
+
+SECTIONS = (
+    Section("rotations", "Rotations (thesis §3.2)",
+            ("test_rotation.py", "test_euler_parameters.py::test_euler_parameter_rotation_and_G")),
+    Section("mass-matrix", "Mass matrix and quadratic-velocity vector (eqs. 40–46, 84–92)",
+            ("test_symbolic.py", "test_euler_parameters.py::test_quadratic_velocity_is_lagrange_in_euler_parameters")),
+    Section("constraints", "Constraint Jacobians, Ct and Qd (eqs. 93–98)",
+            ("test_constraints.py", "test_euler_parameters.py::test_constraints_exact_on_euler_parameter_bodies")),
+    Section("conservation", "Conservation laws and analytic solutions",
+            ("test_dynamics.py", "test_errors.py", "test_skier.py::test_friction_never_drives_the_ski_backwards")),
+    Section("independent-models", "Independent models of the same system",
+            ("test_double_pendulum.py", "test_skier.py::test_reduced_equation_matches_multibody", "test_kane_peer.py")),
+    Section("parametrizations", "Rotation parametrizations and stabilizations (issue 7)",
+            ("test_euler_parameters.py", "test_skier_parametrizations.py")),
+    Section("skier", "The skier model (thesis ch. 4–5)", ("test_skier.py", "test_sweeps.py")),
+    Section("codegen", "Generated code",
+            ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run")),
+    Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
+    Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
+)
+MEASURED_METHODS = {"check", "allclose", "exceeds"}
+
+
+# -- which tests measure -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FoundTest:
+    file: str
+    name: str
+    line: int
+    takes_measured: bool
+    calls_measured: bool
+    has_doc: bool
+
+    @property
+    def id(self) -> str:
+        return f"{self.file}::{self.name}"
+
+
+def scan_tests(path: Path) -> list[FoundTest]:
+    """The module-level test functions of a test file, with how they use `measured`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            takes = "measured" in [a.arg for a in node.args.args + node.args.kwonlyargs]
+            calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                        and n.func.attr in MEASURED_METHODS and isinstance(n.func.value, ast.Name)
+                        and n.func.value.id == "measured" for n in ast.walk(node))
+            # a helper that receives `measured` and checks (tests/test_codegen.py's _check_terms)
+            passes = any(isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == "measured" for a in n.args)
+                         for n in ast.walk(node))
+            found.append(FoundTest(path.name, node.name, node.lineno, takes, calls or passes,
+                                      bool(ast.get_docstring(node))))
+    return found
+
+
+def measured_tests() -> list[FoundTest]:
+    return [t for f in VERIFICATION_FILES for t in scan_tests(TESTS / f) if t.takes_measured and t.calls_measured]
+
+
+def coverage_problems() -> list[str]:
+    """Why a physics test could miss the page: each problem as a sentence (empty: none)."""
+    problems = []
+    on_disk = {p.name for p in TESTS.glob("test_*.py")}
+    for name in sorted(on_disk - set(VERIFICATION_FILES) - set(OTHER_TEST_FILES)):
+        problems.append(f"tests/{name} is neither a verification file nor listed in OTHER_TEST_FILES")
+    for name in sorted((set(VERIFICATION_FILES) | set(EXEMPT)) - on_disk):
+        problems.append(f"tests/{name} is listed but does not exist")
+    for f in VERIFICATION_FILES:
+        if f not in on_disk:
+            continue
+        exempt = EXEMPT.get(f, {})
+        funcs = scan_tests(TESTS / f)
+        for t in funcs:
+            measured = t.takes_measured and t.calls_measured
+            if t.takes_measured and not t.calls_measured:
+                problems.append(f"{t.id} takes `measured` but never calls measured.check/allclose/exceeds")
+            elif not measured and t.name not in exempt:
+                problems.append(f"{t.id} compares nothing through `measured` and is not in EXEMPT")
+            if measured and t.name in exempt:
+                problems.append(f"{t.id} is measured but also listed in EXEMPT")
+            if measured and not t.has_doc:
+                problems.append(f"{t.id} has no docstring (the page's 'what it checks')")
+            if measured and section_of(t) is None:
+                problems.append(f"{t.id} belongs to no section of SECTIONS")
+        for name in sorted(set(exempt) - {t.name for t in funcs}):
+            problems.append(f"EXEMPT lists {f}::{name}, which does not exist")
+    return problems
+
+
+def section_of(t: FoundTest) -> Section | None:
+    for s in SECTIONS:
+        if t.id in s.members:
+            return s
+    for s in SECTIONS:
+        if t.file in s.members:
+            return s
+    return None
+
+
+def order_key(t: FoundTest) -> tuple:
+    s = section_of(t)
+    pos = s.members.index(t.id) if t.id in s.members else s.members.index(t.file)
+    return pos, t.line
+
+
+# -- running ---------------------------------------------------------------------------------------
+def run_tests(records: Path) -> int:
+    """pytest on every measured test, recording into `records`; returns pytest's exit status."""
+    ids = [f"tests/{t.file}::{t.name}" for t in measured_tests()]
+    records.unlink(missing_ok=True)
+    env = {**os.environ, OUT_ENV: str(records)}
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ids]
+    print(f"[verification] pytest on {len(ids)} test functions of {len(VERIFICATION_FILES)} files", flush=True)
+    return subprocess.call(cmd, cwd=ROOT, env=env)
+
+
+# -- formatting -----------------------------------------------------------------------------------
+def fmt(x, digits: int = 2, sci: bool = False) -> str:
+    """A measured number: 4.3e-14, 0.034, 57, 1.2e5 (``sci``: always 3.4e-2); exact zero is 0."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "NaN"
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    sign = "−" if x < 0 else ""
+    a = abs(x)
+    if 1e-3 <= a < 1e4 and not sci:
+        s = f"{a:.{digits}g}" if a < 100 else f"{a:.0f}"
+    else:
+        m, e = f"{a:.{digits - 1}e}".split("e")
+        s = f"{m}e{int(e)}"
+    return sign + s
+
+
+def fmt_bound(x) -> str:
+    """A tolerance: as written where it is short (1e-9, 0.05, 1.000000001), else 2 digits."""
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return fmt(x)
+    r = repr(abs(x))
+    mant, _, exp = r.partition("e")
+    digits = len(mant.replace(".", "").lstrip("0").rstrip("0") or "0")
+    if digits > 10:
+        return fmt(x)
+    sign = "−" if x < 0 else ""
+    if exp:
+        return f"{sign}{mant.rstrip('0').rstrip('.') if '.' in mant else mant}e{int(exp)}"
+    return sign + (mant[:-2] if mant.endswith(".0") else mant)
+
+
+def with_unit(s: str, unit: str) -> str:
+    return f"{s} {unit}" if unit else s
+
+
+def md(text: str) -> str:
+    """Escape text for a Markdown table cell, leaving `code spans` alone."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):
+        p = parts[i].replace("\\", "\\\\")
+        for ch in "|*_$[]<>":
+            p = p.replace(ch, "\\" + ch)
+        parts[i] = p
+    return "`".join(parts)
+
+
+def closeness(value, bound, relation) -> float:
+    """How near a value is to its bound (1 = on it); the same measure as tests/conftest.py's."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return math.inf
+    if relation == ">":
+        return bound / value if value > 0 and bound > 0 else bound - value
+    if bound > 0:
+        return value / bound
+    return 0.0 if value <= 0 else math.inf
+
+
+# -- the tables ------------------------------------------------------------------------------------
+@dataclass
+class Row:
+    quantity: str
+    value: float
+    bound: float
+    unit: str
+    relation: str
+    passed: bool
+    n: int
+    varies: bool
+
+
+def merge_checks(checks: list[dict]) -> list[Row]:
+    """One row per (quantity, unit, relation) over all cases of a test: the case closest to its bound."""
+    rows: dict[tuple, Row] = {}
+    lo: dict[tuple, float] = {}
+    hi: dict[tuple, float] = {}
+    for c in checks:
+        key = (c["quantity"], c["unit"], c["relation"])
+        lo[key] = min(lo.get(key, math.inf), c["bound_min"])
+        hi[key] = max(hi.get(key, -math.inf), c["bound_max"])
+        r = rows.get(key)
+        if r is None:
+            rows[key] = Row(c["quantity"], c["value"], c["bound"], c["unit"], c["relation"], c["passed"], c["n"], False)
+            continue
+        if closeness(c["value"], c["bound"], c["relation"]) > closeness(r.value, r.bound, r.relation):
+            r.value, r.bound = c["value"], c["bound"]
+        r.passed &= c["passed"]
+        r.n += c["n"]
+    for key, r in rows.items():
+        r.varies = lo[key] != hi[key]
+    return list(rows.values())
+
+
+def tolerance_cell(r: Row) -> str:
+    s = with_unit(fmt_bound(r.bound), r.unit)
+    if r.relation == ">":
+        s = "> " + s
+    return md(s) + ("†" if r.varies else "")
+
+
+def measured_cell(r: Row) -> str:
+    s = fmt(r.value)
+    if s == fmt(r.bound) and r.value != r.bound:
+        s = fmt(r.value, 10)  # as close to the bound as two digits cannot show
+    s = md(with_unit(s, r.unit))
+    return s if r.passed else f"**{s} (fails)**"
+
+
+def group_tests(records: dict) -> dict[str, dict]:
+    """The recorded tests by `file::function`, their cases merged."""
+    groups: dict[str, dict] = {}
+    for t in records["tests"]:
+        g = groups.setdefault(f"{t['file']}::{t['function']}", dict(nodeids=[], outcomes=[], doc=t["doc"], messages=[]))
+        g["nodeids"].append(t["nodeid"])
+        g["outcomes"].append(t["outcome"])
+        if t["message"] and t["outcome"] != "passed":
+            g["messages"].append(t["message"])
+    return groups
+
+
+def section_tables(records: dict) -> dict[str, list[str]]:
+    """Markdown lines of each section's table, by slug."""
+    groups = group_tests(records)
+    by_node: dict[str, list[dict]] = {}
+    for c in records["checks"]:
+        by_node.setdefault(c["nodeid"], []).append(c)
+    known = {t.id: t for f in VERIFICATION_FILES if (TESTS / f).exists() for t in scan_tests(TESTS / f)}
+    placed: dict[str, list[tuple]] = {s.slug: [] for s in SECTIONS}
+    for tid, g in groups.items():
+        t = known.get(tid)
+        s = section_of(t) if t else None
+        if s is None:  # a recorded test this script does not know: shown, never dropped
+            s, key = SECTIONS[-1], (math.inf, 0)
+        else:
+            key = order_key(t)
+        placed[s.slug].append((key, tid, g))
+    out = {}
+    for s in SECTIONS:
+        lines = ["| test | what it checks | quantity | tolerance | measured |", "|---|---|---|---|---|"]
+        footnote = False
+        for _, tid, g in sorted(placed[s.slug], key=lambda x: x[0]):
+            n = len(g["nodeids"])
+            failed = [o for o in g["outcomes"] if o in ("failed", "error")]
+            skipped = g["outcomes"].count("skipped")
+            label = f"`{tid}`" + (f" ({n} cases)" if n > 1 else "")
+            if failed:
+                label += f" **failed ({len(failed)} of {n})**" if n > 1 else " **failed**"
+            if skipped:
+                label += f" (skipped: {skipped} of {n})" if n > 1 else " (skipped)"
+            rows = merge_checks([c for nid in g["nodeids"] for c in by_node.get(nid, [])])
+            doc = md(g["doc"]) or "*(no docstring)*"
+            if not rows:
+                why = "; ".join(dict.fromkeys(g["messages"])) or "no comparison recorded"
+                lines.append(f"| {label} | {doc} | — | — | {'**' + md(why) + '**' if failed else md(why)} |")
+                continue
+            for i, r in enumerate(rows):
+                footnote |= r.varies
+                first = (label, doc) if i == 0 else ("", "")
+                lines.append(f"| {first[0]} | {first[1]} | {md(r.quantity)} | {tolerance_cell(r)} | {measured_cell(r)} |")
+            if failed and all(r.passed for r in rows):
+                why = "; ".join(dict.fromkeys(g["messages"])) or "failed"
+                lines.append(f"| | | failed outside the measured comparisons | — | **{md(why)}** |")
+        if len(lines) == 2:
+            lines.append("| — | no test recorded in this section | — | — | — |")
+        if footnote:
+            lines += ["", "† The tolerance depends on the case (it scales with the data); shown is the case "
+                          "closest to its tolerance."]
+        out[s.slug] = lines
+    return out
+
+
+def summary(records: dict) -> dict:
+    tests, checks, meta = records["tests"], records["checks"], records["meta"]
+    failed = [t["nodeid"] for t in tests if t["outcome"] in ("failed", "error")]
+    return dict(n_tests=len(tests), n_functions=len(group_tests(records)), n_checks=len(checks),
+                n_comparisons=sum(c["n"] for c in checks), failed=failed,
+                skipped=sum(t["outcome"] == "skipped" for t in tests), duration_s=meta["duration_s"])
+
+
+def run_line(records: dict) -> str:
+    m, s = records["meta"], summary(records)
+    changed = m.get("changed_files") or []
+    commit = f"commit `{m['commit']}`" + (f" with uncommitted changes in {len(changed)} files" if changed else "")
+    status = "all passed" if not s["failed"] else f"**{len(s['failed'])} failed**"
+    if s["skipped"]:
+        status += f", {s['skipped']} skipped"
+    return (f"Measured by `scripts/verification_report.py` on {m['date']} at {commit}; Python {m['python']}, "
+            f"NumPy {m['numpy']}, {m['platform']}, {m['cpus']} CPUs. {s['n_tests']} tests "
+            f"({s['n_functions']} test functions) with {s['n_checks']} measured quantities "
+            f"({s['n_comparisons']} comparisons): {status}, in {fmt_duration(s['duration_s'])}.")
+
+
+def fmt_duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
+
+
+HEADER = "<!-- Generated by scripts/verification_report.py at `make book`; do not edit, it is overwritten. -->"
+
+
+def render(records: dict) -> str:
+    """The generated page piece: the run line and each section's table, between markers."""
+    tables = section_tables(records)
+    parts = [HEADER, "", "<!-- run -->", run_line(records), "<!-- end run -->", ""]
+    for s in SECTIONS:
+        parts += [f"## {s.title}", "", f"<!-- section {s.slug} -->", *tables[s.slug], f"<!-- end {s.slug} -->", ""]
+    return "\n".join(parts)
+
+
+def render_skipped(reason: str) -> str:
+    """The same markers with no numbers: the page says that none were produced."""
+    note = f"*Not measured in this build ({md(reason)}): no numbers are shown.*"
+    parts = [HEADER, "", "<!-- run -->",
+             f"**The verification tests were not run in this build ({md(reason)}).** This page shows no measured "
+             "errors; `make book` (or `python scripts/build_book.py` without `--no-verification`) measures them.",
+             "<!-- end run -->", ""]
+    for s in SECTIONS:
+        parts += [f"## {s.title}", "", f"<!-- section {s.slug} -->", note, f"<!-- end {s.slug} -->", ""]
+    return "\n".join(parts)
+
+
+# -- notebook 01's drift / energy / cost table -----------------------------------------------------
+def notebook_run() -> str:
+    """Which run of notebook 01 wrote the results: its settings and end time (papermill's record)."""
+    try:
+        meta = json.loads(EXECUTED_01.read_text(encoding="utf-8"))["metadata"]["papermill"]
+    except (OSError, KeyError, ValueError):
+        return "notebook 01"
+    quick = meta.get("parameters", {}).get("quick")
+    setting = {True: "at its quick settings (`quick=True`)", False: "at its full settings"}.get(quick, "")
+    end = (meta.get("end_time") or "")[:16].replace("T", " ")
+    return f"notebook 01 {setting}" + (f", finished {end} UTC" if end else "")
+
+
+def drift_table(csv: Path) -> list[str]:
+    import pandas as pd
+
+    df = pd.read_csv(csv)
+    lines = ["| " + " | ".join(md(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
+    for _, row in df.iterrows():
+        cells = []
+        for c in df.columns:
+            v = row[c]
+            if isinstance(v, str):
+                cells.append(md(v))
+            elif pd.isna(v):
+                cells.append("–")
+            elif "wall time" in c:
+                cells.append(f"{v:.2f}")
+            elif float(v).is_integer() and abs(v) >= 1:
+                cells.append(f"{int(v)}")
+            else:
+                cells.append(fmt(v, sci=True))
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def drift_numbers(csv: Path, checks_csv: Path) -> list[str]:
+    """The comparisons the chapter draws from the table, computed from it."""
+    import pandas as pd
+
+    df = pd.read_csv(csv)
+    out = []
+    col = {k: next((c for c in df.columns if c.startswith(k)), None)
+           for k in ("max|C|", "RHS evaluations", "projection ΔT", "max|CM − CM_ref|", "energy residual")}
+    for system, g in df.groupby("system", sort=False):
+        by = {s: g[g["stabilization"] == s] for s in ("none", "baumgarte", "projection")}
+        if col["max|C|"] and all(len(v) for v in by.values()):
+            c = {s: fmt(v[col["max|C|"]].max(), sci=True) for s, v in by.items()}
+            out.append(f"{system}: largest max\\|C\\| {c['none']} m without stabilization, {c['baumgarte']} m with "
+                       f"Baumgarte, {c['projection']} m with projection (over both parametrizations).")
+        if col["RHS evaluations"] and len(by["none"]):
+            ratios = []
+            for stab in ("baumgarte", "projection"):
+                per_rot = [f"{float(b) / float(n):.2f} ({rot})" for rot in g["rotation"].unique()
+                           for n in by["none"].loc[by["none"]["rotation"] == rot, col["RHS evaluations"]]
+                           for b in by[stab].loc[by[stab]["rotation"] == rot, col["RHS evaluations"]]]
+                if per_rot:
+                    ratios.append(f"{stab} {', '.join(per_rot)}")
+            out.append(f"{system}: RHS evaluations relative to the unstabilized run: {'; '.join(ratios)}.")
+        if col["projection ΔT"] and len(by["projection"]):
+            out.append(f"{system}: the projections change the kinetic energy by at most "
+                       f"{fmt(by['projection'][col['projection ΔT']].abs().max(), sci=True)} J.")
+        if col["energy residual"] and g[col["energy residual"]].notna().any():
+            out.append(f"{system}: the work–energy balance closes to {fmt(g[col['energy residual']].max(), sci=True)} J or "
+                       "better in every run.")
+        if col["max|CM − CM_ref|"] and g[col["max|CM − CM_ref|"]].notna().any():
+            out.append(f"{system}: the CM path agrees with the reference run (ZXZ with Baumgarte) to "
+                       f"{fmt(g[col['max|CM − CM_ref|']].max(), sci=True)} m in every run.")
+    if checks_csv.exists():
+        ch = pd.read_csv(checks_csv)
+        top = ch[ch["check"].str.startswith("heavy top")]
+        if len(top):
+            items = "; ".join(f"{md(q)}: {fmt(v, sci=True)}" for q, v in zip(top["quantity"], top["value"]))
+            out.append(f"{md(top['check'].iloc[0])}, from `results/01_checks.csv` (§5.1 of the notebook): {items}.")
+    return [f"* {line}" for line in out]
+
+
+def render_drift() -> str:
+    csv = NOTEBOOK_RESULTS / "01_verification.csv"
+    if not csv.exists():
+        return "\n".join([HEADER, "", "*Notebook 01 has not written `results/01_verification.csv` in this build "
+                          "(`make book` executes it first): no numbers are shown.*", ""])
+    lines = [HEADER, "", f"From `notebooks/results/01_verification.csv`, written by {notebook_run()}.", "",
+             *drift_table(csv), "", "Read from the table (computed from the same file):", "",
+             *drift_numbers(csv, NOTEBOOK_RESULTS / "01_checks.csv"), ""]
+    return "\n".join(lines)
+
+
+# -- main --------------------------------------------------------------------------------------------
+def write(out: Path, name: str, text: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    p = out / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", help="tables from this records file (of an earlier run) instead of running pytest")
+    ap.add_argument("--skip", metavar="REASON", help="run nothing; the page says that no numbers were produced")
+    ap.add_argument("--out", default=str(OUT), help="output folder (default: book/_generated)")
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    write(out, "verification_drift.md", render_drift())
+    if args.skip:
+        write(out, "verification.md", render_skipped(args.skip))
+        (out / "verification.json").unlink(missing_ok=True)
+        print(f"[verification] skipped ({args.skip}); {out / 'verification.md'} says so")
+        return 0
+    problems = coverage_problems()
+    for p in problems:
+        print(f"[verification] WARNING: {p}", file=sys.stderr)
+    t0 = time.perf_counter()
+    if args.records:
+        records_path, status = Path(args.records), None
+    else:
+        records_path = out / "verification.json"
+        out.mkdir(parents=True, exist_ok=True)
+        status = run_tests(records_path)
+    if not records_path.exists():
+        write(out, "verification.md", render_skipped(f"pytest exited with status {status} and recorded nothing"))
+        print(f"[verification] FAILED: pytest (exit {status}) wrote no records to {records_path}", file=sys.stderr)
+        return 2
+    records = json.loads(records_path.read_text(encoding="utf-8"))
+    page = write(out, "verification.md", render(records))
+    s = summary(records)
+    print(f"[verification] {s['n_tests']} tests, {s['n_checks']} measured quantities ({s['n_comparisons']} "
+          f"comparisons), {len(s['failed'])} failed; pytest {s['duration_s']:.0f} s, total "
+          f"{time.perf_counter() - t0:.0f} s; wrote {page.relative_to(ROOT) if page.is_relative_to(ROOT) else page}")
+    if s["failed"] or (status not in (None, 0)):
+        for nodeid in s["failed"]:
+            print(f"[verification] FAILED: {nodeid}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
