@@ -144,7 +144,7 @@ def main(argv=None) -> int:
         print(f"[book] WARNING: book/_toc.yml lists '{page}', but book/{page}.md (or .ipynb) does not exist; "
               f"the book is built without it", file=sys.stderr)
     if args.no_verification:
-        subprocess.call([sys.executable, str(REPORT), "--skip", "the book was built with --no-verification"], cwd=ROOT)
+        subprocess.call([sys.executable, str(REPORT), "--skip", "the book was built with `--no-verification`"], cwd=ROOT)
     else:
         t0 = time.perf_counter()
         print("[book] measuring the Verification chapter: scripts/verification_report.py", flush=True)

@@ -285,6 +285,11 @@ def fmt_bound(x) -> str:
     return sign + (mant[:-2] if mant.endswith(".0") else mant)
 
 
+def nowrap(number: str) -> str:
+    """A number the browser does not break after the exponent's '-' (raw HTML in MyST)."""
+    return f'<span style="white-space:nowrap">{number}</span>' if "e" in number else number
+
+
 def with_unit(s: str, unit: str) -> str:
     return f"{s} {unit}" if unit else s
 
@@ -298,6 +303,14 @@ def md(text: str) -> str:
             p = p.replace(ch, "\\" + ch)
         parts[i] = p
     return "`".join(parts)
+
+
+def code_wrappable(name: str) -> str:
+    """A long identifier as code that the browser may break after "_" and "::" (<wbr> adds no
+    character, so a copied name stays the name)."""
+    file, _, func = name.rpartition("::")
+    func = md(func).replace("\\_", "\\_<wbr>")
+    return "<code>" + (md(file) + "::<wbr>" if file else "") + func + "</code>"
 
 
 def closeness(value, bound, relation) -> float:
@@ -347,17 +360,17 @@ def merge_checks(checks: list[dict]) -> list[Row]:
 
 
 def tolerance_cell(r: Row) -> str:
-    s = with_unit(fmt_bound(r.bound), r.unit)
+    s = nowrap(fmt_bound(r.bound)) + (" " + md(r.unit) if r.unit else "")
     if r.relation == ">":
-        s = "> " + s
-    return md(s) + ("†" if r.varies else "")
+        s = "\\> " + s
+    return s + ("†" if r.varies else "")
 
 
 def measured_cell(r: Row) -> str:
     s = fmt(r.value)
     if s == fmt(r.bound) and r.value != r.bound:
         s = fmt(r.value, 10)  # as close to the bound as two digits cannot show
-    s = md(with_unit(s, r.unit))
+    s = nowrap(s) + (" " + md(r.unit) if r.unit else "")
     return s if r.passed else f"**{s} (fails)**"
 
 
@@ -397,7 +410,7 @@ def section_tables(records: dict) -> dict[str, list[str]]:
             n = len(g["nodeids"])
             failed = [o for o in g["outcomes"] if o in ("failed", "error")]
             skipped = g["outcomes"].count("skipped")
-            label = f"`{tid}`" + (f" ({n} cases)" if n > 1 else "")
+            label = code_wrappable(tid) + (f" ({n} cases)" if n > 1 else "")
             if failed:
                 label += f" **failed ({len(failed)} of {n})**" if n > 1 else " **failed**"
             if skipped:
@@ -487,26 +500,41 @@ def notebook_run() -> str:
 
 
 def drift_table(csv: Path) -> list[str]:
+    """One table per system, shaped to fit a page: a row per quantity, a column per
+    stabilization, and in each cell the rotation parametrizations side by side (ZXZ / EP)."""
     import pandas as pd
 
     df = pd.read_csv(csv)
-    lines = ["| " + " | ".join(md(c) for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
-    for _, row in df.iterrows():
-        cells = []
-        for c in df.columns:
-            v = row[c]
-            if isinstance(v, str):
-                cells.append(md(v))
-            elif pd.isna(v):
-                cells.append("–")
-            elif "wall time" in c:
-                cells.append(f"{v:.2f}")
-            elif float(v).is_integer() and abs(v) >= 1:
-                cells.append(f"{int(v)}")
-            else:
-                cells.append(fmt(v, sci=True))
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    keys = ["system", "rotation", "stabilization"]
+    rotations = list(dict.fromkeys(df["rotation"]))
+    short = {r: "EP" if r == "Euler parameters" else r for r in rotations}
+    lines = [f"Each cell gives {' / '.join(f'{r}' for r in rotations)}"
+             + (" (EP)" if "Euler parameters" in rotations else "") + ".", ""]
+    for system, g in df.groupby("system", sort=False):
+        stabs = list(dict.fromkeys(g["stabilization"]))
+        cols = [c for c in df.columns if c not in keys and g[c].notna().any()]
+        head = " / ".join(short[r] for r in rotations)
+        lines += [f"**{md(str(system))}**", "", "| quantity | " + " | ".join(f"{md(s)} ({head})" for s in stabs) + " |",
+                  "|---" * (len(stabs) + 1) + "|"]
+        for c in cols:
+            cells = []
+            for stab in stabs:
+                vals = []
+                for r in rotations:
+                    v = g.loc[(g["stabilization"] == stab) & (g["rotation"] == r), c]
+                    vals.append("–" if v.empty or pd.isna(v.iloc[0]) else cell_number(c, v.iloc[0]))
+                cells.append(" / ".join(vals))
+            lines.append(f"| {md(c)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines[:-1]
+
+
+def cell_number(column: str, v) -> str:
+    if "wall time" in column:
+        return f"{v:.2f}"
+    if float(v).is_integer() and abs(v) >= 1:
+        return f"{int(v)}"
+    return nowrap(fmt(v, sci=True))
 
 
 def drift_numbers(csv: Path, checks_csv: Path) -> list[str]:

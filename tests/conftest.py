@@ -54,7 +54,7 @@ class Measured:
 
     def check(self, quantity: str, error, tolerance: float, unit: str = "", *, strict: bool = False,
               where: str = "") -> float:
-        err = _largest(error)
+        err = _largest(error, quantity)
         tol = float(tolerance)
         ok = bool(err < tol) if strict else bool(err <= tol)
         self._keep(quantity, err, tol, unit, "<" if strict else "<=", ok)
@@ -89,7 +89,7 @@ class Measured:
         return self.check(quantity, err, rtol, f"× ({_short(floor)} + |ref|)", where=where)
 
     def exceeds(self, quantity: str, value, bound: float, unit: str = "", *, where: str = "") -> float:
-        v = float(np.min(np.asarray(value, dtype=float)))
+        v = -_largest(-np.asarray(value, dtype=float), quantity)
         b = float(bound)
         ok = bool(v > b)
         self._keep(quantity, v, b, unit, ">", ok)
@@ -101,10 +101,10 @@ class Measured:
             self._recorder.keep(self.nodeid, quantity, value, bound, unit, relation, ok)
 
 
-def _largest(error) -> float:
+def _largest(error, quantity: str) -> float:
     e = np.asarray(error, dtype=float)
     if e.size == 0:
-        raise ValueError("measured: an empty error array compares nothing")
+        raise ValueError(f"{quantity}: the error array is empty, so nothing was compared")
     return float(np.max(e))  # NaN propagates and then fails the comparison
 
 

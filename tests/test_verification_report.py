@@ -77,11 +77,19 @@ def section(text, slug):
     return text.split(f"<!-- section {slug} -->\n", 1)[1].split(f"<!-- end {slug} -->", 1)[0]
 
 
+def plain(text):
+    """The generated Markdown without its HTML for line breaking (nowrap numbers, <wbr> names)."""
+    text = re.sub(r'<span style="white-space:nowrap">(.*?)</span>', r"\1", text)
+    return text.replace("<wbr>", "").replace("<code>", "`").replace("</code>", "`").replace("\\_", "_")
+
+
 def test_records_become_the_expected_rows(vr, records):
     """Formatting (4.3e-14, 1e-12, > 10, units), one row per quantity, cases merged to the
     largest error, a failed test and its failing comparison marked, a case-dependent
     tolerance marked †, an unknown test kept rather than dropped."""
-    text = vr.render(records)
+    html = vr.render(records)
+    assert '<span style="white-space:nowrap">4.3e-14</span>' in html  # no line break inside a number
+    text = plain(html)
     rot = section(text, "rotations")
     assert ("| `test_rotation.py::test_G_bar_is_At_G` | Ḡ = AᵀG (eq. 30) gives \\| the printed eq. 31. "
             "| Ḡ vs AᵀG | 1e-12 | 4.3e-14 |") in rot
@@ -125,13 +133,16 @@ def test_drift_table_and_its_numbers_come_from_the_csv(vr, tmp_path):
     csv = tmp_path / "01_verification.csv"
     csv.write_text("system,rotation,stabilization,max|C| [m],RHS evaluations,wall time [s]\n"
                    "pendulum,ZXZ,none,1.2e-4,3000,0.5\npendulum,ZXZ,baumgarte,1.5e-8,36000,5.634\n"
-                   "pendulum,ZXZ,projection,6e-14,3000,0.9\n")
-    lines = vr.drift_table(csv)
-    assert lines[0] == "| system | rotation | stabilization | max\\|C\\| \\[m\\] | RHS evaluations | wall time \\[s\\] |"
-    assert "| pendulum | ZXZ | baumgarte | 1.5e-8 | 36000 | 5.63 |" in lines
+                   "pendulum,ZXZ,projection,6e-14,3000,0.9\npendulum,Euler parameters,none,2e-4,2000,0.4\n")
+    lines = [plain(line) for line in vr.drift_table(csv)]
+    assert lines[:5] == ["Each cell gives ZXZ / Euler parameters (EP).", "", "**pendulum**", "",
+                         "| quantity | none (ZXZ / EP) | baumgarte (ZXZ / EP) | projection (ZXZ / EP) |"]
+    assert "| max\\|C\\| \\[m\\] | 1.2e-4 / 2.0e-4 | 1.5e-8 / – | 6.0e-14 / – |" in lines
+    assert "| RHS evaluations | 3000 / 2000 | 36000 / – | 3000 / – |" in lines
+    assert "| wall time \\[s\\] | 0.50 / 0.40 | 5.63 / – | 0.90 / – |" in lines
     numbers = "\n".join(vr.drift_numbers(csv, tmp_path / "absent.csv"))
-    assert "1.2e-4 m without stabilization, 1.5e-8 m with Baumgarte, 6.0e-14 m with projection" in numbers
-    assert "baumgarte 12.00 (ZXZ); projection 1.00 (ZXZ)" in numbers
+    assert "2.0e-4 m without stabilization, 1.5e-8 m with Baumgarte, 6.0e-14 m with projection" in numbers
+    assert "baumgarte 12.00 (ZXZ); projection 1.00 (ZXZ)" in numbers  # EP has no Baumgarte run here
 
 
 def test_every_physics_test_reaches_the_page(vr):
