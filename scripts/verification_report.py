@@ -308,9 +308,7 @@ def md(text: str) -> str:
 def code_wrappable(name: str) -> str:
     """A long identifier as code that the browser may break after "_" and "::" (<wbr> adds no
     character, so a copied name stays the name)."""
-    file, _, func = name.rpartition("::")
-    func = md(func).replace("\\_", "\\_<wbr>")
-    return "<code>" + (md(file) + "::<wbr>" if file else "") + func + "</code>"
+    return "<code>" + md(name).replace("\\_", "\\_<wbr>").replace("::", "::<wbr>") + "</code>"
 
 
 def closeness(value, bound, relation) -> float:
