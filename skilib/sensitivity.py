@@ -86,8 +86,13 @@ def sobol_indices(design: pd.DataFrame, output, *, seed: int = 0, num_resamples:
                          f"{' …' if bad.size > 10 else ''} ({bad.size} in all); Sobol estimates need every row")
     if not 0 < conf_level < 1:
         raise ValueError(f"conf_level: must be in (0, 1), got {conf_level!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: must be an integer >= 0, got {seed!r}")
+    # SALib seeds its bootstrap only for a truthy seed (0 would leave it unseeded):
+    # hand it a non-zero integer derived from ours
+    salib_seed = int(np.random.SeedSequence(int(seed)).generate_state(1)[0]) or 1
     Si = sobol.analyze(problem, y, calc_second_order=meta["second_order"], num_resamples=int(num_resamples),
-                       conf_level=float(conf_level), seed=int(seed))
+                       conf_level=float(conf_level), seed=salib_seed)
     out = pd.DataFrame({k: Si[k] for k in ("S1", "S1_conf", "ST", "ST_conf")}, index=problem["names"])
     out.index.name = "factor"
     if meta["second_order"]:

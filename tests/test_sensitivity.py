@@ -60,10 +60,20 @@ def test_linear_model_indices_are_the_variance_shares(measured):
     measured.check("|ΣS₁ − 1| (additive model)", abs(si.S1.sum() - 1.0), 0.02)
 
 
-def test_designs_are_seeded():
+def test_designs_and_confidence_intervals_are_seeded():
+    """The same seed gives the same design and the same bootstrap intervals, seed 0 included
+    (SALib leaves its bootstrap unseeded for a falsy seed; skilib must not)."""
     b = {"u": (0, 1), "v": (0, 1)}
     assert sobol_design(b, 64, seed=5).equals(sobol_design(b, 64, seed=5))
     assert not sobol_design(b, 64, seed=5).equals(sobol_design(b, 64, seed=6))
+    design = sobol_design(b, 64, seed=0)
+    y = design.u.to_numpy() * (1 + design.v.to_numpy())
+    for seed in (0, 3):
+        first, second = sobol_indices(design, y, seed=seed), sobol_indices(design, y, seed=seed)
+        assert first.equals(second)
+    assert not sobol_indices(design, y, seed=0).S1_conf.equals(sobol_indices(design, y, seed=3).S1_conf)
+    with pytest.raises(ValueError, match="seed"):
+        sobol_indices(design, y, seed=-1)
 
 
 @pytest.mark.parametrize("bounds, n, match", [

@@ -216,7 +216,9 @@ def test_friction_never_drives_the_ski_backwards(measured):
 
 
 def test_friction_law_along_a_phase(measured):
-    """Sliding rows carry friction −μ sgn ṡ; at rest |friction| <= μ; switches are consistent."""
+    """Sliding rows carry friction −μ sgn ṡ and slide the way they say; the first phase of
+    table 7 starts by sliding backwards and ends sliding forwards (static friction is checked
+    in the next test: this phase never sticks)."""
     res = run_case("table7_T1")
     mu = res.params.friction
     fr = res.frame
@@ -224,13 +226,36 @@ def test_friction_law_along_a_phase(measured):
     measured.allclose("sliding friction vs −μ sgn ṡ", slide["friction_force"], -mu * slide["mode"], atol=1e-12,
                       unit="N")
     measured.check("ṡ against the sliding direction", -(slide["s_dot"] * slide["mode"]), 1e-9, "m/s")
-    for _, row in fr[fr["mode"] == 0].iterrows():
-        measured.check("|friction| / μ at rest", abs(row["friction_force"]) / mu, 1 + 1e-9)
-        measured.check("|ṡ| at rest", abs(row["s_dot"]), 1e-9, "m/s", strict=True)
     # the first phase starts at rest; the leg swinging forward pushes the ski back harder
     # than friction holds it (SPEC §3 kinematics: −m3 e·(ℓu)¨ = −2 m3 ℓ̇ γ̇ cos h at τ = 0)
     assert fr["mode"].iloc[0] == -1 and fr["s_dot"].iloc[1] < 0
     assert res.events["mode_after"].iloc[-1] == 1
+
+
+def test_static_friction_holds_the_ski_until_the_push_beats_it(measured):
+    """A leg tilted by γ0 = 10° that does not turn (C_rot = 0) pushes with F(τ) = kτ.
+
+    With u constant and ℓ̇ constant nothing inertial acts along the ski (SPEC §3: ü = 0,
+    (ℓu)¨ = 0), so the ski stays at rest held by the static friction −F(τ) u·e while
+    F u·e < μ, breaks away at τ* = μ/(k u·e), and then (m1 + M) s̈ = k u·e (τ − τ*):
+    s = k u·e (τ − τ*)³ / (6 (m1 + M)), with u·e = sin γ0 cos h.
+    """
+    k = 60.0
+    params = SkierParams(leg_angle0_deg=10.0, c_rot_deg=0.0, c_ext=0.2, phase_time=2.0, skating_angle_deg=50.0)
+    res = simulate_phase(params, push_force=lambda tau: k * tau, dt_out=0.01)
+    fr = res.frame
+    mu, Mt = params.friction, params.mass + params.ski_mass
+    ue = math.sin(math.radians(10.0)) * math.cos(math.radians(-25.0))
+    tstar = mu / (k * ue)
+    assert list(res.events["mode_before"]) == [0] and list(res.events["mode_after"]) == [1]
+    measured.check("breakaway time vs τ* = μ/(k u·e)", abs(res.events["tau"].iloc[0] - tstar), 1e-9, "s")
+    stuck, tau = fr[fr["mode"] == 0], fr["tau"].to_numpy()
+    assert len(stuck) > 40
+    measured.allclose("static friction vs −F(τ) u·e", stuck["friction_force"], -k * stuck["tau"] * ue, atol=1e-9,
+                      unit="N")
+    measured.check("|friction| / μ at rest", np.abs(stuck["friction_force"]) / mu, 1 + 1e-9)
+    s_exact = np.where(tau < tstar, 0.0, k * ue * np.clip(tau - tstar, 0, None) ** 3 / (6 * Mt))
+    measured.check("s vs k u·e (τ − τ*)³ / 6(m1 + M)", np.abs(fr["s"] - s_exact).max(), 1e-9, "m")
 
 
 # -- symmetry, stroke change ------------------------------------------------------------
