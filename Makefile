@@ -23,7 +23,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # Executes every notebook with papermill into book/_executed/ (a failing notebook stops
-# the build), then builds the HTML report in book/_build/html (open index.html).
+# the build), runs the verification tests to measure the errors the Verification chapter
+# lists (scripts/verification_report.py; a failing test stops the build), then builds the
+# HTML report in book/_build/html (open index.html).
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py $(BOOK_FLAGS)
 
