@@ -163,8 +163,9 @@ def bench_peer(repeat):
             "max_abs_s_difference_m": float(np.abs(s_peer - res.frame["s"].to_numpy()).max())}
 
 
-def bench_sweep(n_runs=16, strokes=4):
-    """The same sweep on a LocalCluster of 1 and of 2 workers (workers warmed up first)."""
+def bench_sweep(n_runs=32, strokes=6, repeat=5):
+    """The same sweep on a LocalCluster of 1 and of 2 workers (workers warmed up first); the
+    median of ``repeat`` sweeps each, since a few seconds of work on a shared machine vary."""
     import logging
 
     import pandas as pd
@@ -174,16 +175,20 @@ def bench_sweep(n_runs=16, strokes=4):
 
     grid = pd.DataFrame({"skating_angle_deg": np.linspace(30.0, 70.0, n_runs),
                          "force_scale": np.tile([0.75, 1.0, 1.25, 1.5], n_runs // 4 + 1)[:n_runs]})
-    out = {"runs": n_runs, "strokes": strokes}
+    out = {"runs": n_runs, "strokes": strokes, "repeat": repeat}
     for workers in (1, 2):
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                           silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             sk.sweep(grid.iloc[:workers], strokes=1, scheduler=client, progress=False)  # imports, kernels
-            t0 = time.perf_counter()
-            res = sk.sweep(grid, strokes=strokes, scheduler=client, progress=False)
-            out[f"{workers}_worker_s"] = time.perf_counter() - t0
-            if res.info["n_failed"]:
-                raise RuntimeError(f"sweep failures: {res.failed[['run', 'error']].to_dict('records')}")
+            times = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                res = sk.sweep(grid, strokes=strokes, scheduler=client, progress=False)
+                times.append(time.perf_counter() - t0)
+                if res.info["n_failed"]:
+                    raise RuntimeError(f"sweep failures: {res.failed[['run', 'error']].to_dict('records')}")
+            out[f"{workers}_worker_s"] = statistics.median(times)
+            out[f"{workers}_worker_all_s"] = times
     out["speedup"] = out["1_worker_s"] / out["2_worker_s"]
     return out
 
