@@ -482,12 +482,6 @@ class _Kernel:
         self._lib.eom_ctx.argtypes = [dbl, dbl, dbl, ptr]
         self._lib.terms.restype = None
         self._lib.terms.argtypes = [dbl] + [ptr] * 11
-        self.fn = self._c_terms
-
-    def _c_terms(self, t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF):
-        arrs = [np.ascontiguousarray(a, dtype=float) for a in (q, qd, c, p)]
-        self._lib.terms(float(t), *(a.ctypes.data for a in arrs),
-                        *(_writable(a).ctypes.data for a in (M, Qv, C, Cq, Cvel, Cquad, QF)))
 
     def _bind_c(self, o, K, rhs, Qx, c, p, pw):
         nq = self.shapes["Qv"][0]
@@ -513,12 +507,6 @@ class _Kernel:
             return rhs
 
         return terms, solve
-
-
-def _writable(a):
-    if not (a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float64):
-        raise ValueError("generated kernels write into C-contiguous float64 arrays")
-    return a
 
 
 def _trace(walk: _Walk, system, language: str):

@@ -308,11 +308,17 @@ class _Stroke:
         self.n = model.nq
         self.nfev = 0
         self.n_projections = 0
+        self._sliding = {}  # the compiled systems of modes ±1, built once per stroke
 
     def system(self, mode, s_stick=None):
         """The (compiled, when asked) multibody system of a friction mode."""
-        sysm = self.model.system(mode, s_stick)
-        return compile_system(sysm) if self.compiled else sysm
+        if not self.compiled:
+            return self.model.system(mode, s_stick)
+        if mode == 0:  # a stick row at its own s*: a new system each time (same kernel)
+            return compile_system(self.model.system(mode, s_stick))
+        if mode not in self._sliding:
+            self._sliding[mode] = compile_system(self.model.system(mode))
+        return self._sliding[mode]
 
     def _rhs(self, system, rows):
         n, a, b = self.n, self.alpha, self.beta
