@@ -53,9 +53,9 @@ def median_time(fn, *, repeat=5, number=1, warmup=1):
 def skier_state():
     """The skier's sliding system at τ = 0.3 s of a table 9 stroke, with a consistent state."""
     from skilib import SkierParams
-    from skilib.forcedata import default_push_force
+    from skilib.data.forcedata import default_push_force
     from skilib.skier import SkierModel, ski_heading
-    from skilib.solver import consistent_initial_conditions
+    from skilib.engine.solver import consistent_initial_conditions
 
     p = SkierParams()
     h, side = ski_heading(p, 0)
@@ -69,8 +69,8 @@ def skier_state():
 
 def bench_rhs(backends):
     """µs per right-hand side: the numeric engine and each compiled backend, and a bare solve."""
-    from skilib.codegen import compile_system
-    from skilib.solver import baumgarte
+    from skilib.engine.codegen import compile_system
+    from skilib.engine.solver import baumgarte
 
     system, q, qd = skier_state()
     alpha, beta = baumgarte(0.05)
@@ -143,7 +143,7 @@ def bench_peer(repeat):
     import kane_peer
 
     import skilib as sk
-    from skilib.forcedata import default_push_force
+    from skilib.data.forcedata import default_push_force
     from skilib.skier import ski_heading
 
     p = sk.SkierParams()
@@ -247,7 +247,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="skip the numeric-engine long run and the sweep scaling")
     ap.add_argument("--repeat", type=int, default=5, help="repetitions per timing (median reported)")
     args = ap.parse_args(argv)
-    from skilib.codegen import c_compiler, default_backend
+    from skilib.engine.codegen import c_compiler, default_backend
 
     backends = [b for b in ("c", "numba") if b != "c" or c_compiler()]
     r = {"commit": git_commit(), "date": _dt.datetime.now().isoformat(timespec="seconds"),

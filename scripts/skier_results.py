@@ -5,7 +5,7 @@
     table 9   the long run: 10 strokes, T = 1 s, 50°, C_ext = 0.2 m/s, C_rot = 22.5 °/s
     fig. 42   40° and 50°, full and half push-off force
 
-The push-off is the Fourier fit of the SYNTHETIC force-plate data (skilib.forcedata), so
+The push-off is the Fourier fit of the SYNTHETIC force-plate data (skilib.data.forcedata), so
 the numbers differ from the thesis's; nothing here is tuned to meet them.
 
 Usage:  python scripts/skier_results.py [--quick]   (--quick: table 7 and table 9 only)
@@ -17,7 +17,7 @@ import time
 
 import pandas as pd
 
-from skilib.simulate import simulate_phase, simulate_run
+from skilib.skier.simulate import simulate_phase, simulate_run
 from skilib.skier import SkierParams
 
 TABLE7 = [(0.5, 70.0, 0.8, 90.0), (1.0, 50.0, 0.4, 45.0), (2.0, 30.0, 0.2, 22.5)]

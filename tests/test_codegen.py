@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib import codegen
-from skilib.codegen import compile_system
+from skilib.engine import codegen
+from skilib.engine.codegen import compile_system
 from test_constraints import all_constraints
 
 
@@ -185,7 +185,7 @@ def test_c_kernel_is_cached_on_disk_and_loaded_without_sympy(tmp_path):
     prog = (
         "import sys, numpy as np\n"
         "from test_dynamics import pendulum\n"
-        "from skilib.codegen import compile_system\n"
+        "from skilib.engine.codegen import compile_system\n"
         "bob, system = pendulum()\n"
         "c = compile_system(system, backend='c')\n"
         "q = np.array([0.5, 0.1, -0.6, 0.2, 1.0, -0.3]); qd = np.array([0.3, -0.2, 0.1, 0.5, -0.4, 0.2])\n"
@@ -228,8 +228,8 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
     """The push-off (a Fourier series, eq. 102) writes itself symbolically: no numeric input
     remains, its coefficients are kernel parameters (one kernel for every phase time and
     force scale), and the generated forces equal the numeric ones."""
-    from skilib.forcedata import default_push_force
-    from skilib.simulate import _ScaledPush
+    from skilib.data.forcedata import default_push_force
+    from skilib.skier.simulate import _ScaledPush
     from skilib.skier import SkierModel, SkierParams
 
     kernels, p = set(), SkierParams()

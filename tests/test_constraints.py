@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.timefunctions import Polynomial, RotationPath
+from skilib.engine.timefunctions import Polynomial, RotationPath
 
 
 def two_bodies(rng):

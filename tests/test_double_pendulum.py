@@ -36,7 +36,7 @@ import pytest
 import sympy as sp
 
 import skilib
-from skilib.rotation import ZXZ, G_matrix, rotation_matrix
+from skilib.engine.rotation import ZXZ, G_matrix, rotation_matrix
 
 from minimal_pendulum import SeedPendulum
 

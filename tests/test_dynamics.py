@@ -3,7 +3,7 @@ import numpy as np
 from scipy.special import ellipk
 
 import skilib as sk
-from skilib.rotation import G_matrix
+from skilib.engine.rotation import G_matrix
 
 
 def test_torque_free_asymmetric_body_conserves_energy_and_momentum(measured):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.rotation import EulerParameters
+from skilib.engine.rotation import EulerParameters
 
 
 def d1(f, h):

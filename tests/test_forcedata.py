@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from skilib import forcedata as fd
-from skilib.fourier import pearson_r
+from skilib.data.fourier import pearson_r
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from skilib import fourier
-from skilib.fourier import FourierFit, choose_harmonics, fit, pearson_r
+from skilib.data.fourier import FourierFit, choose_harmonics, fit, pearson_r
 
 TWO_PI = 2.0 * math.pi
 

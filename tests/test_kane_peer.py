@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.forcedata import default_push_force
+from skilib.data.forcedata import default_push_force
 from skilib.skier import ski_heading
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))

@@ -1,7 +1,7 @@
 """ZXZ kinematics (thesis §3.2): A, G, Ḡ and Ġθ̇ against definitions and finite differences."""
 import numpy as np
 
-from skilib.rotation import (ZXZ, G_bar_matrix, G_dot_thetadot, G_matrix, rot_x, rot_z,
+from skilib.engine.rotation import (ZXZ, G_bar_matrix, G_dot_thetadot, G_matrix, rot_x, rot_z,
                              rotation_matrix, skew)
 
 

@@ -9,7 +9,7 @@ column order reach the design.
 import numpy as np
 import pytest
 
-from skilib.sensitivity import sobol_design, sobol_indices
+from skilib.studies.sensitivity import sobol_design, sobol_indices
 
 PI = np.pi
 

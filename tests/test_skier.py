@@ -15,8 +15,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from skilib.skier import SkierModel, SkierParams, push_plane_direction, ski_heading
-from skilib.simulate import _eom, _reaction, simulate_phase, simulate_run, stand_in_push_force
-from skilib.solver import DynamicsResult
+from skilib.skier.simulate import _eom, _reaction, simulate_phase, simulate_run, stand_in_push_force
+from skilib.engine.solver import DynamicsResult
 
 TABLE7 = {  # (T, skating angle, C_ext, C_rot)
     "table7_T0.5": (0.5, 70.0, 0.8, 90.0),
@@ -391,7 +391,7 @@ def test_headings_and_push_planes():
 def test_default_force_is_the_fitted_synthetic_curve():
     res = run_case("table7_T1")
     assert "SYNTHETIC" in res.info["force_source"]
-    from skilib.forcedata import default_push_force
+    from skilib.data.forcedata import default_push_force
     F = default_push_force(1.0)
     fr = res.frame
     assert np.allclose(fr["push_force"], F(fr["tau"].to_numpy()))
@@ -456,7 +456,7 @@ def test_simulate_argument_errors():
 
 
 def test_compiled_kernel_and_numeric_engine_give_the_same_run(measured):
-    """The generated, compiled eq. 101 (skilib.codegen) and the numeric engine are two
+    """The generated, compiled eq. 101 (skilib.engine.codegen) and the numeric engine are two
     evaluations of the same equations: a two-stroke run (a stick phase, a slide, a stroke
     change) agrees to round-off amplified by the integration."""
     kw = dict(strokes=2, phase_time=0.5, skating_angle_deg=50.0, c_ext=0.4, c_rot_deg=45.0, dt_out=0.05)

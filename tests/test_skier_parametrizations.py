@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from skilib.rotation import EulerParameters, rot_z, rotation_matrix
+from skilib.engine.rotation import EulerParameters, rot_z, rotation_matrix
 from skilib.skier import SkierModel, SkierParams, ski_heading
-from skilib.simulate import simulate_phase, simulate_run
+from skilib.skier.simulate import simulate_phase, simulate_run
 
 EP = "euler_parameters"
 CM = ["cm_x", "cm_y", "cm_z"]

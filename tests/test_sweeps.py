@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import skilib as sk
-from skilib.simulate import simulate_run
+from skilib.skier.simulate import simulate_run
 from skilib.skier import SkierParams
-from skilib.sweeps import SUMMARY_COLUMNS, read_sweep, run_summary
+from skilib.studies.sweeps import SUMMARY_COLUMNS, read_sweep, run_summary
 
 pytest.importorskip("distributed")
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from skilib.bodies import RigidBody
-from skilib.rotation import G_bar_matrix, G_dot_thetadot, rotation_matrix
+from skilib.engine.bodies import RigidBody
+from skilib.engine.rotation import G_bar_matrix, G_dot_thetadot, rotation_matrix
 
 
 @pytest.fixture(scope="module")

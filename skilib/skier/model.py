@@ -59,8 +59,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .bodies import RigidBody, box_inertia, rod_inertia
-from .constraints import (
+from ..engine.bodies import RigidBody, box_inertia, rod_inertia
+from ..engine.constraints import (
     DistanceDriver,
     FixedCoordinate,
     OrientationDriver,
@@ -68,10 +68,10 @@ from .constraints import (
     Prismatic,
     Spherical,
 )
-from .forces import ConstantForce, Drag, Gravity, LineForce
-from .rotation import ZXZ, EulerParameters, rot_z
-from .system import MultibodySystem
-from .timefunctions import Constant, Polynomial, RotationPath
+from ..engine.forces import ConstantForce, Drag, Gravity, LineForce
+from ..engine.rotation import ZXZ, EulerParameters, rot_z
+from ..engine.system import MultibodySystem
+from ..engine.timefunctions import Constant, Polynomial, RotationPath
 
 __all__ = ["SkierParams", "SkierModel", "ski_heading", "push_plane_direction"]
 
