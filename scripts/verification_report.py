@@ -58,6 +58,7 @@ OTHER_TEST_FILES = {
     "test_notebooks.py": "runs the notebooks; their own numbers are in their pages",
     "test_environment.py": "checks the installed environment",
     "test_verification_report.py": "checks this script and the `measured` fixture",
+    "test_layout.py": "checks the package's layout (what imports what), no physics",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"

@@ -34,18 +34,25 @@ def _random_state(rng, system, rotation):
     return q, rng.normal(size=system.nq), rng.uniform(0, 1)
 
 
-def _check_terms(measured, compiled, system, t, q, qd):
-    """Every generated term of eq. 101 against the numeric engine's (one measured quantity)."""
-    out = compiled.terms(t, q, qd)
-    jet = system.constraint_jet(t, q, qd)
-    ref = {"M": system.mass_matrix(q), "Qv": system.quadratic_velocity(q, qd), "C": jet.val,
-           "Cq": jet.J, "Cvel": jet.vel, "Cquad": jet.quad}
+def _check_terms(measured, compiled, system, t, q, qd, alpha=3.0, beta=4.0):
+    """The compiled kernel's Evaluation of eq. 101 against the numeric engine's: every term,
+    the solved q̈ and λ, and the powers (one measured quantity each)."""
+    got = compiled.evaluate(t, q, qd, alpha, beta)
+    ref = system.evaluate(t, q, qd, alpha, beta)
     what = "generated M, Qv, C, Cq, Ċ, Qd, Q vs engine"
-    for k, v in ref.items():
-        measured.allclose(what, out[k], v, rtol=1e-12, atol=1e-12, where=k)
-    Qf = system.force_contributions(t, q, qd)
-    for i, f in enumerate(compiled._traced_forces):
-        measured.allclose(what, out["QF"][i], Qf[f.name], rtol=1e-12, atol=1e-12, where=f.name)
+    for k in ("M", "Qv", "C", "Cq", "Cdot", "quad"):
+        measured.allclose(what, getattr(got, k), getattr(ref, k), rtol=1e-12, atol=1e-12, where=k)
+    assert set(got.forces) == set(ref.forces)
+    for name, Q in ref.forces.items():
+        measured.allclose(what, got.forces[name], Q, rtol=1e-12, atol=1e-12, where=name)
+    scale = 1.0 + np.abs(ref.qdd).max() + np.abs(ref.lam).max()
+    measured.check("solved q̈ and λ vs engine",
+                   max(np.abs(got.qdd - ref.qdd).max(), np.abs(got.lam - ref.lam).max()) / scale, 1e-11, "× scale")
+    # the powers left by the same call: Q_f·q̇, −λ_r (Cq q̇)_r and λ_r Ct_r
+    ref_pw = np.concatenate([[ref.force_power[f] for f in got.force_names], ref.row_power, ref.row_power_ct])
+    measured.check("powers Q·q̇, −λ(Cq q̇), λCt vs engine",
+                   np.abs(got.powers - ref_pw).max() / (1.0 + np.abs(ref_pw).max()), 1e-10, "× (1 + max|ref|)")
+    return got
 
 
 @pytest.mark.parametrize("backend", ["python", "c"])
@@ -68,27 +75,11 @@ def test_generated_terms_match_numeric_engine(rng, rotation, backend, measured):
         assert compiled.backend == backend
         # every force here is traced; the opaque law (3 values) and the LineForce magnitude
         # are the only numeric inputs
-        assert not compiled._numeric_forces
+        assert not compiled.numeric_forces
         assert compiled.kernel.n_inputs == 1 + 3 * (c.name == "opaque")
         for _ in range(2):
             q, qd, t = _random_state(rng, system, rotation)
             _check_terms(measured, compiled, system, t, q, qd)
-            # and the kernel's own assembly and solve of eq. 101
-            qdd, lam = system.accelerations(t, q, qd, 3.0, 4.0)
-            qdd_c, lam_c = compiled.accelerations(t, q, qd, 3.0, 4.0)
-            scale = 1.0 + np.abs(qdd).max() + np.abs(lam).max()
-            measured.check("solved q̈ and λ vs engine", max(np.abs(qdd_c - qdd).max(), np.abs(lam_c - lam).max()) / scale,
-                           1e-11, "× scale", where=c.name)
-            # the powers left by the same call: Q_f·q̇, −λ_r (Cq q̇)_r and λ_r Ct_r
-            jet = system.constraint_jet(t, q, qd)
-            Qf = system.force_contributions(t, q, qd)
-            pw, sl = compiled._pw, compiled.power_slices
-            ref_pw = np.concatenate([[Qf[f.name] @ qd for f in compiled._traced_forces],
-                                     -lam * (jet.J @ qd), lam * jet.t])
-            got_pw = np.concatenate([pw[sl["forces"]][:len(compiled._traced_forces)], pw[sl["rows"]], pw[sl["rows_ct"]]])
-            measured.check("powers Q·q̇, −λ(Cq q̇), λCt vs engine",
-                           np.abs(got_pw - ref_pw).max() / (1.0 + np.abs(ref_pw).max()), 1e-10, "× (1 + max|ref|)",
-                           where=c.name)
 
 
 @pytest.mark.parametrize("backend", ["python", "c"])
@@ -125,7 +116,7 @@ def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng, measure
         f = sk.PointForce("user", b1, "p", lambda s, k=k: np.array([k, 0.0, -k * s.t]))
         system = sk.MultibodySystem([b1, b2], [sk.Spherical("sph", b1, "p", b2, "p")], [f, sk.Gravity()])
         compiled = compile_system(system, use_numba=False)
-        assert [g.name for g in compiled._numeric_forces] == ["user"]
+        assert [g.name for g in compiled.numeric_forces] == ["user"]
         q, qd, t = _random_state(np.random.default_rng(3), system, "zxz")
         qdd, lam = system.accelerations(t, q, qd)
         qdd_c, lam_c = compiled.accelerations(t, q, qd)
@@ -229,11 +220,11 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
     remains, its coefficients are kernel parameters (one kernel for every phase time and
     force scale), and the generated forces equal the numeric ones."""
     from skilib.data.forcedata import default_push_force
-    from skilib.skier.simulate import _ScaledPush
+    from skilib.skier.push import ScaledPush
     from skilib.skier import SkierModel, SkierParams
 
     kernels, p = set(), SkierParams()
-    for F in (default_push_force(1.0), default_push_force(0.6), _ScaledPush(default_push_force(2.0), 0.5)):
+    for F in (default_push_force(1.0), default_push_force(0.6), ScaledPush(default_push_force(2.0), 0.5)):
         model = SkierModel(p, -0.4, "right", np.zeros(3), F)
         system = model.system(1)
         compiled = compile_system(system, backend="python")
@@ -243,7 +234,7 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
         _check_terms(measured, compiled, system, t, q, qd)
     assert len({k for k, _ in kernels}) == 2  # the plain and the scaled push: two structures
     # a scaled plain callable cannot be traced: it stays a numeric input, still exact
-    model = SkierModel(p, -0.4, "right", np.zeros(3), _ScaledPush(lambda tau: 300.0 + 50.0 * tau, 0.5))
+    model = SkierModel(p, -0.4, "right", np.zeros(3), ScaledPush(lambda tau: 300.0 + 50.0 * tau, 0.5))
     compiled = compile_system(model.system(1), backend="python")
     assert compiled.kernel.n_inputs == 1
     _check_terms(measured, compiled, model.system(1), 0.3, model.pose(0.3, 0.1), rng.normal(size=18))

@@ -15,7 +15,9 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from skilib.skier import SkierModel, SkierParams, push_plane_direction, ski_heading
-from skilib.skier.simulate import _eom, _reaction, simulate_phase, simulate_run, stand_in_push_force
+from skilib.engine.codegen import compile_system
+from skilib.engine.reactions import JointReaction
+from skilib.skier.simulate import simulate_phase, simulate_run, stand_in_push_force
 from skilib.engine.solver import DynamicsResult
 
 TABLE7 = {  # (T, skating angle, C_ext, C_rot)
@@ -346,8 +348,8 @@ def test_summary_columns(measured):
 
 # -- pieces ------------------------------------------------------------------------------
 def test_eom_matches_engine_and_reactions_match_engine(measured):
-    """The simulation's own eq. 101 solve (q̈, λ) and its ankle and knee reactions equal the
-    engine's, at one state of the skier."""
+    """The compiled kernel's Evaluation of the skier's eq. 101 (q̈, λ) and the ankle and knee
+    reactions computed from it equal the numeric engine's, at one state of the skier."""
     params = SkierParams()
     h, side = ski_heading(params, 0)
     model = SkierModel(params, h, side, np.zeros(3), stand_in_push_force(params, 1.0))
@@ -357,17 +359,17 @@ def test_eom_matches_engine_and_reactions_match_engine(measured):
     qd = np.zeros(18)
     qd[:3] = 1.3 * model.e
     qd = np.linalg.lstsq(np.vstack([jet0.J, np.eye(18)[:1]]), np.concatenate([-jet0.t, [qd[0]]]), rcond=None)[0]
-    qdd, lam, jet, _ = _eom(sysm, 0.4, q, qd, 20.0, 28.0)
+    ev = compile_system(sysm).evaluate(0.4, q, qd, 20.0, 28.0).copy()
+    qdd, lam = ev.qdd, ev.lam
     qdd_e, lam_e = sysm.accelerations(0.4, q, qd, 20.0, 28.0)
     measured.allclose("q̈ vs engine", qdd, qdd_e, atol=1e-12)
     measured.allclose("λ vs engine", lam, lam_e, atol=1e-9)
-    dr = DynamicsResult(t=np.array([0.4]), q=q[None], qd=qd[None], qdd=qdd[None], lam=lam[None],
+    dr = DynamicsResult(t=np.array([0.4]), q=q[None], qd=qd[None], qdd=qdd_e[None], lam=lam_e[None],
                         constraint_norm=np.zeros(1), velocity_constraint_norm=np.zeros(1), system=sysm)
-    st = sysm.state(0.4, q, qd)
     for name, body in (("ankle", model.shank), ("knee", model.upper)):
         ref = dr.reactions(name)
         ref = ref[ref["body"] == body.name].iloc[0]
-        F, N = _reaction(sysm, st, jet.J, lam, name, body)
+        F, N = JointReaction(sysm, name, body)(q, ev.Cq, lam)
         measured.allclose("joint force vs engine", F, ref[["Fx", "Fy", "Fz"]].to_numpy(float), atol=1e-9, unit="N")
         measured.allclose("joint moment vs engine", N, ref[["Mx", "My", "Mz"]].to_numpy(float), atol=1e-9,
                           unit="N m")

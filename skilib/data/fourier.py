@@ -251,12 +251,12 @@ class FourierFit:
         With a sympy ``t`` (and, in ``skilib.engine.codegen``, symbols in place of the
         coefficients) it is what code generation compiles; with a float it is the value.
         """
-        from ..engine.rotation import _cos, _sin
+        from ..engine.rotation import cos, sin
 
         phi = 2.0 * math.pi / self.period * (t - self.t0)
         out = self.a0
         for k in range(self.n_harmonics):
-            out = out + self.a[k] * _sin((k + 1) * phi) + self.b[k] * _cos((k + 1) * phi)
+            out = out + self.a[k] * sin((k + 1) * phi) + self.b[k] * cos((k + 1) * phi)
         return out
 
     def __call__(self, t):

@@ -29,7 +29,12 @@ from .errors import (
 )
 from .forces import AxialFriction, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
-from .solver import DynamicsResult, baumgarte, consistent_initial_conditions, project, solve_dynamics
+from .evaluation import Evaluation
+from .integrators import ProjectedRK
+from .options import Integrator, Stabilization, baumgarte
+from .projection import Projector, project
+from .reactions import JointReaction, joint_reactions
+from .solver import DynamicsResult, consistent_initial_conditions, gimbal_events, solve_dynamics
 from .system import MultibodySystem
 from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
 
@@ -41,7 +46,8 @@ __all__ = [
     "SingularSystemError",
     "AxialFriction", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
     "ZXZ", "EulerParameters", "rotation_matrix",
-    "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics",
+    "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
+    "Evaluation", "ProjectedRK", "Integrator", "Stabilization", "Projector", "JointReaction", "joint_reactions",
     "MultibodySystem",
     "Constant", "FromCallables", "Polynomial", "RotationPath",
 ]

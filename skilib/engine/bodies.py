@@ -8,7 +8,7 @@ centre of mass, so the mass matrix decouples (eq. 91: m_Rθ = 0) and
     (Qv)_R = 0,  (Qv)_θ = −Gᵀ[ω × (J ω) + J Ġθ̇]  (= −Ḡᵀ[ω̄ × (Īω̄) + Ī Ḡ̇θ̇]).
 
 The thesis's eq. 90 prints (Qv)_θ with the opposite sign; the Lagrange derivation in
-``tests/test_symbolic.py`` settles it (SPEC §6 erratum 2).
+``tests/test_symbolic.py`` settles it (book: Differences from the thesis, errata).
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class RigidBody:
         return M
 
     def quadratic_velocity(self, q, qd) -> np.ndarray:
-        """Qv = [0; −Gᵀ(ω × Jω + J Ġθ̇)] (eqs. 84–91, sign per SPEC §2)."""
+        """Qv = [0; −Gᵀ(ω × Jω + J Ġθ̇)] (eqs. 84–91, sign settled by a Lagrange derivation; the thesis prints the opposite)."""
         th, thd = q[3:], qd[3:]
         A = self.rotation.A(th)
         G = self.rotation.G(th)

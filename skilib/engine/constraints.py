@@ -333,7 +333,7 @@ class PointPathDriver(Constraint):
 
 
 class EulerParameterNorm(Constraint):
-    """pᵀp − 1 = 0 for a body in Euler parameters (seed 002, eq. 3.36).
+    """pᵀp − 1 = 0 for a body in Euler parameters (Haug 1989).
 
     Added by ``MultibodySystem`` for every such body; it carries no reaction.
     """

@@ -2,7 +2,7 @@
 
 The orientation of a body is A = Rz(φ)·Rx(θ)·Rz(ψ): this is the product that the
 thesis's eqs. 24–31 and appendix B use (its eq. 8 prints the factors in reverse order,
-SPEC §6 erratum 1).  The angular velocity in the global frame is ω = G θ̇ (eq. 29) and
+book: Differences from the thesis, errata).  The angular velocity in the global frame is ω = G θ̇ (eq. 29) and
 in the body frame ω̄ = Ḡ θ̇ with Ḡ = AᵀG (eqs. 30–31).
 
 The parametrization is singular where sin θ = 0 (gimbal lock): there G loses rank and
@@ -55,6 +55,11 @@ def _sqrt(x):
         import sympy
 
         return sympy.sqrt(x)
+
+
+# public names of the three: math's for numbers, sympy's for the symbols that code
+# generation traces (skilib.engine.codegen), so that one formula serves both
+cos, sin, sqrt = _cos, _sin, _sqrt
 
 
 def cross3(a, b) -> np.ndarray:
@@ -187,7 +192,7 @@ class EulerParameters:
     """Rotation coordinates of one body: Euler parameters p = (e0, e1, e2, e3).
 
     A(p) = (e0² − eᵀe) I + 2 eeᵀ + 2 e0 ẽ evaluated at p/|p|, ω = 2E(p)ṗ/|p|² with
-    E = [−e, ẽ + e0 I] (Haug 1989; seed 002, eqs. 3.35–3.36).  Normalizing inside A makes
+    E = [−e, ẽ + e0 I] (Haug 1989).  Normalizing inside A makes
     G exact for every p, not only on |p| = 1, so the engine's Jacobians stay exact while
     the normalization constraint pᵀp − 1 = 0 (added by the system for every such body)
     is being satisfied by the solver.  Since Ė ṗ = E(ṗ) ṗ = 0,

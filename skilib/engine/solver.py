@@ -13,16 +13,13 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .errors import InconsistentInitialConditions, IntegrationError
-from .rotation import cross3
+from .integrators import ProjectedRK
+from .options import Integrator, Stabilization, baumgarte
+from .projection import Projector, project
+from .reactions import joint_reactions
 
-__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte", "project"]
-
-
-def baumgarte(h: float):
-    """The thesis's Baumgarte parameters for a nominal step h: (α, β) = (1/h, √2/h)."""
-    if not h > 0:
-        raise ValueError(f"h must be > 0, got {h}")
-    return 1.0 / h, np.sqrt(2.0) / h
+__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte", "project",
+           "gimbal_events"]
 
 
 def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, independent=(),
@@ -121,32 +118,15 @@ class DynamicsResult:
         return df
 
     def reactions(self, constraint):
-        """Reaction force and moment of one constraint on each of its bodies.
-
-        From Qc = −Cqᵀλ restricted to the constraint's rows: on body b the generalized
-        force (Q_R, Q_θ) is equipollent to a force F = Q_R acting at the constraint's
-        reaction point P (u = Aū from the centre of mass) and a moment N about P with
-        Gᵀ(N + u × F) = Q_θ (eqs. 80–81 read backwards; Newton–Euler form of seed 002,
-        eq. 3.45).  Rows: t, body, Fx, Fy, Fz [N], Mx, My, Mz [N m], global components.
-        """
-        sysm = self.system
-        c = sysm.constraint(constraint) if isinstance(constraint, str) else constraint
-        rows = sysm.rows(c)
-        out = []
-        for k, t in enumerate(self.t):
-            s = sysm.state(t, self.q[k], self.qd[k])
-            Cq = c.jet(s).J
-            Qc = -Cq.T @ self.lam[k, rows]
-            for body, ubar in c.reaction_points:
-                if body is None:
-                    continue
-                A, G, _, _, sl = s.frame(body)
-                F = Qc[sl.start : sl.start + 3]
-                Mcm = np.linalg.lstsq(G.T, Qc[sl.start + 3 : sl.stop], rcond=None)[0]
-                N = Mcm - cross3(A @ ubar, F)
-                out.append((t, body.name, *F, *N))
+        """Reaction force and moment of one constraint on each of its bodies
+        (``skilib.engine.reactions``): rows t, body, Fx, Fy, Fz [N], Mx, My, Mz [N m] about
+        the constraint's reaction point, global components."""
         import pandas as pd
 
+        sysm = self.system
+        Cq = np.array([sysm.constraint_jet(t, q).J for t, q in zip(self.t, self.q)])
+        per_body = joint_reactions(sysm, constraint, self.q, Cq, self.lam)
+        out = [(t, name, *F[k], *N[k]) for k, t in enumerate(self.t) for name, (F, N) in per_body.items()]
         return pd.DataFrame(out, columns=["t", "body", "Fx", "Fy", "Fz", "Mx", "My", "Mz"])
 
     def constraint_power(self, constraint=None) -> np.ndarray:
@@ -169,20 +149,34 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
 
     Parameters
     ----------
-    system : MultibodySystem
+    system : MultibodySystem or CompiledSystem
     t_span : (t0, tf)
     q0, qd0 : consistent initial coordinates and velocities
         (see ``consistent_initial_conditions``).
     method : 'RK45' (default), 'DOP853', 'Radau', or any ``solve_ivp`` method.
-    stabilization : 'baumgarte' (default, eqs. 99–101), 'projection' or 'none'.
-        'projection' integrates the unstabilized eq. 101 and, after every accepted step,
-        projects positions onto C(q, t) = 0 and velocities onto Cq q̇ = −Ct with the
-        mass-weighted minimal correction (explicit Runge–Kutta methods only); the kinetic
-        energy the projections change, summed over the steps, is
-        ``DynamicsResult.projection_energy``.
+    stabilization : 'baumgarte' (default, eqs. 99–101), 'projection' or 'none'
+        (``skilib.engine.options.Stabilization``).  'projection' integrates the unstabilized
+        eq. 101 with ``ProjectedRK``: after every accepted step positions are projected onto
+        C(q, t) = 0 and velocities onto Cq q̇ = −Ct with the mass-weighted minimal correction
+        (explicit Runge–Kutta methods only); the kinetic energy the projections change,
+        summed over the steps, is ``DynamicsResult.projection_energy``.
     h : nominal step for the thesis's Baumgarte parameters α = 1/h, β = √2/h.
     alpha, beta : explicit Baumgarte parameters (override h).
     t_eval : output times (default: the integrator's steps).
+    events : ``solve_ivp`` events; a rotation singularity (ZXZ θ = 0, π) of a body whose
+        angles are not all driven raises ``GimbalLockError``.
+
+    Examples
+    --------
+    A planar pendulum released from 60° (``skilib.engine.examples.pendulum``) keeps its
+    energy and its constraint:
+
+    >>> from skilib.engine import examples, solve_dynamics
+    >>> ex = examples.pendulum(angle_deg=60.0)
+    >>> res = solve_dynamics(ex.system, (0.0, 2.0), ex.q0, ex.qd0, method="DOP853", rtol=1e-10, atol=1e-12)
+    >>> energy = [ex.energy(q, v) for q, v in zip(res.q, res.qd)]
+    >>> bool(abs(energy[-1] - energy[0]) < 1e-6 and res.constraint_norm.max() < 1e-8)
+    True
     """
     t0, tf = (float(v) for v in t_span)
     if not tf > t0:
@@ -194,173 +188,81 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
             raise ValueError(f"{name} must have {system.nq} entries, got shape {v.shape}")
         if not np.all(np.isfinite(v)):
             raise ValueError(f"{name} contains non-finite values")
-    if stabilization not in ("baumgarte", "projection", "none"):
-        raise ValueError(f"stabilization must be 'baumgarte', 'projection' or 'none', got {stabilization!r}")
-    if stabilization == "baumgarte":
-        a_h, b_h = baumgarte(h)
-        alpha = a_h if alpha is None else float(alpha)
-        beta = b_h if beta is None else float(beta)
-        if alpha < 0:
-            raise ValueError(f"alpha must be >= 0, got {alpha}")
-    elif alpha or beta:
-        raise ValueError(f"alpha/beta are Baumgarte parameters; stabilization={stabilization!r} takes none")
-    else:
-        alpha = beta = 0.0
+    stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta, projection_tol=projection_tol)
+    if stab.projects:
+        Integrator.make(method, rtol=rtol, atol=atol, max_step=max_step, stabilization=stab)
     if system.nc:
         system.check_rank(q0, t0)
         if check_initial:
-            jet = system.constraint_jet(t0, q0, qd0)
-            for what, v in (("C(q0, t0)", jet.val), ("Cq qd0 + Ct", jet.vel)):
-                if np.abs(v).max() > initial_tol:
-                    k = int(np.argmax(np.abs(v)))
-                    raise InconsistentInitialConditions(
-                        f"initial conditions violate {what}: {np.abs(v).max():.3e} at row "
-                        f"{system.constraint_labels[k]}; use consistent_initial_conditions()"
-                    )
-    n = system.nq
+            _check_initial(system, t0, q0, qd0, initial_tol)
+    n, alpha, beta = system.nq, stab.alpha, stab.beta
 
     def rhs(t, y):
-        qdd, _ = system.accelerations(t, y[:n], y[n:], alpha, beta)
-        return np.concatenate([y[n:], qdd])
+        return np.concatenate([y[n:], system.evaluate(t, y[:n], y[n:], alpha, beta).qdd])
 
-    # the singularity is watched by terminal events (a step may straddle it): the margin
-    # |sin θ| − tol for an approach, the signed sin θ for a crossing within one step
-    def watch(body, signed):
-        sl = system.slice(body)
-        if signed:
-            ev = lambda t, y: body.rotation.singularity_function(y[sl][3:])
-        else:
-            ev = lambda t, y: body.rotation.singularity_distance(y[sl][3:]) - system.gimbal_tol
-        ev.terminal = True
-        return ev
-
-    gimbal = [watch(b, signed) for b in system._gimbal_checked for signed in (False, True)]
     user_events = [] if events is None else (list(events) if isinstance(events, (list, tuple)) else [events])
-    y0 = np.concatenate([q0, qd0])
-    if stabilization == "projection":
-        if user_events or dense_output:
-            raise ValueError("stabilization='projection' supports neither events nor dense_output")
-        sol = _integrate_projected(system, rhs, (t0, tf), y0, method, rtol, atol, max_step, t_eval,
-                                   gimbal, projection_tol)
+    gimbal = gimbal_events(system)
+    options = dict(rtol=rtol, atol=atol, max_step=max_step, dense_output=dense_output, t_eval=t_eval,
+                   events=(user_events + gimbal) or None)
+    projector = Projector(system, tol=stab.projection_tol) if stab.projects else None
+    if projector is not None:
+        sol = solve_ivp(rhs, (t0, tf), np.concatenate([q0, qd0]), method=ProjectedRK, rk=method,
+                        project=projector, **options)
     else:
-        sol = solve_ivp(rhs, (t0, tf), y0, method=method, rtol=rtol, atol=atol,
-                        t_eval=t_eval, max_step=max_step, dense_output=dense_output,
-                        events=(user_events + gimbal) or None)
-        sol.projection_energy = 0.0
-    hits = [] if not gimbal or sol.t_events is None else [
-        (te[0], ye[0]) for te, ye in zip(sol.t_events[len(user_events):], sol.y_events[len(user_events):])
-        if len(te)]
+        sol = solve_ivp(rhs, (t0, tf), np.concatenate([q0, qd0]), method=method, **options)
+    hits = [(te[0], ye[0]) for te, ye in zip(sol.t_events[len(user_events):], sol.y_events[len(user_events):])
+            if len(te)] if gimbal else []
     if hits:
         te, ye = min(hits, key=lambda h: h[0])
         raise system.gimbal_error(te, ye[:n])
-    if user_events:
-        sol.t_events = sol.t_events[: len(user_events)]
     if sol.status == -1:
         raise IntegrationError(f"integration failed at t={sol.t[-1]:.6g} s: {sol.message}")
-    Y = sol.y.T
-    nt = len(sol.t)
-    qdd = np.zeros((nt, n))
-    lam = np.zeros((nt, system.nc))
-    cn = np.zeros(nt)
-    vn = np.zeros(nt)
+    t, Y = sol.t, sol.y.T
+    if projector is not None and t_eval is not None:  # points of the step interpolants, projected
+        Y = np.array([projector(tk, yk, accumulate=False) for tk, yk in zip(t, Y)])
+    return _result(system, t, Y, sol, stab, projector, user_events, dense_output)
+
+
+def gimbal_events(system) -> list:
+    """Terminal ``solve_ivp`` events that watch each body free to reach its rotation
+    singularity (a step may straddle it): the margin |sin θ| − gimbal_tol for an approach and
+    the signed sin θ for a crossing within one step."""
+    def watch(body, signed):
+        sl = system.slice(body)
+        if signed:
+            ev = lambda t, y: body.rotation.singularity_function(y[sl][3:])  # noqa: E731
+        else:
+            ev = lambda t, y: body.rotation.singularity_distance(y[sl][3:]) - system.gimbal_tol  # noqa: E731
+        ev.terminal = True
+        return ev
+
+    return [watch(b, signed) for b in system.gimbal_checked for signed in (False, True)]
+
+
+def _check_initial(system, t0, q0, qd0, tol):
+    jet = system.constraint_jet(t0, q0, qd0)
+    for what, v in (("C(q0, t0)", jet.val), ("Cq qd0 + Ct", jet.vel)):
+        if np.abs(v).max() > tol:
+            k = int(np.argmax(np.abs(v)))
+            raise InconsistentInitialConditions(
+                f"initial conditions violate {what}: {np.abs(v).max():.3e} at row "
+                f"{system.constraint_labels[k]}; use consistent_initial_conditions()")
+
+
+def _result(system, t, Y, sol, stab, projector, user_events, dense_output) -> DynamicsResult:
+    """q̈, λ and the constraint residuals at the output times."""
+    n, nt = system.nq, len(t)
+    qdd, lam = np.zeros((nt, n)), np.zeros((nt, system.nc))
+    cn, vn = np.zeros(nt), np.zeros(nt)
     for k in range(nt):
-        q, qd = Y[k, :n], Y[k, n:]
-        qdd[k], lam[k] = system.accelerations(sol.t[k], q, qd, alpha, beta)
+        e = system.evaluate(t[k], Y[k, :n], Y[k, n:], stab.alpha, stab.beta)
+        qdd[k], lam[k] = e.qdd, e.lam
         if system.nc:
-            jet = system.constraint_jet(sol.t[k], q, qd)
-            cn[k] = np.abs(jet.val).max()
-            vn[k] = np.abs(jet.vel).max()
+            cn[k], vn[k] = np.abs(e.C).max(), np.abs(e.Cdot).max()
     return DynamicsResult(
-        t=sol.t, q=Y[:, :n].copy(), qd=Y[:, n:].copy(), qdd=qdd, lam=lam,
-        constraint_norm=cn, velocity_constraint_norm=vn, system=system, alpha=alpha, beta=beta,
+        t=np.asarray(t), q=Y[:, :n].copy(), qd=Y[:, n:].copy(), qdd=qdd, lam=lam,
+        constraint_norm=cn, velocity_constraint_norm=vn, system=system, alpha=stab.alpha, beta=stab.beta,
         nfev=sol.nfev, status=sol.status, message=sol.message, sol=sol.sol if dense_output else None,
         t_events=sol.t_events[: len(user_events)] if user_events else None,
-        stabilization=stabilization, projection_energy=sol.projection_energy,
+        stabilization=stab.kind, projection_energy=projector.energy if projector is not None else 0.0,
     )
-
-
-def _projection_terms(system, t, q):
-    """M(q), C, Cq and Ct at (t, q): from the compiled kernel when the system has one
-    (``skilib.engine.codegen.CompiledSystem.terms``; Ċ at q̇ = 0 is Ct), else from the engine."""
-    if getattr(type(system), "terms", None) is not None:
-        o = system.terms(t, q, np.zeros(len(q)))
-        return o["M"].copy(), o["C"].copy(), o["Cq"].copy(), o["Cvel"].copy()
-    jet = system.constraint_jet(t, q)
-    return system.mass_matrix(q), jet.val, jet.J, jet.t
-
-
-def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
-    """Mass-weighted projection onto C(q, t) = 0 and Cq q̇ = −Ct (thesis §3.8's "geometric
-    projection"; the alternative to Baumgarte stabilization).
-
-    Positions: repeat [M Cqᵀ; Cq 0][Δq; μ] = [0; −C] (the smallest ΔqᵀMΔq that
-    removes C to first order) until max |C| ≤ tol.  Velocities: [M Cqᵀ; Cq 0][q̇⁺; μ] =
-    [M q̇; −Ct], the velocity closest to q̇ in the kinetic-energy metric.  The augmented
-    matrix is that of eq. 101, so it stays regular for Euler parameters too.
-    Returns (q⁺, q̇⁺, ΔT) with ΔT = T(q⁺, q̇⁺) − T(q, q̇) the kinetic-energy change that
-    the projection causes (positions and velocities together).
-    """
-    n, m = system.nq, system.nc
-    q = np.array(q, dtype=float)
-    qd = np.asarray(qd, dtype=float)
-    K = np.zeros((n + m, n + m))
-    for it in range(max_iter + 1):
-        M, C, Cq, Ct = _projection_terms(system, t, q)
-        if it == 0:
-            T0 = 0.5 * qd @ M @ qd
-        K[:n, :n] = M
-        K[:n, n:], K[n:, :n] = Cq.T, Cq
-        if np.abs(C).max() <= tol:
-            break
-        if it == max_iter:
-            raise IntegrationError(f"position projection did not converge at t={t:.6g} s: "
-                                   f"max |C| = {np.abs(C).max():.3e} after {max_iter} iterations")
-        q += np.linalg.solve(K, np.concatenate([np.zeros(n), -C]))[:n]
-    v = np.linalg.solve(K, np.concatenate([M @ qd, -Ct]))[:n]
-    return q, v, 0.5 * v @ M @ v - T0
-
-
-def _integrate_projected(system, rhs, t_span, y0, method, rtol, atol, max_step, t_eval, gimbal, tol):
-    """Step an explicit Runge–Kutta solver, projecting the state after every accepted step."""
-    from types import SimpleNamespace
-
-    from scipy.integrate import DOP853, RK23, RK45
-
-    methods = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
-    if method not in methods:
-        raise ValueError(f"stabilization='projection' needs an explicit Runge-Kutta method "
-                         f"{sorted(methods)}, got {method!r}")
-    n = system.nq
-    t0, tf = t_span
-    solver = methods[method](rhs, t0, y0, tf, rtol=rtol, atol=atol, max_step=max_step)
-    ts, ys, energy = [t0], [y0.copy()], 0.0
-    t_eval = None if t_eval is None else np.asarray(t_eval, dtype=float)
-    if t_eval is not None:
-        ts, ys = ([t0], [y0.copy()]) if t_eval[0] == t0 else ([], [])
-        k_out = int(t_eval[0] == t0)
-    while solver.status == "running":
-        y_prev = solver.y.copy()
-        msg = solver.step()
-        if solver.status == "failed":
-            return SimpleNamespace(status=-1, message=msg, t=np.array(ts), y=np.array(ys).T)
-        for ev in gimbal:  # a crossing of a rotation singularity within the step
-            if np.sign(ev(solver.t_old, y_prev)) != np.sign(ev(solver.t, solver.y)):
-                raise system.gimbal_error(solver.t, solver.y[:n])
-        if t_eval is not None:
-            dense = solver.dense_output()
-            while k_out < len(t_eval) and t_eval[k_out] <= solver.t:
-                y = dense(t_eval[k_out])
-                q, v, _ = project(system, t_eval[k_out], y[:n], y[n:], tol=tol)
-                ts.append(t_eval[k_out])
-                ys.append(np.concatenate([q, v]))
-                k_out += 1
-        q, v, dT = project(system, solver.t, solver.y[:n], solver.y[n:], tol=tol)
-        energy += dT
-        solver.y = np.concatenate([q, v])
-        solver.f = rhs(solver.t, solver.y)  # the FSAL derivative belongs to the projected state
-        if t_eval is None:
-            ts.append(solver.t)
-            ys.append(solver.y.copy())
-    return SimpleNamespace(status=0, message="projection integration finished", t=np.array(ts),
-                           y=np.array(ys).T, nfev=solver.nfev, sol=None, t_events=None,
-                           y_events=None, projection_energy=energy)

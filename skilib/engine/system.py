@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constraints import EulerParameterNorm
+from .evaluation import Evaluation, power_vector
 from .errors import GimbalLockError, RedundantConstraintError, SingularSystemError
 from .kinematics import Jet, State, stack
 
@@ -27,7 +28,7 @@ class MultibodySystem:
 
     def __init__(self, bodies, constraints=(), forces=(), gimbal_tol: float = 1e-3):
         self.bodies = list(bodies)
-        # every body in Euler parameters brings its normalization row (seed 002, eq. 3.36)
+        # every body in Euler parameters brings its normalization row (Haug 1989)
         self.constraints = list(constraints) + [EulerParameterNorm(b) for b in self.bodies
                                                 if b.rotation.n == 4]
         self.forces = list(forces)
@@ -89,6 +90,11 @@ class MultibodySystem:
             if c.name == name:
                 return c
         raise ValueError(f"no constraint named '{name}' in this system")
+
+    @property
+    def gimbal_checked(self) -> list:
+        """Bodies whose rotation coordinates are free to reach their singularity (ZXZ θ = 0, π)."""
+        return list(self._gimbal_checked)
 
     @property
     def dof(self) -> int:
@@ -175,25 +181,20 @@ class MultibodySystem:
         if self._gimbal_checked and self.gimbal_margin(q) < 0:
             raise self.gimbal_error(t, q)
 
-    def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
-        """Solve eq. 101 for (q̈, λ) at one instant."""
-        qdd, lam, _, _ = self.equations_of_motion(t, q, qd, alpha, beta)
-        return qdd, lam
-
-    def equations_of_motion(self, t, q, qd, alpha=0.0, beta=0.0):
-        """Solve eq. 101 and return (q̈, λ, constraint jet, {force name: Q}).
-
-        The jet and the per-force generalized forces are those the solve used, so that
-        powers and reactions computed from them belong to the same evaluation.
-        """
+    def evaluate(self, t, q, qd, alpha=0.0, beta=0.0) -> Evaluation:
+        """Solve eq. 101 at (t, q, q̇) and return it with every term it used (``Evaluation``)."""
         self.check_gimbal(t, q)
+        q = np.asarray(q, dtype=float)
+        qd = np.asarray(qd, dtype=float)
         s = self.state(t, q, qd)
         n, m = self.nq, self.nc
         Qf = {f.name: f.generalized(s) for f in self.forces}
+        M = self.mass_matrix(q)
+        Qv = self.quadratic_velocity(q, qd)
         K = np.zeros((n + m, n + m))
-        K[:n, :n] = self.mass_matrix(q)
+        K[:n, :n] = M
         rhs = np.empty(n + m)
-        rhs[:n] = sum(Qf.values(), np.zeros(n)) + self.quadratic_velocity(q, qd)
+        rhs[:n] = sum(Qf.values(), np.zeros(n)) + Qv
         c = self.constraint_jet(t, q, qd, state=s)
         if m:
             K[:n, n:] = c.J.T
@@ -202,12 +203,22 @@ class MultibodySystem:
         try:
             x = np.linalg.solve(K, rhs)
         except np.linalg.LinAlgError:
-            raise SingularSystemError(self._singular_message(t, q, K)) from None
+            raise SingularSystemError(self.singular_message(t, q, K)) from None
         if not np.all(np.isfinite(x)):
-            raise SingularSystemError(self._singular_message(t, q, K))
-        return x[:n], x[n:], c, Qf
+            raise SingularSystemError(self.singular_message(t, q, K))
+        lam = x[n:]
+        return Evaluation(t=t, q=q, qd=qd, alpha=alpha, beta=beta, qdd=x[:n], lam=lam, M=M, Qv=Qv, C=c.val,
+                          Cq=c.J, Cdot=c.vel, quad=c.quad, forces=Qf, force_names=tuple(Qf),
+                          powers=power_vector(Qf, qd, lam, c.J, c.vel))
 
-    def _singular_message(self, t, q, K) -> str:
+    def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
+        """Solve eq. 101 for (q̈, λ) at one instant."""
+        e = self.evaluate(t, q, qd, alpha, beta)
+        return e.qdd, e.lam
+
+    def singular_message(self, t, q, K) -> str:
+        """Why the augmented matrix K of eq. 101 is singular at (t, q): bodies at a rotation
+        singularity, or the first linearly dependent constraint row."""
         n = self.nq
         msg = f"augmented matrix of eq. 101 is singular at t={t:.6g} s"
         bad = [b.name for b in self.bodies

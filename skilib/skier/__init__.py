@@ -1,7 +1,15 @@
-"""The thesis's three-body skier (ch. 4–5), built from ``skilib.engine``: parameters, model,
-push-off, stroke integration and runs."""
-from .model import ROTATIONS, SIDES, SkierModel, SkierParams, push_plane_direction, ski_heading
-from .simulate import SimResult, simulate_phase, simulate_run, stand_in_push_force
+"""The thesis's three-body skier (ch. 4–5), built from ``skilib.engine``.
+
+params (``SkierParams``, the leg laws of eqs. 187–188, headings), model (``SkierModel``:
+bodies, constraints C1–C17, forces), push (the push-off), stroke (one stroke with
+stick/slip friction), work (work–energy bookkeeping by name), frame (the output table),
+run (``simulate_run``, ``simulate_phase``, the stroke change), result (``SimResult``).
+"""
+from .model import SkierModel
+from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_heading
+from .push import stand_in_push_force
+from .result import SimResult
+from .run import simulate_phase, simulate_run
 
 __all__ = ["ROTATIONS", "SIDES", "SkierModel", "SkierParams", "push_plane_direction", "ski_heading",
            "SimResult", "simulate_phase", "simulate_run", "stand_in_push_force"]
