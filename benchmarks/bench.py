@@ -35,7 +35,6 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
-TABLE9 = dict(strokes=10, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5)
 
 
 def median_time(fn, *, repeat=5, number=1, warmup=1):
@@ -93,12 +92,13 @@ def bench_rhs(backends):
 
 def bench_long_run(compiled, repeat):
     import skilib as sk
+    from skilib.skier.cases import TABLE9  # the long run of table 9
 
-    res = sk.simulate_run(**TABLE9, compiled=compiled)  # warm-up: loads (or compiles) kernels
+    res = sk.simulate_run(**TABLE9.kwargs(), compiled=compiled)  # warm-up: loads (or compiles) kernels
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        res = sk.simulate_run(**TABLE9, compiled=compiled)
+        res = sk.simulate_run(**TABLE9.kwargs(), compiled=compiled)
         times.append(time.perf_counter() - t0)
     return {"seconds": statistics.median(times), "rhs_evaluations": int(res.info["nfev"]),
             "max_constraint_norm": float(res.frame["constraint_norm"].max()),
@@ -108,7 +108,8 @@ def bench_long_run(compiled, repeat):
 _MEMORY_PROBE = r"""
 import json, resource, sys, tracemalloc
 import skilib as sk
-run = dict(strokes=10, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5)
+from skilib.skier.cases import TABLE9
+run = TABLE9.kwargs()
 trace = sys.argv[1] == "heap"
 if trace:  # tracemalloc's own bookkeeping inflates the RSS: measured in a separate process
     tracemalloc.start()

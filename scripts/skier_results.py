@@ -17,27 +17,29 @@ import time
 
 import pandas as pd
 
+from skilib.skier import cases
+from skilib.skier.cases import TABLE7, TABLE9
 from skilib.skier.simulate import simulate_phase, simulate_run
-from skilib.skier import SkierParams
 
-TABLE7 = [(0.5, 70.0, 0.8, 90.0), (1.0, 50.0, 0.4, 45.0), (2.0, 30.0, 0.2, 22.5)]
-LONG = dict(strokes=10, phase_time=1.0, c_ext=0.2, c_rot_deg=22.5)
-LEVEL_STROKES = slice(6, 10)  # strokes 7–10: after the thesis's levelling-off at the 6th
+# strokes 7–10: after the thesis's levelling-off at the 6th
+LEVEL_STROKES = slice(cases.LEVEL_OFF_STROKE.value, TABLE9.strokes)
+LABELS = {"table9": "table 9: 50°, full force", "fig42_40_full": "40°, full force", "fig42_40_half": "40°, half force",
+          "fig42_50_half": "50°, half force"}
 
 
 def main(quick: bool = False) -> None:
     pd.set_option("display.width", 160)
     pd.set_option("display.precision", 4)
-    params = SkierParams(mass=75.0)
+    params = TABLE9.params()
 
     print("Table 7 single phases (from rest)")
     rows = []
-    for T, ang, ce, cr in TABLE7:
+    for c in TABLE7:
         t0 = time.perf_counter()
-        r = simulate_phase(params, phase_time=T, skating_angle_deg=ang, c_ext=ce, c_rot_deg=cr)
+        r = simulate_phase(params, **c.kwargs())
         st = r.strokes.iloc[0]
         fr = r.frame
-        rows.append(dict(T=T, angle=ang, c_ext=ce, c_rot=cr, cm_distance_x=st["distance_x"],
+        rows.append(dict(T=c.phase_time, angle=c.skating_angle_deg, c_ext=c.c_ext, c_rot=c.c_rot_deg, cm_distance_x=st["distance_x"],
                          cm_x_final=fr["cm_x"].iloc[-1], ski_s_final=st["s_end"], mean_speed=st["mean_speed"],
                          final_speed=fr["cm_speed"].iloc[-1], mean_power=st["mean_power"],
                          max_C=fr["constraint_norm"].max(), stick_slip_switches=len(r.events),
@@ -45,13 +47,12 @@ def main(quick: bool = False) -> None:
     print(pd.DataFrame(rows).to_string(index=False))
     print(f"force input: {r.info['force_source']}\n")
 
-    cases = [("table 9: 50°, full force", 50.0, 1.0)]
-    if not quick:
-        cases += [("40°, full force", 40.0, 1.0), ("40°, half force", 40.0, 0.5), ("50°, half force", 50.0, 0.5)]
+    runs = [TABLE9] if quick else [cases.RUN_CASES[n] for n in LABELS]
     level = {}
-    for label, ang, scale in cases:
+    for case in runs:
+        label = LABELS[case.name]
         t0 = time.perf_counter()
-        r = simulate_run(params, skating_angle_deg=ang, force_scale=scale, **LONG)
+        r = simulate_run(params, **case.kwargs())
         wall = time.perf_counter() - t0
         st = r.strokes
         level[label] = st["mean_speed"].iloc[LEVEL_STROKES].mean()
@@ -59,12 +60,14 @@ def main(quick: bool = False) -> None:
         print(st[["stroke", "side", "mean_speed", "mean_power", "distance_x", "mean_abs_vx", "mean_abs_vy",
                   "ke_loss_at_start", "cm_z_jump_at_start"]].to_string(index=False))
         print()
-    base = level[cases[0][0]]
-    print("Mean CM speed over strokes 7-10 (thesis: levels off at ~2.47 m/s after the 6th, ~300 W)")
+    base = level[LABELS[TABLE9.name]]
+    print(f"Mean CM speed over strokes 7-10 (thesis: levels off at ~{cases.STEADY_SPEED.value} m/s after the "
+          f"{cases.LEVEL_OFF_STROKE.value}th, ~{cases.MEAN_POWER.value:.0f} W)")
     for label, v in level.items():
         print(f"  {label:28s} {v:.3f} m/s  ({100 * (v / base - 1):+.1f} % vs table 9)")
     if not quick:
-        print("Thesis fig. 42: 40° half force slightly faster than 50° full; 50° half force ~32 % slower.")
+        print(f"Thesis fig. 42: 40° half force {cases.HALF_FORCE_40_VS_50.stated} than 50° full; 50° half force "
+              f"~{-100 * cases.HALF_FORCE_50_CHANGE.value:.0f} % slower.")
 
 
 if __name__ == "__main__":

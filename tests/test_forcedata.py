@@ -14,6 +14,7 @@ import pytest
 
 from skilib import forcedata as fd
 from skilib.data.fourier import pearson_r
+from skilib.skier.cases import FRICTION_MEAN
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -344,8 +345,8 @@ def test_swing_phase_reads_zero_plus_offset_and_noise(synthetic, meta):
 
 def test_friction_channel_resembles_table_8(synthetic):
     fr = synthetic["friction"]
-    # Bruzzo (2012) table 8: max 31.894 N, mean 5.305 N, min -18.7134 N
-    assert abs(fr.mean() - 5.305) < 1.0
+    # Bruzzo (2012) table 8 (skilib.skier.cases): max 31.894 N, mean 5.305 N, min -18.7134 N
+    assert abs(fr.mean() - FRICTION_MEAN.value) < 1.0
     assert 20.0 <= fr.max() <= 45.0
     assert -30.0 <= fr.min() <= -10.0
 

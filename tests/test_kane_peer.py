@@ -15,6 +15,7 @@ import pytest
 import skilib as sk
 from skilib.data.forcedata import default_push_force
 from skilib.skier import ski_heading
+from skilib.skier.cases import TABLE7
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 kane_peer = pytest.importorskip("kane_peer")
@@ -22,7 +23,7 @@ kane_peer = pytest.importorskip("kane_peer")
 
 @pytest.mark.parametrize("case", [
     dict(params={}, v0=3.0),
-    dict(params=dict(phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8, c_rot_deg=90.0, friction=2.0), v0=2.5),
+    dict(params=dict(TABLE7[0].kwargs(), friction=2.0), v0=2.5),
     dict(params=dict(leg_angle0_deg=10.0, c_rot_deg=20.0, mass=62.0, gravity=False), v0=4.0),
 ])
 def test_kanes_method_gives_skilibs_s_of_t(case, measured):

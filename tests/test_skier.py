@@ -14,23 +14,14 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from skilib.skier import SkierModel, SkierParams, push_plane_direction, ski_heading
+from skilib.skier import SkierModel, SkierParams, cases, push_plane_direction, ski_heading
 from skilib.engine.codegen import compile_system
 from skilib.engine.reactions import JointReaction
 from skilib.skier.simulate import simulate_phase, simulate_run, stand_in_push_force
 from skilib.engine.solver import DynamicsResult
 
-TABLE7 = {  # (T, skating angle, C_ext, C_rot)
-    "table7_T0.5": (0.5, 70.0, 0.8, 90.0),
-    "table7_T1": (1.0, 50.0, 0.4, 45.0),
-    "table7_T2": (2.0, 30.0, 0.2, 22.5),
-}
-RUNS = {  # fig. 42: (skating angle, force scale); 50°/1.0 is table 9
-    "table9": (50.0, 1.0),
-    "fig42_40_full": (40.0, 1.0),
-    "fig42_40_half": (40.0, 0.5),
-    "fig42_50_half": (50.0, 0.5),
-}
+TABLE7 = {c.name: c for c in cases.TABLE7}  # table7_T0.5, table7_T1, table7_T2
+RUNS = cases.RUN_CASES  # fig. 42: table9 (50°, full force), fig42_40_full, fig42_40_half, fig42_50_half
 ALL_CASES = list(TABLE7) + list(RUNS)
 _cache: dict = {}
 
@@ -38,12 +29,10 @@ _cache: dict = {}
 def run_case(name):
     if name not in _cache:
         if name in TABLE7:
-            T, ang, ce, cr = TABLE7[name]
-            _cache[name] = simulate_phase(SkierParams(), phase_time=T, skating_angle_deg=ang, c_ext=ce, c_rot_deg=cr)
+            _cache[name] = simulate_phase(SkierParams(), **TABLE7[name].kwargs())
         else:
-            ang, scale = RUNS[name]
-            _cache[name] = simulate_run(SkierParams(mass=75.0), strokes=10, phase_time=1.0, skating_angle_deg=ang,
-                                        c_ext=0.2, c_rot_deg=22.5, force_scale=scale)
+            c = RUNS[name]
+            _cache[name] = simulate_run(c.params(), **c.kwargs())
     return _cache[name]
 
 
@@ -114,14 +103,15 @@ def test_work_energy_balance(case, measured):
 def test_prescribed_leg_motion(measured):
     """|R³ − R¹| = ℓ(τ) (eq. 187) and the leg's inclination from vertical is γ(τ) (eq. 188);
     the leg stays in its push plane, the shank origin on the leg and the ski on its line."""
-    res = run_case("table7_T1")
+    case = TABLE7["table7_T1"]
+    res = run_case(case.name)
     fr = res.frame
     q = q_cols(fr)
     r = q[:, 12:15] - q[:, 0:3]
-    measured.allclose("|R³ − R¹| vs ℓ(τ) (eq. 187)", np.linalg.norm(r, axis=1), 0.5 + 0.4 * fr["tau"], atol=1e-9,
+    measured.allclose("|R³ − R¹| vs ℓ(τ) (eq. 187)", np.linalg.norm(r, axis=1), 0.5 + case.c_ext * fr["tau"], atol=1e-9,
                       unit="m")
     gam = np.degrees(np.arccos(r[:, 2] / np.linalg.norm(r, axis=1)))
-    measured.allclose("leg angle vs γ(τ) (eq. 188)", gam, 45.0 * fr["tau"], atol=1e-7, unit="°")
+    measured.allclose("leg angle vs γ(τ) (eq. 188)", gam, case.c_rot_deg * fr["tau"], atol=1e-7, unit="°")
     # the leg leans towards the push-plane direction d = X; the shank origin is at l1 on the leg
     assert np.all(r[1:, 0] > 0)
     measured.allclose("leg off its push plane", r[:, 1], 0.0, atol=1e-9, unit="m")
@@ -172,13 +162,13 @@ def reduced_s(params, heading, F, v0, tau_out):
     return sol.y[0], sol.y[1]
 
 
-@pytest.mark.parametrize("friction, v0, drag", [(0.0, 0.0, False), (5.305, 3.0, True)])
+@pytest.mark.parametrize("friction, v0, drag", [(0.0, 0.0, False), (cases.FRICTION_MEAN.value, 3.0, True)])
 def test_reduced_equation_matches_multibody(friction, v0, drag, measured):
     """The skier's s(τ) and ṡ(τ) against the one-coordinate Lagrange equation written from
     SPEC §3 alone (`reduced_s`), without and with friction and air drag."""
-    T = 1.0
-    params = SkierParams(friction=friction, air_drag=drag, phase_time=T, skating_angle_deg=50.0, c_ext=0.4,
-                         c_rot_deg=45.0)
+    case = TABLE7["table7_T1"]  # T = 1 s, 50°, C_ext = 0.4 m/s, C_rot = 45 °/s
+    T = case.phase_time
+    params = SkierParams(friction=friction, air_drag=drag, **case.kwargs())
 
     def F(tau):
         return 500.0 * math.sin(math.pi * tau / T)
@@ -265,9 +255,8 @@ def test_static_friction_holds_the_ski_until_the_push_beats_it(measured):
 def test_left_stroke_mirrors_right_stroke(push_direction, measured):
     """A left stroke is the mirror image of the right one (push plane along the travel and
     across it): 15 columns equal, 5 change sign, the ski headings are ∓ half the V-angle."""
-    params = SkierParams(push_direction=push_direction, phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8,
-                         c_rot_deg=90.0)
-    F = stand_in_push_force(params, 0.5)
+    params = SkierParams(push_direction=push_direction, **TABLE7["table7_T0.5"].kwargs())
+    F = stand_in_push_force(params, params.phase_time)
     r = simulate_phase(params, push_force=F, v0=0.3, first_ski="right").frame
     left = simulate_phase(params, push_force=F, v0=0.3, first_ski="left").frame
     for c in ("s", "s_dot", "ski_x", "cm_x", "cm_z", "cm_vx", "cm_vz", "cm_speed", "push_power", "friction_force",
@@ -405,8 +394,8 @@ def test_half_force_scales_the_push():
 
 
 def test_runs_are_deterministic():
-    params = SkierParams(phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8, c_rot_deg=90.0)
-    F = stand_in_push_force(params, 0.5)
+    params = SkierParams(**TABLE7["table7_T0.5"].kwargs())
+    F = stand_in_push_force(params, params.phase_time)
     a = simulate_phase(params, push_force=F, dt_out=0.05).frame
     b = simulate_phase(params, push_force=F, dt_out=0.05).frame
     assert a.equals(b)
@@ -429,8 +418,8 @@ def test_bad_parameters_name_the_field(field, value):
 
 def test_geometric_limits_are_inclusive_and_reasoned():
     # ℓ may reach the straight leg L2 + L3 = 0.9 m exactly (table 7: 0.5 → 0.9 m) ...
-    SkierParams(phase_time=2.0, c_ext=0.2)
-    SkierParams(phase_time=0.5, c_ext=0.8)
+    for c in TABLE7.values():
+        SkierParams(phase_time=c.phase_time, c_ext=c.c_ext)
     # ... but not beyond it, nor below |L2 − L3|
     with pytest.raises(ValueError, match="c_ext"):
         SkierParams(phase_time=2.0, c_ext=0.2000001)

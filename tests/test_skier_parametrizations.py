@@ -16,6 +16,7 @@ import pytest
 
 from skilib.engine.rotation import EulerParameters, rot_z, rotation_matrix
 from skilib.skier import SkierModel, SkierParams, ski_heading
+from skilib.skier.cases import TABLE7, TABLE9
 from skilib.skier.simulate import simulate_phase, simulate_run
 
 EP = "euler_parameters"
@@ -24,8 +25,8 @@ WORKS = ["work_push", "work_friction", "work_gravity", "work_drag", "work_driver
 # table 7's shortest phase and a three-stroke run of table 9's kind: both start at rest and
 # the ski first slides back; in the phase it reverses directly, in the run it sticks and
 # slips forward again (stick/slip switches); the run has two stroke changes
-PHASE = dict(phase_time=0.5, skating_angle_deg=70.0, c_ext=0.8, c_rot_deg=90.0, dt_out=0.01)
-RUN = dict(strokes=3, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5, dt_out=0.02)
+PHASE = TABLE7[0].kwargs(dt_out=0.01)
+RUN = {k: v for k, v in TABLE9.kwargs(strokes=3, dt_out=0.02).items() if k not in ("force_scale", "v0")}
 _cache: dict = {}
 
 

@@ -15,6 +15,7 @@ import pytest
 import skilib as sk
 from skilib.skier.simulate import simulate_run
 from skilib.skier import SkierParams
+from skilib.skier.cases import FRICTION_MEAN
 from skilib.studies.sweeps import SUMMARY_COLUMNS, read_sweep, run_summary
 
 pytest.importorskip("distributed")
@@ -23,7 +24,7 @@ SOLVER = dict(rtol=1e-8, atol=1e-9, dt_out=0.05)
 GRID = pd.DataFrame({
     "skating_angle_deg": [40.0, 50.0, 60.0, 50.0, 50.0],
     "force_scale": [1.0, 0.5, 1.0, 1.0, 1.0],
-    "friction": [5.305, 5.305, 0.0, 5.305, 5.305],
+    "friction": [FRICTION_MEAN.value, FRICTION_MEAN.value, 0.0, FRICTION_MEAN.value, FRICTION_MEAN.value],
     "c_ext": [0.2, 0.2, 0.2, 0.2, 5.0],      # the last leg would leave its reach: ValueError
 }, index=[10, 11, 12, 13, 14])
 DETERMINISTIC = [c for c in SUMMARY_COLUMNS if c != "runtime_s"]
