@@ -36,6 +36,18 @@ def test_torque_free_asymmetric_body_conserves_energy_and_momentum(measured):
     assert np.ptp(r.q[:, 5]) > 1.0 and np.ptp(r.q[:, 4]) > 0.01
 
 
+def pendulum(length=0.8, mass=1.3, inertia=2e-3):
+    """(bob, system) of ``examples.pendulum``, for tests that set their own initial state."""
+    ex = examples.pendulum(length, mass, inertia)
+    return ex.bodies["bob"], ex.system
+
+
+def planar_pendulum_state(length, angle):
+    """q of ``examples.pendulum``: the rod at ``angle`` (rad) from the downward vertical in the
+    x–z plane."""
+    return examples.pendulum(length, angle_deg=np.degrees(angle)).q0
+
+
 def test_large_amplitude_pendulum_period_is_elliptic(measured):
     """The period at 120° amplitude is 4√(ℓ_e/g) K(sin(θ0/2)) with ℓ_e = (I + mℓ²)/(mℓ) for a
     bob with inertia (elliptic integral K)."""
