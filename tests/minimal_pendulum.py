@@ -1,9 +1,9 @@
 """Minimal-coordinate equations of an s-segment 3-D pendulum after Al-Zube (2004).
 
-Independent reference for ``tests/test_double_pendulum.py`` (seed
-``003_a4f02bcdebbd94fd.txt``, chapters 3–4).  Nothing here uses ``skilib``.
+Independent reference for ``tests/test_double_pendulum.py`` (Al-Zube 2004, M.Sc. thesis,
+NJIT, chapters 3–4).  Nothing here uses ``skilib``.
 
-Model of the seed (§3.1–3.4): S massless segments in a chain from a fixed origin, P point
+Al-Zube's model (§3.1–3.4): S massless segments in a chain from a fixed origin, P point
 masses sitting on the segments.  Segment s has two angles, θ_s from the +Z axis and Φ_s
 the azimuth, and the unit vector
 
@@ -16,14 +16,14 @@ the positions are (eqs. 3.4–3.6)
     x = R [cos Φ sin θ],   y = R [sin Φ sin θ],   z = R [cos θ].
 
 With X = (θ_1..θ_S, Φ_1..Φ_S) and V = Ẋ (eqs. 3.2–3.3) the velocities are ẋ = R·CSX·V,
-ẏ = R·CSY·V, ż = −R·CSZ·V (eqs. 3.7–3.9).  The seed's text lost the definitions of the
+ẏ = R·CSY·V, ż = −R·CSZ·V (eqs. 3.7–3.9).  The available text lost the definitions of the
 S×2S matrices CSX, CSY, CSZ; differentiating eqs. 3.4–3.6 gives
 
     CSX = [diag(cos Φ cos θ), diag(−sin Φ sin θ)]
     CSY = [diag(sin Φ cos θ), diag( cos Φ sin θ)]
     CSZ = [diag(sin θ),       0                 ]
 
-(this is the only reading that reproduces the seed's printed element formulas of
+(this is the only reading that reproduces his printed element formulas of
 M11, M12, M21, M22 below eq. 3.14; ``test_double_pendulum`` checks that).  Then
 
     C = Rᵀ M_D R                                                            (3.12)
@@ -33,7 +33,7 @@ M11, M12, M21, M22 below eq. 3.14; ``test_double_pendulum`` checks that).  Then
     M(X) V̇ = −∇P(X) − S(X, V)                                               (4.10)
 
 P = g Σ m_p z_p: the Z axis points up and gravity is −g Ẑ, as in skilib.
-The closed forms (4.45)/(4.66) of the seed are not used (they are wrong, SPEC §6 item 8).
+His closed forms (4.45)/(4.66) are not used (they are in error; the book's Differences chapter, erratum 8).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ __all__ = ["SeedPendulum"]
 
 
 class SeedPendulum:
-    """The seed's S-segment pendulum with point masses.
+    """Al-Zube's S-segment pendulum with point masses.
 
     Parameters
     ----------
@@ -126,7 +126,7 @@ class SeedPendulum:
         return sum(A.T @ C @ A for A in self.cs_matrices(X))
 
     def mass_matrix_elementwise(self, X) -> np.ndarray:
-        """M(X) from the seed's printed sub-matrix elements below eq. 3.14."""
+        """M(X) from his printed sub-matrix elements below eq. 3.14."""
         th, ph = self.split(X)
         c = self.C
         st, ct = np.sin(th), np.cos(th)

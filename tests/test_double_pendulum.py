@@ -1,11 +1,12 @@
 """A 3-D double pendulum of spherical joints against Al-Zube (2004) minimal coordinates.
 
-Reference: seed ``003_a4f02bcdebbd94fd.txt`` — the general S-segment 3-D pendulum, mass
+Reference: Al-Zube (2004), M.Sc. thesis, NJIT — the general S-segment 3-D pendulum, mass
 matrix eq. 3.14 (with eqs. 3.1–3.12), the quadratic-velocity vector S(X, V) of eq. 4.9
 and M V̇ = −∇P − S of eq. 4.10 (∇P from eqs. 3.10/4.11); see ``minimal_pendulum.py``.
-The seed's closed forms (4.45)/(4.66) are NOT used (wrong, SPEC §6 item 8).
+His closed forms (4.45)/(4.66) are NOT used (they are in error: the book's Differences
+chapter, erratum 8).  The skilib side is ``skilib.engine.examples.double_pendulum``.
 
-Body model.  The seed's segments are massless and carry point masses on their axes.
+Body model.  Al-Zube's segments are massless and carry point masses on their axes.
 Each segment here carries two point masses, so the segment is a rigid body whose mass
 lies on a line: mass m = Σ m_p, centre of mass at d = Σ m_p z_p / m from the proximal
 joint, transverse central inertia I_t = Σ m_p (z_p − d)², axial inertia 0.  In skilib
@@ -36,7 +37,8 @@ import pytest
 import sympy as sp
 
 import skilib
-from skilib.engine.rotation import ZXZ, G_matrix, rotation_matrix
+from skilib.engine import examples
+from skilib.engine.rotation import G_matrix, rotation_matrix
 
 from minimal_pendulum import SeedPendulum
 
@@ -57,89 +59,47 @@ def unit(th, ph):
     return np.array([np.cos(ph) * np.sin(th), np.sin(ph) * np.sin(th), np.cos(th)])
 
 
-def unit_rate(th, ph, thd, phd):
-    return np.array([
-        np.cos(ph) * np.cos(th) * thd - np.sin(ph) * np.sin(th) * phd,
-        np.sin(ph) * np.cos(th) * thd + np.cos(ph) * np.sin(th) * phd,
-        -np.sin(th) * thd,
-    ])
-
-
-def seed_model():
+def reference_model():
     return SeedPendulum(LENGTHS, POINT_MASSES, g=G)
 
 
-def link_properties(seg):
-    ms = [(z, m) for s, z, m in POINT_MASSES if s == seg]
-    mass = sum(m for _, m in ms)
-    d = sum(m * z for z, m in ms) / mass
-    It = sum(m * (z - d) ** 2 for z, m in ms)
-    return mass, d, It
-
-
 def build_skilib():
-    bodies = []
-    for s, L in enumerate(LENGTHS):
-        mass, d, It = link_properties(s)
-        pts = {"proximal": [-d, 0.0, 0.0], "distal": [L - d, 0.0, 0.0]}
-        for p, (ss, z, _) in enumerate(POINT_MASSES):
-            if ss == s:
-                pts[f"mass{p}"] = [z - d, 0.0, 0.0]
-        bodies.append(skilib.RigidBody(f"link{s + 1}", mass, [AXIAL_FRACTION * It, It, It], points=pts))
-    joints = [skilib.Spherical("shoulder", None, [0.0, 0.0, 0.0], bodies[0], "proximal"),
-              skilib.Spherical("elbow", bodies[0], "distal", bodies[1], "proximal")]
-    return skilib.MultibodySystem(bodies, joints, [skilib.Gravity((0.0, 0.0, -G))]), bodies
-
-
-def absolute_initial_state(system, bodies, X, V):
-    """Map the minimal state (θ, Φ, θ̇, Φ̇) to skilib's q, q̇."""
-    S = len(bodies)
-    q = np.zeros(system.nq)
-    qd = np.zeros(system.nq)
-    joint, joint_vel = np.zeros(3), np.zeros(3)
-    for s, b in enumerate(bodies):
-        _, d, _ = link_properties(s)
-        e = unit(X[s], X[S + s])
-        ed = unit_rate(X[s], X[S + s], V[s], V[S + s])
+    """The example, with the mapping of the minimal state checked: exact up to round-off."""
+    ex = examples.double_pendulum(LENGTHS, POINT_MASSES, X0, V0, axial_fraction=AXIAL_FRACTION, g=G)
+    q, qd = ex.absolute_state(X0, V0)
+    # each link's orientation is [e_s, n_s, e_s × n_s] of the minimal state, to round-off
+    for s, b in enumerate(ex.bodies.values()):
+        e = unit(X0[s], X0[2 + s])
         n = np.cross([0.0, 0.0, 1.0], e)
         n /= np.linalg.norm(n)
-        A = np.column_stack([e, n, np.cross(e, n)])
-        angles = ZXZ.from_matrix(A)
-        assert np.allclose(rotation_matrix(angles), A, atol=1e-14)
-        omega = np.cross(e, ed)  # angular velocity with zero spin about the link axis
-        sl = system.slice(b)
-        q[sl] = np.concatenate([joint + d * e, angles])
-        qd[sl] = np.concatenate([joint_vel + d * ed, np.linalg.solve(G_matrix(angles), omega)])
-        joint = joint + LENGTHS[s] * e
-        joint_vel = joint_vel + LENGTHS[s] * ed
-    rot = [i for b in bodies for i in range(system.slice(b).start + 3, system.slice(b).stop)]
-    q1, qd1 = skilib.consistent_initial_conditions(system, 0.0, q, qd, independent=rot)
+        assert np.allclose(rotation_matrix(q[ex.system.slice(b)][3:]), np.column_stack([e, n, np.cross(e, n)]),
+                           atol=1e-14)
     # the mapping is already exact: the polish may only move things at round-off level
-    assert np.abs(q1 - q).max() < 1e-12 and np.abs(qd1 - qd).max() < 1e-12
-    return q1, qd1
+    assert np.abs(ex.q0 - q).max() < 1e-12 and np.abs(ex.qd0 - qd).max() < 1e-12
+    return ex
 
 
 @pytest.fixture(scope="module")
 def runs():
-    model = seed_model()
+    model = reference_model()
     t0 = time.perf_counter()
     t_ref, X, V = model.simulate(X0, V0, (0.0, T_END), t_eval=T_EVAL, **TOL)
     t_min = time.perf_counter() - t0
-    system, bodies = build_skilib()
-    q0, qd0 = absolute_initial_state(system, bodies, X0, V0)
+    ex = build_skilib()
+    system, bodies, q0, qd0 = ex.system, list(ex.bodies.values()), ex.q0, ex.qd0
     t0 = time.perf_counter()
     res = skilib.solve_dynamics(system, (0.0, T_END), q0, qd0, t_eval=T_EVAL, **TOL)
     t_eng = time.perf_counter() - t0
     print(f"\nminimal model {t_min:.2f} s, skilib {t_eng:.2f} s ({res.nfev} rhs evaluations)")
-    return dict(model=model, t=t_ref, X=X, V=V, system=system, bodies=bodies, res=res)
+    return dict(model=model, t=t_ref, X=X, V=V, system=system, bodies=bodies, res=res, example=ex)
 
 
-# -- the seed's equations themselves ---------------------------------------------------
+# -- Al-Zube's equations themselves ---------------------------------------------------
 def test_mass_matrix_3_14_matches_printed_elements(rng, measured):
-    """Al-Zube's mass matrix M = ΣCSᵀ C CS (3.14) equals the seed's printed element formulas
+    """Al-Zube's mass matrix M = ΣCSᵀ C CS (3.14) equals his printed element formulas
     M11..M22, is symmetric and positive definite; ½VᵀMV (3.13) is the point masses' kinetic
     energy; the velocities (3.7)–(3.9) are d/dt of the positions (3.4)–(3.6)."""
-    model = seed_model()
+    model = reference_model()
     for _ in range(20):
         X = np.concatenate([rng.uniform(0.2, np.pi - 0.2, 2), rng.uniform(-np.pi, np.pi, 2)])
         M = model.mass_matrix(X)
@@ -180,7 +140,7 @@ def test_equations_4_9_match_sympy_lagrange(rng, measured):
     rhs = sp.Matrix([T.diff(qk) - P.diff(qk) for qk in q]) - Mdot * sp.Matrix(qd)
     Mf = sp.lambdify((q, qd), Msym, "numpy")
     rf = sp.lambdify((q, qd), rhs, "numpy")
-    model = seed_model()
+    model = reference_model()
     for _ in range(10):
         X = np.concatenate([rng.uniform(0.2, np.pi - 0.2, 2), rng.uniform(-np.pi, np.pi, 2)])
         V = rng.normal(scale=2.0, size=4)
@@ -204,7 +164,7 @@ def test_minimal_model_conserves_energy(runs, measured):
     assert np.degrees(np.pi - X[:, :2].min()) > 60
 
 
-# -- skilib against the seed -----------------------------------------------------------
+# -- skilib against Al-Zube -------------------------------------------------------------
 def test_skilib_double_pendulum_matches_al_zube(runs, measured):
     """skilib's 12-coordinate, 6-row 3-D double pendulum against the 4-coordinate model of
     Al-Zube (2004): every point mass (incl. the tip), positions and velocities, over 2 s;

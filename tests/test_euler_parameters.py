@@ -1,9 +1,10 @@
-"""Euler parameters and coordinate projection: no gimbal lock, no drift (issue 7)."""
+"""Euler parameters and coordinate projection: no gimbal lock, no drift."""
 
 import numpy as np
 import pytest
 
 import skilib as sk
+from skilib.engine import examples
 from skilib.engine.rotation import EulerParameters
 
 
@@ -72,47 +73,18 @@ def test_constraints_exact_on_euler_parameter_bodies(rng, index, measured):
     measured.allclose("Cq q̈ − Qd vs 2nd difference", jet.J @ qdd + jet.quad, d2(f, 1e-3), atol=1e-6)
 
 
-def heavy_top(rotation):
-    """Symmetric top on a spherical pivot at the origin; symmetry axis = body z."""
-    m, l, It, I3 = 1.0, 0.05, 1.5e-3, 2.0e-3
-    top = sk.RigidBody("top", m, [It, It, I3], points={"tip": [0, 0, -l]}, rotation=rotation)
-    system = sk.MultibodySystem([top], [sk.Spherical("pivot", top, "tip", None, [0, 0, 0])], [sk.Gravity()])
-    th0, w3 = np.radians(5.0), 60.0
-    a = np.array([np.sin(th0), 0, np.cos(th0)])
-    xb = np.array([np.cos(th0), 0, -np.sin(th0)])
-    A = np.column_stack([xb, [0, 1, 0], a])
-    I1 = It + m * l**2
-    # a transverse rate about xb chosen so that L_z = L_3: u = cos(tilt) = 1 is a root of the
-    # cubic and the axis passes exactly through the vertical; a rate about yb tips it as well
-    w_x = -I3 * w3 * (1 - np.cos(th0)) / (I1 * np.sin(th0))
-    w = w3 * a + w_x * xb + 1.5 * np.array([0, 1, 0])
-    rot = top.rotation
-    th = rot.from_matrix(A)
-    q0 = np.concatenate([l * a, th])
-    qd0 = np.concatenate([np.cross(w, l * a), rot.rates(th, w)])
-    return top, system, q0, qd0, dict(m=m, l=l, I1=I1, I3=I3)
-
-
-def top_invariants(top, q, qd, g=9.81):
-    A = top.rotation.A(q[3:])
-    w = top.rotation.G(q[3:]) @ qd[3:]
-    H = top.angular_momentum(q, qd)  # about the origin = the pivot
-    E = top.kinetic_energy(q, qd) + top.mass * g * q[2]
-    return E, H[2], (A @ top.inertia @ A.T @ w) @ A[:, 2], A[2, 2]
-
-
 def test_heavy_top_through_vertical_with_euler_parameters(measured):
     """A heavy symmetric top started 5° from the vertical, whose axis passes through it, 10 s
     with Euler parameters and projection: energy, L_z and L₃ constant; u = cos(tilt) stays
     between the roots u₁ and u₂ = 1 of the top's cubic and comes within 1e-3 of the range of
     both; the constraints hold.
     """
-    top, system, q0, qd0, P = heavy_top("euler_parameters")
-    q0, qd0 = sk.consistent_initial_conditions(system, 0.0, q0, qd0)
+    ex = examples.heavy_top("euler_parameters")
+    P = ex.params
     t = np.linspace(0.0, 10.0, 20001)
-    r = sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13,
+    r = sk.solve_dynamics(ex.system, (0.0, 10.0), ex.q0, ex.qd0, method="DOP853", rtol=1e-12, atol=1e-13,
                           stabilization="projection", t_eval=t)
-    E, Lz, L3, u = np.array([top_invariants(top, q, v) for q, v in zip(r.q, r.qd)]).T
+    E, Lz, L3, u = np.array([ex.invariants(q, v) for q, v in zip(r.q, r.qd)]).T
     for name, x in (("E", E), ("L_z", Lz), ("L₃", L3)):
         measured.check(f"ptp {name} / max|{name}|", np.ptp(x) / np.abs(x).max(), 1e-8, "rel.", strict=True)
     # nutation: u = cos(tilt) stays between the roots of the top's cubic
@@ -135,7 +107,8 @@ def test_heavy_top_with_zxz_stops_at_gimbal_lock(measured):
     """The same top in ZXZ angles stops with the named error, where the motion really
     reaches the singularity (tilt = θ = gimbal_tol), and is right up to there: the
     Euler-parameter run's tilt at the stop time is that θ, and before it both runs agree."""
-    top, system, q0, qd0, _ = heavy_top("zxz")
+    ex = examples.heavy_top("zxz")
+    system, q0, qd0 = ex.system, ex.q0, ex.qd0
     with pytest.raises(sk.GimbalLockError, match=r"body 'top'.*t=") as err:
         sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13)
     assert err.value.body == "top"
@@ -143,8 +116,8 @@ def test_heavy_top_with_zxz_stops_at_gimbal_lock(measured):
     measured.check("|θ_stop / gimbal_tol − 1|", abs(theta_stop / system.gimbal_tol - 1.0), 0.05, "rel.")
     # Euler parameters: the tilt from the vertical at the stop time is the ZXZ θ there, and
     # before it both runs are the same motion
-    top_e, sys_e, q0e, qd0e, _ = heavy_top("euler_parameters")
-    q0e, qd0e = sk.consistent_initial_conditions(sys_e, 0.0, q0e, qd0e)
+    ex_e = examples.heavy_top("euler_parameters")
+    top_e, sys_e, q0e, qd0e = ex_e.top, ex_e.system, ex_e.q0, ex_e.qd0
     t = np.linspace(0.0, 0.9 * t_stop, 11)
     kw = dict(method="DOP853", rtol=1e-12, atol=1e-13)
     e = sk.solve_dynamics(sys_e, (0.0, t_stop), q0e, qd0e, t_eval=np.append(t, t_stop), **kw)
@@ -160,19 +133,14 @@ def test_drift_none_grows_baumgarte_bounded_projection_exact(measured):
     last 10 s exceeds 10 × that of the first 10 s; with Baumgarte (h = 0.01 s) it stays below
     2 ×; projection holds it at round-off.
 
-    The unstabilized index-1 form drifts (seed 004, eq. 16); Baumgarte is eq. 99 with
-    α = 1/h, β = √2/h.
+    The unstabilized index-1 form drifts (Schiehlen 2006, eq. 16); Baumgarte is the thesis's
+    eq. 99 with α = 1/h, β = √2/h.
     """
-    from test_dynamics import pendulum, planar_pendulum_state
-
     out = {}
     for stab in ("none", "baumgarte", "projection"):
-        bob, system = pendulum()
-        q0 = planar_pendulum_state(0.8, 1.2)
-        q0, qd0 = sk.consistent_initial_conditions(system, 0.0, q0, [0, 0, 0, 2.0, 0.5, -1.0],
-                                                   independent=[3, 4, 5])
+        ex = examples.pendulum(angle_deg=np.degrees(1.2), angle_rates=(2.0, 0.5, -1.0))
         t = np.linspace(0, 60, 601)
-        r = sk.solve_dynamics(system, (0, 60), q0, qd0, rtol=1e-6, atol=1e-8, stabilization=stab, t_eval=t)
+        r = sk.solve_dynamics(ex.system, (0, 60), ex.q0, ex.qd0, rtol=1e-6, atol=1e-8, stabilization=stab, t_eval=t)
         out[stab] = (t, r.constraint_norm)
     t, c = out["none"]
     measured.exceeds("none: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 10.0)
