@@ -67,7 +67,8 @@ def test_extra_harmonics_come_out_zero(poly, measured, method):
 @pytest.mark.parametrize("n, m", [(101, 10), (64, 31), (1000, 7)])
 def test_thesis_sums_equal_least_squares_on_full_uniform_period(rng, measured, n, m):
     """On t0 + iT/n the sine and cosine columns are orthogonal, so eq. 102's sums are the
-    least-squares solution for any data (SPEC §4): random data, three (n, m)."""
+    least-squares solution for any data (see the module docstring of skilib.data.fourier):
+    random data, three (n, m)."""
     t = 2.0 + np.arange(n) * 0.001
     y = rng.normal(size=n) * 50 + 400
     ft = fit(t, y, m, method="thesis")

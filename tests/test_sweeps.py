@@ -151,3 +151,81 @@ def test_a_busy_dashboard_port_does_not_disturb_a_sweep():
             res = sk.sweep(GRID.iloc[:1], strokes=1, solver=SOLVER, n_workers=1, progress=False)
     assert res.frame.status.iloc[0] == "ok"
     assert not [w for w in caught if "already in use" in str(w.message)]
+
+
+# -- the generic sweep: any function of a parameter row -------------------------------------
+PROJECTILES = pd.DataFrame({"v0": [10.0, 20.0, 15.0, 5.0, 12.0], "angle_deg": [30.0, 45.0, -5.0, 60.0, 75.0]},
+                           index=[7, 3, 9, 1, 4])  # not sorted: the output must keep this order
+
+
+def _projectile(row):
+    """Range and flight time of a drag-free projectile; a non-positive angle is refused."""
+    import math
+
+    if row["angle_deg"] <= 0:
+        raise ValueError(f"angle_deg: must be > 0, got {row['angle_deg']}")
+    a = math.radians(row["angle_deg"])
+    return {"range": row["v0"] ** 2 * math.sin(2 * a) / 9.81, "flight_time": 2 * row["v0"] * math.sin(a) / 9.81}
+
+
+@pytest.mark.parametrize("scheduler, n_workers", [("serial", None), (None, 2)])
+def test_generic_sweep_runs_a_plain_function_of_a_row(measured, scheduler, n_workers):
+    """`sweep(fn, parameters)` runs any function of a parameter row, in this process or on two
+    Dask worker processes: one row per input row, in input order, each equal to a direct call
+    of the function; the row whose call raises is reported with its message and the others run."""
+    res = sk.sweep(_projectile, PROJECTILES, scheduler=scheduler, n_workers=n_workers, progress=False)
+    fr = res.frame
+    assert list(fr.run) == list(PROJECTILES.index)
+    assert list(fr.columns) == ["run", "v0", "angle_deg", "status", "error", "range", "flight_time", "skilib_version"]
+    assert res.info["n_workers"] == (n_workers or 1) and res.info["n_failed"] == 1
+    for (_, row), (_, out) in zip(PROJECTILES.iterrows(), fr.iterrows()):
+        assert (out.v0, out.angle_deg) == (row.v0, row.angle_deg)
+        if row.angle_deg <= 0:
+            assert out.status == "error" and out.error.startswith("ValueError: angle_deg: must be > 0")
+            assert np.isnan(out.range) and np.isnan(out.flight_time)
+            continue
+        direct = _projectile(row.to_dict())
+        assert out.status == "ok" and out.error == ""
+        measured.check("generic sweep of a plain function: row vs direct call (exact)",
+                       max(abs(out[k] - v) for k, v in direct.items()), 0.0, where=f"scheduler={scheduler}")
+
+
+def test_generic_sweep_summarize_outputs_and_bad_arguments(measured, tmp_path):
+    """`summarize` turns a row's result into its outputs where it ran; a row that returns other
+    outputs than the declared ones fails alone; provenance reaches the Parquet file; bad
+    arguments raise a ValueError naming the parameter."""
+    grid = PROJECTILES.drop(index=9)
+
+    def path_of(row):  # a non-tabular result: the sampled trajectory
+        t = np.linspace(0.0, _projectile(row)["flight_time"], 201)
+        a = np.radians(row["angle_deg"])
+        return row["v0"] * np.cos(a) * t, row["v0"] * np.sin(a) * t - 9.81 * t**2 / 2
+
+    def summarize(xy):
+        return pd.Series({"range": xy[0][-1], "apex": xy[1].max()})
+
+    res = sk.sweep(path_of, grid, summarize=summarize, outputs=("range", "apex"), scheduler="serial",
+                   provenance={"note": "drag-free"}, output=tmp_path / "p.parquet", progress=False)
+    assert (res.frame.status == "ok").all() and list(res.frame.run) == list(grid.index)
+    for (_, row), (_, out) in zip(grid.iterrows(), res.frame.iterrows()):
+        measured.check("generic sweep with summarize: row vs direct call (exact)",
+                       abs(out.range - summarize(path_of(row.to_dict()))["range"]), 0.0)
+    assert read_sweep(tmp_path / "p.parquet").info["note"] == "drag-free"
+
+    odd = sk.sweep(lambda row: {"range": 1.0} if row["v0"] > 10 else {"rnage": 1.0}, grid,
+                   outputs=("range",), scheduler="serial", progress=False).frame
+    assert list(odd.status) == ["error" if v <= 10 else "ok" for v in grid.v0]
+    assert "unexpected ['rnage']" in odd.error[odd.status == "error"].iloc[0]
+
+    for args, kwargs, match in [
+        ((_projectile, [{"v0": 1.0}]), {}, "parameters: expected a pandas DataFrame"),
+        (("not callable", grid), {}, "fn: expected a callable"),
+        ((_projectile, grid), {"strokes": 2}, "strokes: not an option of sweep"),
+        ((_projectile, grid), {"outputs": ("v0",)}, r"outputs: \['v0'\]"),
+        ((_projectile, grid), {"summarize": 3}, "summarize"),
+        ((_projectile, grid), {"provenance": {"wall_s": 1}}, "provenance"),
+        ((_projectile, grid.rename(columns={"v0": "status"})), {}, "written by the sweep itself"),
+        ((grid,), {"summarize": len}, "summarize: only for sweep"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            sk.sweep(*args, scheduler="serial", progress=False, **kwargs)

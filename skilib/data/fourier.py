@@ -335,6 +335,24 @@ def fit(t, y, n_harmonics: int, *, period: float | None = None, t0: float | None
     -------
     FourierFit
         Including ``pearson_r`` (eq. 103) between ``y`` and the fitted values.
+
+    Examples
+    --------
+    One period of ``400 + 250 sin 2θ − 30 cos θ`` sampled at 100 points: the eq. 102 sums
+    recover every amplitude (thesis naming: ``a_k`` multiplies the sine, ``b_k`` the cosine),
+    and the fit reproduces the samples, r = 1.
+
+    >>> import numpy as np
+    >>> t = np.arange(100) * 0.01          # period 1 s, the end point not repeated
+    >>> y = 400 + 250 * np.sin(2 * 2 * np.pi * t) - 30 * np.cos(2 * np.pi * t)
+    >>> f = fit(t, y, 3)
+    >>> print(f"a0 = {f.a0:.9f}, a2 = {f.a[1]:.9f}, b1 = {f.b[0]:.9f}, period = {f.period:.9f} s")
+    a0 = 400.000000000, a2 = 250.000000000, b1 = -30.000000000, period = 1.000000000 s
+    >>> others = np.r_[f.a[[0, 2]], f.b[1:]]   # a1, a3, b2, b3: not in the signal
+    >>> bool(np.all(np.abs(others) < 1e-9))
+    True
+    >>> round(f.pearson_r, 12)
+    1.0
     """
     if method not in _METHODS:
         raise ValueError(f"method: must be one of {_METHODS}, got {method!r}")

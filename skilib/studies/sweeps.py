@@ -1,73 +1,63 @@
-"""Parameter sweeps: many skier runs in, one table of per-run summaries out, on Dask.
+"""Parameter sweeps: one function over many parameter rows, on Dask, into one table.
 
 The thesis's stated purpose is to find "optimum combinations" of skating angle, stride and
-force (Bruzzo 2012, ch. 6).  That means many long runs.  ``sweep`` takes a pandas DataFrame
-with one parameter set per row, runs ``simulate_run`` for each, and returns one row per
-parameter set with the parameters, a status, and the steady-state summary of the run.
+force (Bruzzo 2012, ch. 6).  That means many long runs.  ``sweep(fn, parameters)`` calls
+``fn`` once per row of a DataFrame (the row as a dict of its columns) and returns one row per
+parameter set with the parameters, a status and ``fn``'s outputs.  Any function of a
+parameter row will do; the skier binds its own: ``sweep(parameters, strokes=...)`` (a
+DataFrame first) runs ``simulate_run`` for every row and summarises each run
+(:mod:`skilib.studies.skier_sweep`).
 
 Where the runs go.  By default a ``dask.distributed.LocalCluster`` with one single-threaded
 worker process per core; ``scheduler="tcp://host:8786"`` (or a ``distributed.Client``) sends
 the same call to an existing cluster; ``scheduler="serial"`` runs in this process without
-Dask.  Every run is independent and deterministic, so the result does not depend on where
-or in which order the runs were done.
+Dask.  The rows are independent, so for a deterministic ``fn`` the result does not depend on
+where or in which order they were run.
 
-Failures.  A parameter set that raises (a non-physical value, an integration failure, a lost
-worker) becomes a row with ``status="error"`` and the error message; the other runs go on.
+Failures.  A row whose function raises (a non-physical value, an integration failure, a lost
+worker) becomes a row with ``status="error"`` and the error message; the other rows go on.
 Nothing is dropped: the output has exactly one row per input row, in input order.
 
-Provenance.  ``output=path`` writes the table to Parquet with the skilib version and the
-sha256 of the force data set behind the default push-off curve in every row and in the
-file's metadata (``read_sweep`` reads it back).
+Provenance.  Every row carries the skilib version; ``output=path`` writes the table to
+Parquet with the sweep's ``info`` (version, function, the caller's provenance, scheduler,
+wall time) in the file's metadata; ``read_sweep`` reads both back.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
+import numbers
 import os
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..skier.model import SkierParams
+__all__ = ["sweep", "read_sweep", "SweepResult"]
 
-__all__ = ["sweep", "run_summary", "read_sweep", "SweepResult", "PARAMETER_COLUMNS", "SUMMARY_COLUMNS",
-           "data_checksum"]
-
-#: columns a parameter DataFrame may have: every SkierParams field and simulate_run's
-#: per-run keywords
-PARAMETER_COLUMNS = tuple(f.name for f in fields(SkierParams)) + ("strokes", "force_scale", "v0", "first_ski")
-#: what each run reports (the last stroke is the "steady" one)
-SUMMARY_COLUMNS = (
-    "mean_speed",          # time average of |Ṙ³| over the last stroke [m/s]
-    "mean_power",          # time average of F·Ṙ³ over the last stroke [W]
-    "mean_abs_vx",         # time averages of |Ẋ³|, |Ẏ³| over the last stroke [m/s]
-    "mean_abs_vy",
-    "speed_change_last",   # mean speed of the last stroke / of the one before − 1
-    "distance_x",          # CM travel along X over the whole run [m]
-    "ke_loss_changes",     # kinetic energy lost at all changes of ski [J]
-    "energy_residual",     # max over strokes |ΔKE − ΣW| / max(|ΔKE|, 1 J)
-    "max_constraint_norm",  # max |C| over the run's output points
-    "stick_slip_switches",
-    "nfev",
-    "runtime_s",
-)
-_SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled", "rotation", "stabilization",
-                    "projection_tol")
+# columns every sweep writes besides the parameters and the outputs
+_SWEEP_COLUMNS = ("run", "status", "error", "skilib_version")
+# info entries sweep sets itself (a caller's provenance must not overwrite them)
+_INFO_KEYS = ("skilib_version", "function", "scheduler", "n_workers", "wall_s", "n_runs", "n_failed")
+# the skier's sweep: sweep(DataFrame, strokes=..., push_force=..., solver=...)
+_SKIER_OPTIONS = ("strokes", "push_force", "solver")
+# names that lived here before the skier's sweep got its own module
+_MOVED = ("PARAMETER_COLUMNS", "SUMMARY_COLUMNS", "run_summary", "data_checksum", "SkierRun", "sweep_skier")
 
 
-def data_checksum(path=None) -> str:
-    """sha256 of a force data file (default: the committed SYNTHETIC data set)."""
-    from ..data.forcedata import default_data_path
+def __getattr__(name):
+    # lazily, so that a sweep of a plain function does not import the skier model
+    if name in _MOVED:
+        from . import skier_sweep
 
-    p = Path(default_data_path() if path is None else path)
-    return hashlib.sha256(p.read_bytes()).hexdigest()
+        return getattr(skier_sweep, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version() -> str:
@@ -77,7 +67,7 @@ def _version() -> str:
 
 
 def _plain(v):
-    """numpy scalars → Python scalars (SkierParams validates Python types)."""
+    """numpy scalars → Python scalars (row functions such as SkierParams check Python types)."""
     if isinstance(v, np.bool_):
         return bool(v)
     if isinstance(v, np.integer):
@@ -87,61 +77,15 @@ def _plain(v):
     return v
 
 
-def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: dict | None = None) -> dict:
-    """One run of ``simulate_run`` for one parameter set, summarised (``SUMMARY_COLUMNS``).
-
-    ``parameters``: SkierParams fields and the keywords strokes, force_scale, v0, first_ski
-    (a ``strokes`` entry overrides the keyword).  Raises what ``simulate_run`` raises.
-    """
-    from ..skier.simulate import simulate_run
-
-    p = {k: _plain(v) for k, v in parameters.items()}
-    unknown = sorted(set(p) - set(PARAMETER_COLUMNS))
-    if unknown:
-        raise ValueError(f"parameters: unknown name(s) {unknown}; allowed: {list(PARAMETER_COLUMNS)}")
-    n = p.pop("strokes", strokes)
-    run_kw = {k: p.pop(k) for k in ("force_scale", "v0", "first_ski") if k in p}
-    t0 = time.perf_counter()
-    res = simulate_run(SkierParams(**p), strokes=n, push_force=push_force, **run_kw, **(solver or {}))
-    st = res.strokes
-    last = st.iloc[-1]
-    eb = res.energy_balance()  # every work, and the projections' energy change if any
-    return {
-        "mean_speed": float(last["mean_speed"]),
-        "mean_power": float(last["mean_power"]),
-        "mean_abs_vx": float(last["mean_abs_vx"]),
-        "mean_abs_vy": float(last["mean_abs_vy"]),
-        "speed_change_last": float(last["mean_speed"] / st["mean_speed"].iloc[-2] - 1.0) if len(st) > 1 else math.nan,
-        "distance_x": float(st["distance_x"].sum()),
-        "ke_loss_changes": float(res.changes["ke_loss"].sum()) if len(res.changes) else 0.0,
-        "energy_residual": float((np.abs(eb["residual"]) / np.maximum(np.abs(eb["delta_ke"]), 1.0)).max()),
-        "max_constraint_norm": float(st["max_constraint_norm"].max()),
-        "stick_slip_switches": int(len(res.events)),
-        "nfev": int(res.info["nfev"]),
-        "runtime_s": time.perf_counter() - t0,
-    }
-
-
-def _run_guarded(run_id, parameters, strokes, push_force, solver):
-    """``run_summary`` that never raises: a failure is a row with its error."""
-    try:
-        out = run_summary(parameters, strokes=strokes, push_force=push_force, solver=solver)
-        return run_id, "ok", "", out
-    except Exception as exc:  # noqa: BLE001 - every failure is reported in the output row
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        msg = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
-        return run_id, "error", msg, {}
-
-
 @dataclass
 class SweepResult:
     """What ``sweep`` returns.
 
     frame : one row per input row, in input order: ``run`` (the input index), the
-        parameters, ``status`` ('ok' | 'error'), ``error`` (message, '' if ok), the
-        ``SUMMARY_COLUMNS`` (NaN for failed runs), ``skilib_version``, ``data_sha256``.
-    info : skilib version, data checksum, strokes, solver keywords, scheduler, number of
-        workers, wall time, number of failed runs.
+        parameters, ``status`` ('ok' | 'error'), ``error`` (message, '' if ok), the outputs
+        (NaN for failed rows), ``skilib_version`` (and, for the skier, ``data_sha256``).
+    info : skilib version, the function, the caller's provenance, scheduler, number of
+        workers, wall time, number of rows and of failed rows.
     path : the Parquet file written, if any.
     """
 
@@ -158,93 +102,220 @@ class SweepResult:
         return self.frame[self.frame["status"] != "ok"]
 
 
-def _check_parameters(parameters) -> pd.DataFrame:
+# ---------------------------------------------------------------------------
+# one row
+# ---------------------------------------------------------------------------
+
+def _as_outputs(result, what: str, outputs, reserved) -> dict:
+    """A row's result as {column: value}; a result that cannot be one is an error of that row."""
+    if isinstance(result, pd.Series):
+        out = {str(k): v for k, v in result.items()}
+    elif isinstance(result, Mapping):
+        out = {str(k): v for k, v in result.items()}
+    elif result is None or isinstance(result, (numbers.Number, str, np.generic)):
+        out = {"value": result}
+    else:
+        raise ValueError(f"{what} returned a {type(result).__name__}; return a dict, a Series or a scalar, "
+                         "or pass summarize= to turn it into a dict")
+    if outputs is not None and set(out) != set(outputs):
+        missing, extra = [k for k in outputs if k not in out], [k for k in out if k not in outputs]
+        raise ValueError(f"{what} returned the outputs {list(out)}, not the declared {list(outputs)} "
+                         f"(missing {missing}, unexpected {extra})")
+    clash = [k for k in out if k in reserved]
+    if clash:
+        raise ValueError(f"{what} returned output(s) {clash} named like parameter or sweep columns")
+    return out
+
+
+def _run_guarded(fn, summarize, outputs, reserved, run_id, row):
+    """``fn(row)`` (then ``summarize``) that never raises: a failure is a row with its error."""
+    try:
+        result = fn(row)
+        what = "fn"
+        if summarize is not None:
+            result, what = summarize(result), "summarize"
+        return run_id, "ok", "", _as_outputs(result, what, outputs, reserved)
+    except Exception as exc:  # noqa: BLE001 - every failure is reported in the output row
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        msg = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
+        return run_id, "error", msg, {}
+
+
+# ---------------------------------------------------------------------------
+# checks
+# ---------------------------------------------------------------------------
+
+def _check_frame(parameters) -> pd.DataFrame:
     if not isinstance(parameters, pd.DataFrame):
         raise ValueError(f"parameters: expected a pandas DataFrame (one parameter set per row), "
                          f"got {type(parameters).__name__}")
     if parameters.empty or not len(parameters.columns):
         raise ValueError("parameters: the DataFrame has no rows or no columns; nothing to run")
     cols = [str(c) for c in parameters.columns]
-    unknown = sorted(set(cols) - set(PARAMETER_COLUMNS))
-    if unknown:
-        raise ValueError(f"parameters: unknown column(s) {unknown}; allowed: {list(PARAMETER_COLUMNS)}")
     if len(set(cols)) != len(cols):
         raise ValueError(f"parameters: duplicate column names in {cols}")
+    taken = sorted(set(cols) & set(_SWEEP_COLUMNS))
+    if taken:
+        raise ValueError(f"parameters: column(s) {taken} are written by the sweep itself; rename them")
     if not parameters.index.is_unique:
         dup = parameters.index[parameters.index.duplicated()].tolist()[:5]
         raise ValueError(f"parameters: the index labels the runs and must be unique; repeated: {dup}")
     return parameters
 
 
-def _check_solver(solver):
-    if solver is None:
-        return {}
-    if not isinstance(solver, dict):
-        raise ValueError(f"solver: expected a dict of simulate_run keywords, got {type(solver).__name__}")
-    bad = sorted(set(solver) - set(_SOLVER_KEYWORDS))
-    if bad:
-        raise ValueError(f"solver: unknown keyword(s) {bad}; allowed: {list(_SOLVER_KEYWORDS)}")
-    return dict(solver)
+def _check_outputs(outputs, reserved) -> tuple | None:
+    if outputs is None:
+        return None
+    if isinstance(outputs, str) or not all(isinstance(k, str) for k in outputs):
+        raise ValueError(f"outputs: expected a sequence of column names, got {outputs!r}")
+    outputs = tuple(outputs)
+    if not outputs or len(set(outputs)) != len(outputs):
+        raise ValueError(f"outputs: expected distinct column names, got {list(outputs)}")
+    clash = [k for k in outputs if k in reserved]
+    if clash:
+        raise ValueError(f"outputs: {clash} are named like parameter or sweep columns")
+    return outputs
 
 
-def sweep(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
-          scheduler=None, n_workers: int | None = None, output=None, progress: bool = True) -> SweepResult:
-    """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
+def _check_scheduler(scheduler, n_workers) -> None:
+    if n_workers is not None and not (isinstance(n_workers, (int, np.integer)) and not isinstance(n_workers, bool)
+                                      and n_workers >= 1):
+        raise ValueError(f"n_workers: must be a positive integer, got {n_workers!r}")
+    if scheduler is None or isinstance(scheduler, str):
+        if isinstance(scheduler, str) and scheduler != "serial" and n_workers is not None:
+            raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
+        return
+    from distributed import Client
+
+    if not isinstance(scheduler, Client):
+        raise ValueError(f"scheduler: expected None, 'serial', a scheduler address or a distributed.Client, "
+                         f"got {scheduler!r}")
+
+
+# ---------------------------------------------------------------------------
+# the sweep
+# ---------------------------------------------------------------------------
+
+def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None, scheduler=None,
+          n_workers: int | None = None, output=None, progress: bool = True, **skier_options) -> SweepResult:
+    """Run ``fn`` on every row of ``parameters``; one table of rows, statuses and outputs.
 
     Parameters
     ----------
-    parameters : DataFrame, one parameter set per row.  Columns: any of ``PARAMETER_COLUMNS``
-        (SkierParams fields such as skating_angle_deg, phase_time, c_ext, c_rot_deg, mass,
-        friction; and strokes, force_scale, v0, first_ski).  Absent columns keep their
-        defaults (SkierParams(), table 9).  The index labels the runs (must be unique).
-    strokes : strokes per run unless a ``strokes`` column says otherwise.
-    push_force : None (the Fourier fit of the SYNTHETIC force data) or a picklable callable
-        F(τ) [N] used for every run.
-    solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled, rotation,
-        stabilization, projection_tol).
+    fn : callable, ``fn(row) -> outputs``.  ``row`` is a dict of the row's columns (numpy
+        scalars as Python scalars).  Outputs: a dict or Series {name: value}, a scalar (column
+        ``value``), or any object that ``summarize`` turns into one of these.  With Dask it
+        must be picklable (cloudpickle: closures and lambdas are fine).
+    parameters : DataFrame, one parameter set per row; the index labels the runs (unique).
+    summarize : callable or None, applied to ``fn``'s result where ``fn`` ran (on the worker,
+        so a large result never travels).
+    outputs : the output names every row must return, in column order; a row that returns
+        others fails.  Default: whatever the rows return, in order of first appearance
+        (a name some rows lack is NaN there).
+    provenance : dict recorded in ``info`` and in the Parquet file's metadata (e.g. the
+        checksum of an input file).
     scheduler : None (a new LocalCluster, closed afterwards), an address 'tcp://…' of a
         running Dask scheduler, a ``distributed.Client``, or 'serial' (this process, no Dask).
     n_workers : worker processes of the LocalCluster (default: the machine's cores).
     output : path of a Parquet file to write (parent folders are created).
     progress : show a progress bar (tqdm, on stderr).
+    **skier_options : ``strokes``, ``push_force``, ``solver``: only for the skier's sweep,
+        ``sweep(parameters, strokes=6, ...)`` with a DataFrame of skier parameters first
+        (see :func:`skilib.studies.skier_sweep.sweep_skier`).
 
-    Returns a ``SweepResult``; failing parameter sets are rows with status 'error'.
+    Returns a ``SweepResult``; a row whose ``fn`` raised has status 'error' and its message.
+
+    Examples
+    --------
+    Two rows run, one fails; the table keeps the input order and both outcomes:
+
+    >>> import pandas as pd
+    >>> from skilib.studies import sweep
+    >>> def box(row):
+    ...     if row["w"] < 0:
+    ...         raise ValueError("w: must be >= 0")
+    ...     return {"area": row["w"] * row["h"], "perimeter": 2 * (row["w"] + row["h"])}
+    >>> grid = pd.DataFrame({"w": [2.0, -1.0, 3.0], "h": [1.5, 1.0, 0.5]})
+    >>> res = sweep(box, grid, scheduler="serial", progress=False)
+    >>> res.frame[["run", "w", "h", "status", "area", "perimeter"]]
+       run    w    h status  area  perimeter
+    0    0  2.0  1.5     ok   3.0        7.0
+    1    1 -1.0  1.0  error   NaN        NaN
+    2    2  3.0  0.5     ok   1.5        7.0
+    >>> res.failed.error.iloc[0].split(" (at ")[0]
+    'ValueError: w: must be >= 0'
     """
-    params = _check_parameters(parameters)
-    if not (isinstance(strokes, (int, np.integer)) and not isinstance(strokes, bool) and strokes >= 1):
-        raise ValueError(f"strokes: must be a positive integer, got {strokes!r}")
-    solver = _check_solver(solver)
-    if push_force is not None and not callable(push_force):
-        raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {push_force!r}")
-    if n_workers is not None and not (isinstance(n_workers, (int, np.integer)) and n_workers >= 1):
-        raise ValueError(f"n_workers: must be a positive integer, got {n_workers!r}")
-    records = [(i, {str(k): v for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
-    kwargs = dict(strokes=int(strokes), push_force=push_force, solver=solver)
+    if not callable(fn):
+        if parameters is not None:
+            raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}; "
+                             "the skier's sweep is sweep(parameters, strokes=...)")
+        for name, value in (("summarize", summarize), ("outputs", outputs), ("provenance", provenance)):
+            if value is not None:
+                raise ValueError(f"{name}: only for sweep(fn, parameters); the skier's sweep "
+                                 "sweep(parameters, strokes=...) sets its own")
+        bad = sorted(set(skier_options) - set(_SKIER_OPTIONS))
+        if bad:
+            raise ValueError(f"{bad[0]}: not an option of the skier's sweep (allowed: {list(_SKIER_OPTIONS)})")
+        from .skier_sweep import sweep_skier
+
+        return sweep_skier(fn, scheduler=scheduler, n_workers=n_workers, output=output, progress=progress,
+                           **skier_options)
+    if skier_options:
+        name = sorted(skier_options)[0]
+        raise ValueError(f"{name}: not an option of sweep(fn, parameters)"
+                         + ("; bind it into fn" if name in _SKIER_OPTIONS else ""))
+    return _sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
+                  scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)
+
+
+def _sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
+           n_workers=None, output=None, progress=True) -> SweepResult:
+    """``sweep``'s work; ``columns`` {name: value} are constant provenance columns of every row."""
+    params = _check_frame(parameters)
+    if summarize is not None and not callable(summarize):
+        raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
+    columns = dict(columns or {})
+    reserved = frozenset(str(c) for c in params.columns) | set(_SWEEP_COLUMNS) | set(columns)
+    outputs = _check_outputs(outputs, reserved)
+    if provenance is not None and not isinstance(provenance, Mapping):
+        raise ValueError(f"provenance: expected a dict, got {type(provenance).__name__}")
+    provenance = {str(k): v for k, v in (provenance or {}).items()}
+    clash = sorted(set(provenance) & set(_INFO_KEYS))
+    if clash:
+        raise ValueError(f"provenance: key(s) {clash} are set by the sweep itself")
+    _check_scheduler(scheduler, n_workers)
+
+    records = [(i, {str(k): _plain(v) for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
+    task = (fn, summarize, outputs, reserved)
     t0 = time.perf_counter()
     bar = _progress(len(records), progress)
     try:
         if isinstance(scheduler, str) and scheduler == "serial":
             results, where, workers = [], "serial", 1
             for i, p in records:
-                results.append(_run_guarded(i, p, **kwargs))
+                results.append(_run_guarded(*task, i, p))
                 bar.update(1)
         else:
-            results, where, workers = _run_dask(records, kwargs, scheduler, n_workers, bar)
+            results, where, workers = _run_dask(records, task, scheduler, n_workers, bar)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
-    frame = _assemble(params, results)
-    checksum = data_checksum() if push_force is None else None
+    frame = _assemble(params, results, outputs)
     frame["skilib_version"] = _version()
-    frame["data_sha256"] = checksum if checksum is not None else "user push_force"
-    info = dict(skilib_version=_version(), data_sha256=checksum,
-                push_force="synthetic force data fit" if push_force is None else repr(push_force),
-                strokes=int(strokes), solver=solver, scheduler=where, n_workers=workers, wall_s=wall,
-                n_runs=len(frame), n_failed=int((frame["status"] != "ok").sum()))
+    for name, value in columns.items():
+        frame[name] = value
+    info = dict(skilib_version=_version(), function=_name(fn), **provenance, scheduler=where, n_workers=workers,
+                wall_s=wall, n_runs=len(frame), n_failed=int((frame["status"] != "ok").sum()))
     path = None
     if output is not None:
         path = _write(frame, info, Path(output))
     return SweepResult(frame=frame, info=info, path=path)
+
+
+def _name(fn) -> str:
+    """Module-qualified name of ``fn``, or of its class for a callable object (info['function'])."""
+    f = fn if hasattr(fn, "__qualname__") else type(fn)
+    return f"{getattr(f, '__module__', None) or '?'}.{f.__qualname__}"
 
 
 def _progress(total, enabled):
@@ -254,7 +325,7 @@ def _progress(total, enabled):
                 mininterval=0.5, dynamic_ncols=False, ncols=80)
 
 
-def _run_dask(records, kwargs, scheduler, n_workers, bar):
+def _run_dask(records, task, scheduler, n_workers, bar):
     from distributed import Client, LocalCluster, as_completed
 
     own_cluster = own_client = None
@@ -267,18 +338,13 @@ def _run_dask(records, kwargs, scheduler, n_workers, bar):
         client = own_client = Client(own_cluster)
         where = "LocalCluster"
     elif isinstance(scheduler, str):
-        if n_workers is not None:
-            raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
         client = own_client = Client(scheduler)
         where = scheduler
-    elif isinstance(scheduler, Client):
+    else:  # a Client (checked by _check_scheduler)
         client, where = scheduler, str(getattr(scheduler, "scheduler", "client"))
-    else:
-        raise ValueError(f"scheduler: expected None, 'serial', a scheduler address or a distributed.Client, "
-                         f"got {scheduler!r}")
     try:
         workers = len(client.scheduler_info().get("workers", {}))
-        futures = [client.submit(_run_guarded, i, p, pure=False, **kwargs) for i, p in records]
+        futures = [client.submit(_run_guarded, *task, i, p, pure=False) for i, p in records]
         index = {f.key: i for f, (i, _) in zip(futures, records)}
         results = []
         for fut in as_completed(futures):
@@ -297,13 +363,15 @@ def _run_dask(records, kwargs, scheduler, n_workers, bar):
             own_cluster.close()
 
 
-def _assemble(params: pd.DataFrame, results) -> pd.DataFrame:
+def _assemble(params: pd.DataFrame, results, outputs) -> pd.DataFrame:
+    """The rows back in input order (Dask returns them as they finish)."""
     by_id = {i: (status, err, out) for i, status, err, out in results}
-    rows = []
-    for i in range(len(params)):
-        status, err, out = by_id[i]
-        rows.append({"status": status, "error": err, **{k: out.get(k, math.nan) for k in SUMMARY_COLUMNS}})
-    summ = pd.DataFrame(rows, index=params.index)
+    ordered = [by_id[i] for i in range(len(params))]
+    if outputs is None:  # first appearance in input order: the same columns wherever the rows ran
+        outputs = list(dict.fromkeys(k for _, _, out in ordered for k in out))
+    rows = [{"status": status, "error": err, **{k: out.get(k, math.nan) for k in outputs}}
+            for status, err, out in ordered]
+    summ = pd.DataFrame(rows, index=params.index, columns=["status", "error", *outputs])
     frame = pd.concat([params.copy(), summ], axis=1)
     frame.insert(0, "run", params.index)
     return frame.reset_index(drop=True)
