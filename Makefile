@@ -29,7 +29,7 @@ test: $(STAMP)
 book: $(STAMP)
 	$(BIN)/python scripts/build_book.py $(BOOK_FLAGS)
 
-# Speed targets (issue 6) live here, never in timed tests: prints one table and writes it
+# Speed targets live here, never in timed tests: prints one table and writes it
 # as JSON under benchmarks/results/.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py

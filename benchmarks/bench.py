@@ -7,7 +7,7 @@
 Prints one table and writes it as JSON to ``benchmarks/results/`` (``latest.json`` and a
 time-stamped copy).  Every time is the median of several repetitions after a warm-up.
 
-Targets (issue 6):
+Targets:
 - one right-hand side of the skier (assemble M, Cq, Qe, Qv, Qd and solve the 35 × 35
   system of eq. 101) within 3× of a bare ``numpy.linalg.solve`` of a 35 × 35 system;
 - table 9's ten-stroke run end to end in ≤ 1 s (stretch 0.3 s) with max |C| ≤ 1e-6;

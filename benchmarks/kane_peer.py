@@ -2,7 +2,7 @@
 ``sympy.physics.mechanics`` (KanesMethod) and ``lambdify``, reduced to its single
 coordinate s.
 
-Kinematics from SPEC §3 alone: the ski slides on its line, R¹ = P + s e; the leg axis is
+Kinematics from the book's skier-model chapter alone: the ski slides on its line, R¹ = P + s e; the leg axis is
 u(τ) = L.z of a frame L turned by γ(τ) = γ0 + C_rot τ about n = ẑ × d (d = X, the default
 push plane); the shank's centre is R¹ + l1 u, the CM R¹ + ℓ(τ) u with ℓ = ℓ0 + C_ext τ.
 Loads: the push-off F(τ) u at the CM (F the same Fourier series skilib uses, written out

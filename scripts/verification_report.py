@@ -152,7 +152,7 @@ SECTIONS = (
             ("test_dynamics.py", "test_errors.py", "test_skier.py::test_friction_never_drives_the_ski_backwards")),
     Section("independent-models", "Independent models of the same system",
             ("test_double_pendulum.py", "test_skier.py::test_reduced_equation_matches_multibody", "test_kane_peer.py")),
-    Section("parametrizations", "Rotation parametrizations and stabilizations (issue 7)",
+    Section("parametrizations", "Rotation parametrizations and stabilizations",
             ("test_euler_parameters.py", "test_skier_parametrizations.py")),
     Section("skier", "The skier model (thesis ch. 4–5)", ("test_skier.py", "test_sweeps.py", "test_cases.py")),
     Section("codegen", "Generated code",

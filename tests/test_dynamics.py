@@ -152,11 +152,3 @@ def test_examples_start_consistent_with_invariants_by_hand(name, measured):
         measured.check(f"{name}: L₃ vs hand", abs(ex.axial_momentum(ex.q0, ex.qd0) - hand["L_3"]), 1e-12,
                        "kg m²/s")
         measured.check(f"{name}: L_z − L₃ (axis through the vertical)", abs(hand["L_z − L_3"]), 1e-12, "kg m²/s")
-
-
-def test_examples_doctests():
-    """The ``>>>`` examples in ``skilib.engine.examples`` run as written."""
-    import doctest
-
-    result = doctest.testmod(examples)
-    assert result.attempted >= 2 and result.failed == 0, result

@@ -1,7 +1,7 @@
 """The skier against a second, independent derivation: sympy.physics.mechanics.
 
 ``benchmarks/kane_peer.py`` writes the skier of one phase as a user of KanesMethod would,
-reduced to its single coordinate s (SPEC §3 kinematics, the same push-off series).  Kane's
+reduced to its single coordinate s (the skier-model chapter's kinematics, the same push-off series).  Kane's
 method and skilib's 18-coordinate eq. 101 with 17 multipliers must give the same s(t) —
 here on a phase whose ski keeps sliding forwards (the peer knows no sticking) and on a
 phase with air drag switched off and a tilted start.

@@ -12,7 +12,7 @@ def random_angles(rng, n=20):
 
 
 def test_rotation_is_zxz_product_orthonormal_det_one(rng, measured):
-    """A = Rz(φ)Rx(θ)Rz(ψ) (SPEC §1), AᵀA = I and det A = 1, for 20 random angle sets."""
+    """A = Rz(φ)Rx(θ)Rz(ψ) (eqs. 24–31; eq. 8 prints the factors reversed), AᵀA = I and det A = 1, for 20 random angle sets."""
     for ang in random_angles(rng):
         A = rotation_matrix(ang)
         measured.allclose("A vs Rz(φ)Rx(θ)Rz(ψ)", A, rot_z(ang[0]) @ rot_x(ang[1]) @ rot_z(ang[2]), atol=1e-15)

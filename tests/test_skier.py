@@ -1,9 +1,9 @@
-"""The skier model and its simulations (thesis ch. 4–5; SPEC §3).
+"""The skier model and its simulations (thesis ch. 4–5; book: The skier model).
 
 Every simulated case of the compendium (table 7's three phases, table 9's long run and the
 fig. 42 comparison) is run once per session and checked for constraint rank, constraint
 drift and the work–energy balance.  The 1-DOF equation of s is derived here again from
-SPEC §3's kinematics alone and compared with the 18-coordinate model.
+the skier-model chapter's kinematics alone and compared with the 18-coordinate model.
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_prescribed_leg_motion(measured):
 
 # -- the single-coordinate equation of s, derived independently -------------------------
 def reduced_s(params, heading, F, v0, tau_out):
-    """s(τ) from the one-coordinate Lagrange equation written from SPEC §3 alone.
+    """s(τ) from the one-coordinate Lagrange equation written from the skier-model chapter alone.
 
     R¹ = P + s e, R² = R¹ + l1 u(τ), R³ = R¹ + ℓ(τ) u(τ), bodies 2 and 3 turn with
     ω = γ̇ n about the fixed axis n, the ski does not turn.  T = ½ m1 ṡ² + ½ m2|ṡe + l1u̇|²
@@ -165,7 +165,7 @@ def reduced_s(params, heading, F, v0, tau_out):
 @pytest.mark.parametrize("friction, v0, drag", [(0.0, 0.0, False), (cases.FRICTION_MEAN.value, 3.0, True)])
 def test_reduced_equation_matches_multibody(friction, v0, drag, measured):
     """The skier's s(τ) and ṡ(τ) against the one-coordinate Lagrange equation written from
-    SPEC §3 alone (`reduced_s`), without and with friction and air drag."""
+    the skier-model chapter alone (`reduced_s`), without and with friction and air drag."""
     case = TABLE7["table7_T1"]  # T = 1 s, 50°, C_ext = 0.4 m/s, C_rot = 45 °/s
     T = case.phase_time
     params = SkierParams(friction=friction, air_drag=drag, **case.kwargs())
@@ -219,7 +219,7 @@ def test_friction_law_along_a_phase(measured):
                       unit="N")
     measured.check("ṡ against the sliding direction", -(slide["s_dot"] * slide["mode"]), 1e-9, "m/s")
     # the first phase starts at rest; the leg swinging forward pushes the ski back harder
-    # than friction holds it (SPEC §3 kinematics: −m3 e·(ℓu)¨ = −2 m3 ℓ̇ γ̇ cos h at τ = 0)
+    # than friction holds it (kinematics: −m3 e·(ℓu)¨ = −2 m3 ℓ̇ γ̇ cos h at τ = 0)
     assert fr["mode"].iloc[0] == -1 and fr["s_dot"].iloc[1] < 0
     assert res.events["mode_after"].iloc[-1] == 1
 
@@ -227,7 +227,7 @@ def test_friction_law_along_a_phase(measured):
 def test_static_friction_holds_the_ski_until_the_push_beats_it(measured):
     """A leg tilted by γ0 = 10° that does not turn (C_rot = 0) pushes with F(τ) = kτ.
 
-    With u constant and ℓ̇ constant nothing inertial acts along the ski (SPEC §3: ü = 0,
+    With u constant and ℓ̇ constant nothing inertial acts along the ski (ü = 0,
     (ℓu)¨ = 0), so the ski stays at rest held by the static friction −F(τ) u·e while
     F u·e < μ, breaks away at τ* = μ/(k u·e), and then (m1 + M) s̈ = k u·e (τ − τ*):
     s = k u·e (τ − τ*)³ / (6 (m1 + M)), with u·e = sin γ0 cos h.

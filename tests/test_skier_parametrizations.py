@@ -1,4 +1,4 @@
-"""The skier in either rotation parametrization and with either stabilization (issue 7).
+"""The skier in either rotation parametrization and with either stabilization.
 
 ZXZ angles (18 coordinates) and Euler parameters (21 coordinates, 3 normalization rows)
 describe the same bodies, so the two runs must give one motion; Baumgarte stabilization
@@ -110,7 +110,7 @@ def test_zxz_and_euler_parameters_give_the_same_motion(kind, measured):
         scale = max(1.0, np.abs(a.frame[c]).max())
         measured.check("push power and joint loads", np.abs(a.frame[c] - b.frame[c]).max() / scale, 1e-6, "× scale",
                        where=c)
-    # the columns of SPEC §4 exist in both; q/qd follow the coordinates
+    # the documented columns of SimResult.frame exist in both; q/qd follow the coordinates
     assert {f"q{j}" for j in range(21)} <= set(b.frame.columns) and "q21" not in b.frame.columns
     assert "q18" not in a.frame.columns
     # Euler parameters stay unit (their rows are part of constraint_norm) and the ski flat at h

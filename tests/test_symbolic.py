@@ -5,7 +5,7 @@ Then M = ∂²T/∂q̇² (eqs. 40–46) and, from d/dt(∂T/∂q̇) − ∂T/∂
 
     M q̈ = Q + Qv,   Qv = ∂T/∂q − (Σ_k ∂M/∂q_k q̇_k) q̇.
 
-This settles the sign of eq. 90 (SPEC §6 erratum 2): the thesis's printed sign fails.
+This settles the sign of eq. 90 (an erratum listed in the book's Differences from the thesis): the thesis's printed sign fails.
 """
 import numpy as np
 import pytest
@@ -69,7 +69,7 @@ def test_mass_matrix_is_hessian_of_kinetic_energy(lagrange, rng, measured):
 
 
 def test_quadratic_velocity_matches_lagrange(lagrange, rng, measured):
-    """Qv = ∂T/∂q − Ṁq̇ from the sympy Lagrange derivation, with the sign of SPEC §2, for 10
+    """Qv = ∂T/∂q − Ṁq̇ from the sympy Lagrange derivation, with the sign settled here, for 10
     random bodies."""
     _, Qf = lagrange
     for _ in range(10):
