@@ -50,7 +50,7 @@ VERIFICATION_FILES = (
     "test_rotation.py", "test_symbolic.py", "test_constraints.py", "test_dynamics.py", "test_errors.py",
     "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
-    "test_sensitivity.py", "test_cases.py",
+    "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -67,6 +67,9 @@ _CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error o
 _API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
 _INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
 EXEMPT = {
+    "test_nonholonomic.py": {
+        "test_redundant_velocity_row_is_named": _EXCEPTIONS, "test_bad_velocity_components_name_themselves": _EXCEPTIONS,
+    },
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -154,6 +157,7 @@ SECTIONS = (
             ("test_double_pendulum.py", "test_skier.py::test_reduced_equation_matches_multibody", "test_kane_peer.py")),
     Section("parametrizations", "Rotation parametrizations and stabilizations",
             ("test_euler_parameters.py", "test_skier_parametrizations.py")),
+    Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("skier", "The skier model (thesis ch. 4–5)", ("test_skier.py", "test_sweeps.py", "test_cases.py")),
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run")),

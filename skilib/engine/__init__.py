@@ -12,6 +12,7 @@ from .constraints import (
     Fixed,
     FixedCoordinate,
     OrientationDriver,
+    ParallelAxes,
     PointOnLine,
     PointOnPlane,
     PointPathDriver,
@@ -31,6 +32,7 @@ from .forces import AxialFriction, ConstantForce, Drag, Gravity, LineForce, Poin
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
 from .integrators import ProjectedRK
+from .nonholonomic import KnifeEdge, RollingDisk, VelocityRows
 from .options import Integrator, Stabilization, baumgarte
 from .projection import Projector, project
 from .reactions import JointReaction, joint_reactions
@@ -40,7 +42,8 @@ from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
 
 __all__ = [
     "GROUND", "RigidBody", "box_inertia", "rod_inertia",
-    "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "PointOnLine",
+    "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "ParallelAxes",
+    "PointOnLine", "KnifeEdge", "RollingDisk", "VelocityRows",
     "PointOnPlane", "PointPathDriver", "Prismatic", "Revolute", "Spherical", "Translational",
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
     "SingularSystemError",

@@ -11,6 +11,7 @@ Joints (scleronomic)
     Prismatic      a¹ᵢ·a_j, a²ᵢ·a_j, a¹ᵢ·d, a²ᵢ·d, a²ᵢ·b_j = 0     5 rows (eqs. 126–142)
     PointOnPlane   (r_P − P)·n = 0                                   1 row  (eqs. 111–112)
     PointOnLine    (r_P − P)·n₁ = (r_P − P)·n₂ = 0                   2 rows
+    ParallelAxes   axis_i ⟂ two normals of axis_j (axes stay parallel) 2 rows
     Fixed          spherical + relative orientation held            6 rows
 Drivers (rheonomic)
     CoordinateDriver   q_k − f(t) = 0                                1 row  (eqs. 110, 113–115)
@@ -33,6 +34,7 @@ __all__ = [
     "Translational",
     "PointOnPlane",
     "PointOnLine",
+    "ParallelAxes",
     "Fixed",
     "CoordinateDriver",
     "FixedCoordinate",
@@ -71,7 +73,12 @@ def _bname(b) -> str:
 
 
 class Constraint:
-    """Base class. Subclasses set ``name``, ``n``, ``bodies``, ``reaction_points``."""
+    """Base class. Subclasses set ``name``, ``n``, ``bodies``, ``reaction_points``.
+
+    A row is holonomic (C(q, t) = 0) unless its index is in ``velocity_rows``: such a row is
+    a velocity constraint B q̇ + b = 0 (``skilib.engine.nonholonomic``) and its jet carries
+    val = 0, J = B, t = b, vel = B q̇ + b and quad = Ḃ q̇ + ḃ.
+    """
 
     name: str
     n: int
@@ -79,6 +86,8 @@ class Constraint:
     reaction_points: tuple
     #: (body, coordinate index) pairs this component prescribes one by one
     driven_coordinates: tuple = ()
+    #: indices of this component's rows that are velocity (non-holonomic) constraints
+    velocity_rows: tuple = ()
 
     def jet(self, s: State) -> Jet:  # pragma: no cover - interface
         raise NotImplementedError
@@ -211,6 +220,28 @@ class PointOnLine(Constraint):
         bi, bj = self.bodies
         d = s.point(bi, self.u) - s.point(bj, self.P)
         return stack([dot(d, s.vector(bj, self.n1)), dot(d, s.vector(bj, self.n2))])
+
+
+class ParallelAxes(Constraint):
+    """Axis a_i of body i stays parallel to axis a_j of body j (or a fixed global axis when
+    body_j is None): a_i · n1_j = a_i · n2_j = 0 with n1, n2 normal to a_j (Haug 1989's
+    parallel-1 constraint).  With ``PointOnPlane`` it makes a planar joint."""
+
+    n = 2
+
+    def __init__(self, name, body_i, axis_i, body_j, axis_j):
+        if body_i is None:
+            raise ValueError(f"{name}: body_i must be a body")
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ai = _unit(axis_i, f"{name}: axis_i")
+        self.n1, self.n2 = _perpendiculars(_unit(axis_j, f"{name}: axis_j"))
+        self.reaction_points = ((body_i, np.zeros(3)),) + (((body_j, np.zeros(3)),) if body_j is not None else ())
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        a = s.vector(bi, self.ai)
+        return stack([dot(a, s.vector(bj, self.n1)), dot(a, s.vector(bj, self.n2))])
 
 
 class Fixed(Constraint):

@@ -22,7 +22,7 @@ import numpy as np
 
 from .rotation import _sqrt, cross3, skew
 
-__all__ = ["Jet", "State", "dot", "cross", "norm", "constant", "time_jet"]
+__all__ = ["Jet", "State", "dot", "cross", "times", "norm", "constant", "time_jet"]
 
 
 class Jet:
@@ -79,6 +79,17 @@ def cross(a: Jet, b: Jet) -> Jet:
         cross3(a.t, b.val) + cross3(a.val, b.t),
         cross3(a.vel, b.val) + cross3(a.val, b.vel),
         cross3(a.quad, b.val) + 2.0 * cross3(a.vel, b.vel) + cross3(a.val, b.quad),
+    )
+
+
+def times(c: Jet, v: Jet) -> Jet:
+    """Vector jet of c·v for a scalar jet c and a vector jet v (the product rule)."""
+    return Jet(
+        c.val * v.val,
+        np.multiply.outer(v.val, c.J) + c.val * v.J,
+        c.t * v.val + c.val * v.t,
+        c.vel * v.val + c.val * v.vel,
+        c.quad * v.val + 2.0 * c.vel * v.vel + c.val * v.quad,
     )
 
 

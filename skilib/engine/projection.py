@@ -10,7 +10,8 @@ __all__ = ["project", "Projector"]
 
 
 def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
-    """Mass-weighted projection onto C(q, t) = 0 and Cq q̇ = −Ct.
+    """Mass-weighted projection onto C(q, t) = 0 and Cq q̇ = −Ct (velocity rows included:
+    B q̇ + b = 0; positions are projected onto the holonomic rows only).
 
     Positions: repeat [M Cqᵀ; Cq 0][Δq; μ] = [0; −C] (the smallest ΔqᵀMΔq that
     removes C to first order) until max |C| ≤ tol.  Velocities: [M Cqᵀ; Cq 0][q̇⁺; μ] =
@@ -20,23 +21,31 @@ def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
     the projection causes (positions and velocities together).
     """
     n, m = system.nq, system.nc
+    hol = system.holonomic_rows  # velocity rows B q̇ + b = 0 constrain no position
+    mh = len(hol)
     q = np.array(q, dtype=float)
     qd = np.asarray(qd, dtype=float)
-    K = np.zeros((n + m, n + m))
+    Kh = np.zeros((n + mh, n + mh))
     zero = np.zeros(n)
     for it in range(max_iter + 1):
-        e = system.evaluate(t, q, zero)  # M, C, Cq; at q̇ = 0, Ċ = Ct
-        M, C, Cq, Ct = e.M, e.C, e.Cq, e.Cdot
+        e = system.evaluate(t, q, zero)  # M, C, Cq; at q̇ = 0, Ċ = Ct (and b for velocity rows)
+        M, C, Cq, Ct = e.M, e.C[hol], e.Cq, e.Cdot
         if it == 0:
             T0 = 0.5 * qd @ M @ qd
-        K[:n, :n] = M
-        K[:n, n:], K[n:, :n] = Cq.T, Cq
-        if np.abs(C).max() <= tol:
+        Kh[:n, :n] = M
+        Kh[:n, n:], Kh[n:, :n] = Cq[hol].T, Cq[hol]
+        if not mh or np.abs(C).max() <= tol:
             break
         if it == max_iter:
             raise IntegrationError(f"position projection did not converge at t={t:.6g} s: "
                                    f"max |C| = {np.abs(C).max():.3e} after {max_iter} iterations")
-        q += np.linalg.solve(K, np.concatenate([np.zeros(n), -C]))[:n]
+        q += np.linalg.solve(Kh, np.concatenate([np.zeros(n), -C]))[:n]
+    if mh == m:
+        K = Kh
+    else:
+        K = np.zeros((n + m, n + m))
+        K[:n, :n] = M
+        K[:n, n:], K[n:, :n] = Cq.T, Cq
     v = np.linalg.solve(K, np.concatenate([M @ qd, -Ct]))[:n]
     return q, v, 0.5 * v @ M @ v - T0
 

@@ -157,6 +157,13 @@ class ZXZ:
         return G_dot_thetadot(theta, thetad)
 
     @staticmethod
+    def singularity_avoided(driven) -> bool:
+        """True when the prescribed angles (indices 0, 1, 2 = φ, θ, ψ) leave at most one free
+        angle: with θ and one of φ, ψ driven the body turns about one fixed axis, and θ = 0
+        (e.g. a flat ski or sleigh, A = Rz(φ + ψ)) is no singularity of that motion."""
+        return 1 in driven and (0 in driven or 2 in driven)
+
+    @staticmethod
     def singularity_function(theta) -> float:
         """sin θ: changes sign where a motion passes through gimbal lock (θ = 0, π)."""
         return np.sin(theta[1])

@@ -43,8 +43,9 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
     E = np.eye(system.nq)[idx]
     labels = system.constraint_labels
     res = np.inf
+    hol = system.holonomic_rows  # velocity rows B q̇ + b = 0 hold no position
     for _ in range(max_iter):
-        jet = system.constraint_jet(t0, q)
+        jet = system.constraint_jet(t0, q)[hol]
         C = jet.val
         res = np.abs(C).max() if C.size else 0.0
         if res <= tol:
@@ -57,7 +58,7 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
         k = int(np.argmax(np.abs(C)))
         raise InconsistentInitialConditions(
             f"Newton-Raphson did not satisfy C(q, t0={t0}) = 0 in {max_iter} iterations: "
-            f"max |C| = {res:.3e} at row {labels[k]}"
+            f"max |C| = {res:.3e} at row {labels[hol[k]]}"
         )
     jet = system.constraint_jet(t0, q)
     Amat = np.vstack([jet.J, E])
@@ -98,6 +99,7 @@ class DynamicsResult:
     t_events: list = field(default=None, repr=False)
     stabilization: str = "baumgarte"
     projection_energy: float = 0.0  # kinetic energy changed by the projections, summed (J)
+    nonholonomic_norm: np.ndarray = None  # max_i |(B q̇ + b)_i| over the velocity rows
 
     @property
     def success(self) -> bool:
@@ -253,16 +255,22 @@ def _result(system, t, Y, sol, stab, projector, user_events, dense_output) -> Dy
     """q̈, λ and the constraint residuals at the output times."""
     n, nt = system.nq, len(t)
     qdd, lam = np.zeros((nt, n)), np.zeros((nt, system.nc))
-    cn, vn = np.zeros(nt), np.zeros(nt)
+    cn, vn, nh = np.zeros(nt), np.zeros(nt), np.zeros(nt)
+    hol, vel = system.holonomic_rows, system.velocity_rows
     for k in range(nt):
         e = system.evaluate(t[k], Y[k, :n], Y[k, n:], stab.alpha, stab.beta)
         qdd[k], lam[k] = e.qdd, e.lam
+        if len(hol):
+            cn[k] = np.abs(e.C[hol]).max()
         if system.nc:
-            cn[k], vn[k] = np.abs(e.C).max(), np.abs(e.Cdot).max()
+            vn[k] = np.abs(e.Cdot).max()
+        if len(vel):
+            nh[k] = np.abs(e.Cdot[vel]).max()
     return DynamicsResult(
         t=np.asarray(t), q=Y[:, :n].copy(), qd=Y[:, n:].copy(), qdd=qdd, lam=lam,
         constraint_norm=cn, velocity_constraint_norm=vn, system=system, alpha=stab.alpha, beta=stab.beta,
         nfev=sol.nfev, status=sol.status, message=sol.message, sol=sol.sol if dense_output else None,
         t_events=sol.t_events[: len(user_events)] if user_events else None,
         stabilization=stab.kind, projection_energy=projector.energy if projector is not None else 0.0,
+        nonholonomic_norm=nh,
     )

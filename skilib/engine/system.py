@@ -54,6 +54,17 @@ class MultibodySystem:
             self._rows[c.name] = slice(r, r + c.n)
             r += c.n
         self.nc = r
+        # rows that are velocity constraints B q̇ + b = 0 (skilib.engine.nonholonomic)
+        mask = np.zeros(r, dtype=bool)
+        for c in self.constraints:
+            for k in c.velocity_rows:
+                if not 0 <= k < c.n:
+                    raise ValueError(f"constraint '{c.name}': velocity row {k} is not one of its {c.n} rows")
+                mask[self._rows[c.name].start + k] = True
+        self.velocity_mask = mask
+        #: indices of the holonomic rows C(q, t) = 0 and of the velocity rows B q̇ + b = 0
+        self.holonomic_rows = np.flatnonzero(~mask)
+        self.velocity_rows = np.flatnonzero(mask)
         if self.nc > self.nq:
             raise RedundantConstraintError(f"{self.nc} constraint rows for only {self.nq} coordinates")
         driven = {}
@@ -63,7 +74,7 @@ class MultibodySystem:
         # bodies whose rotational coordinates are not all prescribed one by one must
         # keep away from the parametrization's singularity (ZXZ: sin θ = 0)
         self._gimbal_checked = [b for b in self.bodies if b.rotation.has_singularity
-                                and not set(range(3, b.nq)) <= driven.get(id(b), set())]
+                                and not b.rotation.singularity_avoided({k - 3 for k in driven.get(id(b), ())})]
 
     # -- bookkeeping -----------------------------------------------------------------
     def slice(self, body) -> slice:
@@ -98,7 +109,14 @@ class MultibodySystem:
 
     @property
     def dof(self) -> int:
+        """Velocity degrees of freedom: nq minus every row, holonomic or not."""
         return self.nq - self.nc
+
+    @property
+    def position_dof(self) -> int:
+        """Position degrees of freedom: nq minus the holonomic rows (velocity rows leave
+        positions free: a knife edge can reach any place, only not sideways)."""
+        return self.nq - len(self.holonomic_rows)
 
     @property
     def coordinate_labels(self) -> list:
