@@ -62,3 +62,19 @@ def test_bad_arguments():
         sk.steady_state(strokes=3)
     with pytest.raises(ValueError, match="u0_guess"):
         sk.steady_state(u0_guess=float("nan"))
+
+
+def test_the_skier_sweep_reports_the_periodic_stroke(steady, measured):
+    """``sweep(parameters, strokes="steady")``: each row is that parameter set's steady state."""
+    import pandas as pd
+
+    grid = pd.DataFrame({"skating_angle_deg": [50.0, 40.0]})
+    sw = sk.sweep(grid, strokes="steady", solver=SOLVER, scheduler="serial", progress=False)
+    assert list(sw.frame.status) == ["ok", "ok"], sw.failed
+    row = sw.frame.iloc[0]
+    measured.allclose("sweep row u0 vs steady_state u0", row.u0, steady.u0, rtol=1e-12)
+    measured.allclose("sweep row mean speed vs steady_state", row.mean_speed, steady.mean_speed, rtol=1e-12)
+    other = sk.steady_state(skating_angle_deg=40.0, **SOLVER)
+    measured.allclose("sweep row (40°) mean speed vs steady_state", sw.frame.mean_speed.iloc[1], other.mean_speed,
+                      rtol=1e-12)
+    measured.check("|stroke map residual| / u0 of every row", sw.frame.speed_change_last.abs().max(), 1e-9, "rel.")
