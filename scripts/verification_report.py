@@ -59,6 +59,7 @@ OTHER_TEST_FILES = {
     "test_environment.py": "checks the installed environment",
     "test_verification_report.py": "checks this script and the `measured` fixture",
     "test_layout.py": "checks the package's layout (what imports what), no physics",
+    "test_using.py": "runs the code of the book page 'Using this compendium', no physics",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"
