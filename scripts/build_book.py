@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # skilib from this checkout (its notebook runner), as the kernel sees it
 NOTEBOOKS = ROOT / "notebooks"
 BOOK = ROOT / "book"
 EXECUTED = BOOK / "_executed"
@@ -71,15 +72,14 @@ def check_kernel() -> None:
 
 
 def execute(nb: Path, quick: bool) -> float:
-    import papermill as pm
+    from skilib.studies.notebook import run_notebook
 
     out = EXECUTED / nb.name
     params = {"quick": bool(quick), "results_dir": "results"}
     t0 = time.perf_counter()
     print(f"[book] executing {nb.relative_to(ROOT)} -> {out.relative_to(ROOT)}"
           f"{' (quick)' if quick else ''}", flush=True)
-    pm.execute_notebook(str(nb), str(out), parameters=params, kernel_name=KERNEL, cwd=str(NOTEBOOKS),
-                        progress_bar=False, log_output=False, request_save_on_cell_execute=False)
+    run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL)
     dt = time.perf_counter() - t0
     tag_for_book(out)
     print(f"[book]   done in {dt:.1f} s", flush=True)

@@ -29,7 +29,8 @@ _LAZY = {
     "simulate": ("skilib.skier.simulate", None),
     "SimResult": ("skilib.skier", "SimResult"), "SkierModel": ("skilib.skier", "SkierModel"),
     "SkierParams": ("skilib.skier", "SkierParams"), "push_plane_direction": ("skilib.skier", "push_plane_direction"),
-    "simulate_phase": ("skilib.skier", "simulate_phase"), "simulate_run": ("skilib.skier", "simulate_run"),
+    "simulate_phase": ("skilib.skier", "simulate_phase"), "steady_state": ("skilib.skier", "steady_state"),
+    "SteadyState": ("skilib.skier", "SteadyState"), "simulate_run": ("skilib.skier", "simulate_run"),
     "ski_heading": ("skilib.skier", "ski_heading"), "stand_in_push_force": ("skilib.skier", "stand_in_push_force"),
     "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
 }

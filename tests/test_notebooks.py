@@ -2,7 +2,9 @@
 
 The notebooks are executed in name order in a temporary copy of notebooks/ (so that they find
 ../data through the repository and write their results/ into the temporary directory, not into
-the checkout), with the parameter ``quick=True``: shorter runs and fewer sweep points. A cell
+the checkout), with the parameter ``quick=True`` (shorter runs and fewer sweep points) and one
+non-default input each, which the output must reflect (``NON_DEFAULT``); an unknown or invalid
+parameter must stop a notebook with an error naming it. A cell
 that raises fails the test; so does a warning printed to a notebook's stderr. The kernel
 named ``python3`` must run this interpreter (the project's venv), see the Makefile.
 """
@@ -21,6 +23,16 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 KERNEL = "python3"
 BUDGET_S = 240.0  # all notebooks together, quick settings, 2 cores
+# one non-default input per notebook, and a text its output must then contain
+NON_DEFAULT = {
+    "01": ({"n_states": 3}, "max over 3 random states"),
+    "02": ({"harmonics": 8}, "8-harmonic fit (eq. 102 sums)"),
+    "03": ({"mass": 70.0, "force_scale": 0.9}, "M = 70 kg; friction 5.305 N; push-off force × 0.9"),
+    "04": ({"skating_angle_deg": 40.0}, "skating angle 40° between the skis, each ski ±20° from X"),
+    "05": ({"ranges": {"skating_angle_deg": [35.0, 65.0], "phase_time": [0.7, 1.5], "force_scale": [0.5, 1.5],
+                       "friction": [0.0, 20.0], "mass": [60.0, 90.0]}}, "35–65 °"),
+    "06": ({}, "Results read from"),
+}
 
 
 def test_there_are_notebooks_with_a_parameters_cell():
@@ -55,8 +67,11 @@ def test_every_figure_has_unit_labels_and_a_caption():
             assert "ylabel" in c.source and ("xlabel" in c.source or categorical_x), f"{where}: axes without labels"
             assert all("[" in lab and "]" in lab for lab in labels), f"{where}: a label without [unit]: {labels}"
             nxt = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
-            assert nxt is not None and nxt.cell_type == "markdown" and nxt.source.lstrip().startswith("**Figure"), \
-                f"{where}: the figure needs a caption cell '**Figure N.M.** ...' right after it"
+            # a caption is a markdown cell, or a code cell that writes it from the inputs
+            ok = nxt is not None and (
+                (nxt.cell_type == "markdown" and nxt.source.lstrip().startswith("**Figure"))
+                or (nxt.cell_type == "code" and re.search(r"Markdown\(\s*f?\"\*\*Figure \d", nxt.source)))
+            assert ok, f"{where}: the figure needs a caption cell '**Figure N.M.** ...' right after it"
     assert n_fig >= 10, n_fig
 
 
@@ -80,6 +95,39 @@ def _stderr_warnings(nb):
     return bad
 
 
+def _text(nb) -> str:
+    parts = []
+    for c in nb.cells:
+        for o in c.get("outputs", []):
+            parts.append(o.get("text", ""))
+            parts += [str(v) for k, v in o.get("data", {}).items() if k.startswith("text/")]
+    return "\n".join(parts)
+
+
+def _run(src, out, parameters, cwd):
+    from skilib.studies.notebook import run_notebook
+
+    return run_notebook(src, out, parameters, cwd=cwd, kernel_name=KERNEL)
+
+
+def test_every_notebook_has_a_non_default_check():
+    assert sorted(NON_DEFAULT) == sorted(p.name[:2] for p in NOTEBOOKS)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"skating_angle": 40.0}, "unknown parameter 'skating_angle'"),
+    ({"strokes": 0}, "parameter strokes: must be an integer >= 2"),
+    ({"skating_angle_deg": "wide"}, "parameter skating_angle_deg: must be a finite number"),
+])
+def test_an_unknown_or_invalid_parameter_stops_the_notebook(tmp_path, params, match):
+    """papermill's `-p skating_angle 40` (a misspelt name) is an error naming it, not a silent default."""
+    src = NOTEBOOK_DIR / "04_long_run.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError) as err:
+        _run(src, tmp_path / src.name, {"quick": True, "results_dir": str(tmp_path / "r"), **params}, tmp_path)
+    assert match in str(err.value.evalue), err.value.evalue
+    assert err.value.exec_count <= 3, "the parameters are checked at the top, before any work"
+
+
 def test_notebooks_run_quick(tmp_path):
     work = tmp_path / "notebooks"
     work.mkdir()
@@ -90,14 +138,15 @@ def test_notebooks_run_quick(tmp_path):
     for src in NOTEBOOKS:
         out = work / src.name
         t0 = time.perf_counter()
+        extra, expect = NON_DEFAULT[src.name[:2]]
         try:
-            papermill.execute_notebook(str(src), str(out), parameters={"quick": True, "results_dir": str(results)},
-                                       kernel_name=KERNEL, cwd=str(work), progress_bar=False,
-                                       request_save_on_cell_execute=False)
+            _run(src, out, {"quick": True, "results_dir": str(results), **extra}, work)
         except papermill.PapermillExecutionError as exc:
             pytest.fail(f"{src.name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}")
         timings[src.name] = time.perf_counter() - t0
         nb = nbformat.read(out, as_version=4)
+        assert expect in _text(nb), f"{src.name} run with {extra}: its output does not say {expect!r}"
+        assert "stroke None" not in _text(nb), f"{src.name}: 'stroke None' in the output"
         assert not _stderr_warnings(nb), f"{src.name}: warnings in the output: {_stderr_warnings(nb)}"
         images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
         assert images or src.name.startswith("06"), f"{src.name}: no figure was rendered (matplotlib backend?)"

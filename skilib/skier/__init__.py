@@ -3,7 +3,8 @@
 params (``SkierParams``, the leg laws of eqs. 187–188, headings), model (``SkierModel``:
 bodies, constraints C1–C17, forces), push (the push-off), stroke (one stroke with
 stick/slip friction), work (work–energy bookkeeping by name), frame (the output table),
-run (``simulate_run``, ``simulate_phase``, the stroke change), result (``SimResult``);
+run (``simulate_run``, ``simulate_phase``, the stroke change), result (``SimResult``),
+steady (``steady_state``: the periodic stroke of a long run);
 cases (the thesis's tables 7–9 and every number the compendium compares with), laws
 (leg laws for a phase time), summary (per-run summaries).
 """
@@ -13,6 +14,7 @@ from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_hea
 from .push import stand_in_push_force
 from .result import SimResult
 from .run import simulate_phase, simulate_run
+from .steady import SteadyState, steady_state
 
 __all__ = ["cases", "laws", "summary", "ROTATIONS", "SIDES", "SkierModel", "SkierParams", "push_plane_direction", "ski_heading",
-           "SimResult", "simulate_phase", "simulate_run", "stand_in_push_force"]
+           "SimResult", "simulate_phase", "simulate_run", "stand_in_push_force", "SteadyState", "steady_state"]

@@ -3,8 +3,9 @@
 ``sweep(parameters, strokes=6, ...)`` (a DataFrame first) is :func:`sweep_skier`: the generic
 :func:`skilib.studies.sweep` with :class:`SkierRun` as the row function.  A row is one
 parameter set of the thesis's skier (Bruzzo 2012, ch. 4-5; defaults of table 9); its summary
-(``SUMMARY_COLUMNS``) describes the last, "steady" stroke and the run's energy and
-constraint checks.  Every row also carries the sha256 of the force data set behind the
+(``SUMMARY_COLUMNS``) describes the last stroke of a run of ``strokes`` strokes from rest and
+the run's energy and constraint checks, or, with ``strokes="steady"``, the periodic stroke
+(:func:`skilib.skier.steady.steady_state`: the stroke a long run approaches, fig. 41).  Every row also carries the sha256 of the force data set behind the
 default push-off curve (thesis §5.3, fig. 32).
 """
 from __future__ import annotations
@@ -21,12 +22,15 @@ import pandas as pd
 from ..skier.model import SkierParams
 from .sweeps import SweepResult, _check_frame, _plain, _sweep
 
-__all__ = ["sweep_skier", "SkierRun", "run_summary", "data_checksum", "PARAMETER_COLUMNS", "SUMMARY_COLUMNS"]
+__all__ = ["sweep_skier", "SkierRun", "run_summary", "data_checksum", "PARAMETER_COLUMNS", "SUMMARY_COLUMNS",
+           "STEADY_COLUMNS", "STEADY"]
 
 #: columns a parameter DataFrame may have: every SkierParams field and simulate_run's
 #: per-run keywords
 PARAMETER_COLUMNS = tuple(f.name for f in fields(SkierParams)) + ("strokes", "force_scale", "v0", "first_ski")
-#: what each run reports (the last stroke is the "steady" one)
+#: what each run reports: the last stroke of the run, or with strokes="steady" the periodic
+#: stroke (then speed_change_last is the stroke map's residual relative to u0, distance_x and
+#: ke_loss_changes are those of the periodic stroke, and u0 its start speed ṡ)
 SUMMARY_COLUMNS = (
     "mean_speed",          # time average of |Ṙ³| over the last stroke [m/s]
     "mean_power",          # time average of F·Ṙ³ over the last stroke [W]
@@ -41,6 +45,10 @@ SUMMARY_COLUMNS = (
     "nfev",
     "runtime_s",
 )
+#: with strokes="steady": the periodic stroke's start speed ṡ = u0 [m/s] and the number of
+#: strokes the root finder simulated
+STEADY_COLUMNS = SUMMARY_COLUMNS + ("u0", "steady_iterations")
+STEADY = "steady"
 _SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled", "rotation", "stabilization",
                     "projection_tol")
 
@@ -53,11 +61,13 @@ def data_checksum(path=None) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: dict | None = None) -> dict:
+def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | None = None) -> dict:
     """One run of ``simulate_run`` for one parameter set, summarised (``SUMMARY_COLUMNS``).
 
     ``parameters``: SkierParams fields and the keywords strokes, force_scale, v0, first_ski
-    (a ``strokes`` entry overrides the keyword).  Raises what ``simulate_run`` raises.
+    (a ``strokes`` entry overrides the keyword).  ``strokes="steady"`` summarises the periodic
+    stroke (``steady_state``; ``STEADY_COLUMNS``) instead of the last stroke of a run from rest.
+    Raises what ``simulate_run`` raises.
     """
     from ..skier.simulate import simulate_run
 
@@ -68,6 +78,8 @@ def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: 
     n = p.pop("strokes", strokes)
     run_kw = {k: p.pop(k) for k in ("force_scale", "v0", "first_ski") if k in p}
     t0 = time.perf_counter()
+    if n == STEADY:
+        return _steady_summary(SkierParams(**p), push_force, run_kw, solver, t0)
     res = simulate_run(SkierParams(**p), strokes=n, push_force=push_force, **run_kw, **(solver or {}))
     st = res.strokes
     last = st.iloc[-1]
@@ -88,13 +100,43 @@ def run_summary(parameters: dict, *, strokes: int = 6, push_force=None, solver: 
     }
 
 
+def _steady_summary(params, push_force, run_kw, solver, t0) -> dict:
+    from ..skier.steady import steady_state
+
+    run_kw = {k: v for k, v in run_kw.items() if k != "v0"}  # the periodic stroke sets its own start
+    ss = steady_state(params, push_force=push_force, **run_kw, **(solver or {}))
+    res, last = ss.result, ss.strokes.iloc[0]
+    eb = res.energy_balance()
+    return {
+        "mean_speed": ss.mean_speed, "mean_power": ss.mean_power,
+        "mean_abs_vx": float(last["mean_abs_vx"]), "mean_abs_vy": float(last["mean_abs_vy"]),
+        "speed_change_last": ss.residual / ss.u0 if ss.u0 else math.nan,
+        "distance_x": float(last["distance_x"]),
+        "ke_loss_changes": _change_loss(ss),
+        "energy_residual": float((np.abs(eb["residual"]) / np.maximum(np.abs(eb["delta_ke"]), 1.0)).max()),
+        "max_constraint_norm": float(last["max_constraint_norm"]),
+        "stick_slip_switches": int(len(res.events)),
+        "nfev": int(res.info["nfev"]),
+        "runtime_s": time.perf_counter() - t0,
+        "u0": ss.u0, "steady_iterations": ss.iterations,
+    }
+
+
+def _change_loss(ss) -> float:
+    """Kinetic energy lost at the change of ski that ends the periodic stroke [J]: KE at the
+    end of the stroke minus KE at its start (the next stroke starts as this one did)."""
+    last = ss.strokes.iloc[0]
+    return float(last["ke_end"] - last["ke_start"])
+
+
 @dataclass(frozen=True, eq=False)
 class SkierRun:
     """The skier's row function: ``SkierRun(strokes, push_force, solver)(row)`` is
     ``run_summary(row, strokes=..., push_force=..., solver=...)``.  Picklable (a module-level
     class holding plain values), so Dask ships it to its workers.
 
-    strokes : strokes per run unless the row has a ``strokes`` entry.
+    strokes : strokes per run unless the row has a ``strokes`` entry, or "steady": the
+        periodic stroke (``steady_state``) instead of a run from rest.
     push_force : None (the Fourier fit of the SYNTHETIC force data) or a picklable callable
         F(τ) [N] used for every run.
     solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled, rotation,
@@ -107,9 +149,9 @@ class SkierRun:
 
     def __post_init__(self):
         s = self.strokes
-        if not (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1):
-            raise ValueError(f"strokes: must be a positive integer, got {s!r}")
-        object.__setattr__(self, "strokes", int(s))
+        if s != STEADY and not (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1):
+            raise ValueError(f"strokes: must be a positive integer or 'steady', got {s!r}")
+        object.__setattr__(self, "strokes", s if s == STEADY else int(s))
         object.__setattr__(self, "solver", _check_solver(self.solver))
         if self.push_force is not None and not callable(self.push_force):
             raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {self.push_force!r}")
@@ -150,7 +192,8 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
         (SkierParams fields such as skating_angle_deg, phase_time, c_ext, c_rot_deg, mass,
         friction; and strokes, force_scale, v0, first_ski).  Absent columns keep their
         defaults (SkierParams(), table 9).  The index labels the runs (must be unique).
-    strokes, push_force, solver : see :class:`SkierRun`.
+    strokes, push_force, solver : see :class:`SkierRun` (``strokes="steady"``: each row's
+        periodic stroke, ``STEADY_COLUMNS``).
     scheduler, n_workers, output, progress : see :func:`skilib.studies.sweep`.
 
     Returns a ``SweepResult`` whose frame has the ``SUMMARY_COLUMNS`` (NaN for failed runs)
@@ -163,6 +206,6 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
     provenance = dict(data_sha256=checksum,
                       push_force="synthetic force data fit" if push_force is None else repr(push_force),
                       strokes=run.strokes, solver=run.solver)
-    return _sweep(run, params, outputs=SUMMARY_COLUMNS, provenance=provenance,
+    return _sweep(run, params, outputs=STEADY_COLUMNS if run.strokes == STEADY else SUMMARY_COLUMNS, provenance=provenance,
                   columns={"data_sha256": checksum if checksum is not None else "user push_force"},
                   scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)

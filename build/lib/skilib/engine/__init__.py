@@ -1,0 +1,53 @@
+"""The multibody engine: rigid bodies in absolute coordinates, constraints and drivers,
+forces, the equations of motion with Lagrange multipliers (thesis eq. 101), their
+integration, and generated code for them.  It knows nothing of skis; the skier models
+(``skilib.skier``) are built from its parts.
+
+Importing it loads numpy and scipy only (no pandas, Dask or SALib).
+"""
+from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
+from .constraints import (
+    CoordinateDriver,
+    DistanceDriver,
+    Fixed,
+    FixedCoordinate,
+    OrientationDriver,
+    PointOnLine,
+    PointOnPlane,
+    PointPathDriver,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Translational,
+)
+from .errors import (
+    GimbalLockError,
+    InconsistentInitialConditions,
+    IntegrationError,
+    RedundantConstraintError,
+    SingularSystemError,
+)
+from .forces import AxialFriction, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
+from .rotation import ZXZ, EulerParameters, rotation_matrix
+from .evaluation import Evaluation
+from .integrators import ProjectedRK
+from .options import Integrator, Stabilization, baumgarte
+from .projection import Projector, project
+from .reactions import JointReaction, joint_reactions
+from .solver import DynamicsResult, consistent_initial_conditions, gimbal_events, solve_dynamics
+from .system import MultibodySystem
+from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
+
+__all__ = [
+    "GROUND", "RigidBody", "box_inertia", "rod_inertia",
+    "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "PointOnLine",
+    "PointOnPlane", "PointPathDriver", "Prismatic", "Revolute", "Spherical", "Translational",
+    "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
+    "SingularSystemError",
+    "AxialFriction", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
+    "ZXZ", "EulerParameters", "rotation_matrix",
+    "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
+    "Evaluation", "ProjectedRK", "Integrator", "Stabilization", "Projector", "JointReaction", "joint_reactions",
+    "MultibodySystem",
+    "Constant", "FromCallables", "Polynomial", "RotationPath",
+]

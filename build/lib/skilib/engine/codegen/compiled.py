@@ -1,0 +1,237 @@
+"""``CompiledSystem``: a ``MultibodySystem`` whose eq. 101 is evaluated by a compiled kernel."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import SingularSystemError
+from ..evaluation import Evaluation
+from ..system import MultibodySystem
+from .kernel import _KERNELS, _check_backend, _Kernel, kernel_cache_dir
+from .trace import _resolve, _Walk
+
+__all__ = ['CompiledSystem', 'compile_system']
+
+
+
+# -- the public object ----------------------------------------------------------------
+class CompiledSystem:
+    """A ``MultibodySystem`` whose eq. 101 terms and solve come from a compiled kernel.
+
+    ``equations_of_motion`` and ``accelerations`` have the system's signatures and
+    results; ``terms(t, q, qd)`` gives the generated M, Qv, C, Cq, Ċ (= Cq q̇ + Ct),
+    −Qd and the traced forces' Q.  Everything else (bookkeeping, checks, energies) is
+    delegated to the wrapped system.  ``backend`` is 'c', 'numba' or 'python'.
+    """
+
+    def __init__(self, system: MultibodySystem, backend: str | None = None, use_numba: bool | None = None):
+        self.system = system
+        backend = _check_backend(backend, use_numba)
+        walk = _Walk(system, symbolic=False)
+        key = tuple(walk.key)
+        kern = _KERNELS.get((key, backend))
+        if kern is None:
+            kern = _KERNELS[(key, backend)] = _Kernel(key, system, backend)
+        self.kernel = kern
+        self.backend, self.n_ops, self.source = kern.backend, kern.n_ops, kern.source
+        self.c = np.array(walk.values, dtype=float)
+        if self.c.size != kern.n_params:
+            raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
+                               f"{self.c.size}; delete the kernel cache ({kernel_cache_dir()})")
+        self._inputs = [(_resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
+        self.inputs = self._inputs
+        #: force elements evaluated by the numeric engine (untraceable callables of the state)
+        self.numeric_forces = self._numeric_forces = [f for i, f in enumerate(system.forces)
+                                                      if i not in walk.traced_forces]
+        #: force elements compiled into the kernel
+        self.traced_forces = self._traced_forces = [system.forces[i] for i in walk.traced_forces]
+        n, m = system.nq, system.nc
+        self._out = {k: np.zeros(v) for k, v in kern.shapes.items()}
+        self._p = np.zeros(max(kern.n_inputs, 1))
+        self._K = np.zeros((n + m, n + m))
+        self._rhs = np.zeros(n + m)
+        self._Qx = np.zeros(n)
+        nf = kern.shapes["QF"][0]
+        self._pw = np.zeros(nf + 2 * m)
+        #: where ``power_terms`` keeps each kind of power (see ``_solve``)
+        self.power_slices = dict(forces=slice(0, nf), rows=slice(nf, nf + m), rows_ct=slice(nf + m, nf + 2 * m))
+        self._check_finite = kern.backend != "c"
+        self._terms, self._kernel_solve = kern.bind(self._out, self._K, self._rhs, self._Qx, self.c, self._p,
+                                                    self._pw)
+        # ZXZ bodies the system checks for gimbal lock: indices of their θ
+        self._theta = [system.slice(b).start + 4 for b in system.gimbal_checked if b.rotation.__name__ == "ZXZ"]
+        self._other_checked = any(b.rotation.__name__ != "ZXZ" for b in system.gimbal_checked)
+        self._evaluation = self._build_evaluation()
+
+    # -- run time -----------------------------------------------------------------
+    def _fill_inputs(self, t):
+        p, k = self._p, 0
+        for fn, kind, shape in self._inputs:
+            if kind[0] == "signal":
+                p[k] = fn(t)
+                k += 1
+            else:
+                a = np.ravel(np.asarray(fn(t)[kind[1]], dtype=float))
+                p[k: k + a.size] = a
+                k += a.size
+        return p
+
+    def _check_gimbal(self, t, q):
+        tol = self.system.gimbal_tol
+        for i in self._theta:
+            if abs(math.sin(q[i])) < tol:
+                raise self.system.gimbal_error(t, q)
+        if self._other_checked:
+            self.system.check_gimbal(t, q)
+
+    def _numeric_force_sum(self, t, q, qd):
+        Qx = self._Qx
+        if self._numeric_forces:
+            Qx[:] = 0.0
+            s = self.system.state(t, q, qd)
+            for f in self._numeric_forces:
+                Qx += f.generalized(s)
+        return Qx
+
+    def terms(self, t, q, qd) -> dict:
+        """The generated terms at (t, q, q̇): M, Qv, C, Cq, Cvel, Cquad and QF (traced forces)."""
+        self._fill_inputs(t)
+        self._terms(float(t), np.asarray(q, float), np.asarray(qd, float))
+        return self._out
+
+    def _solve(self, t, q, qd, alpha, beta):
+        """[q̈; λ] of eq. 101.  The C backend returns its own buffer, overwritten by the
+        next call: copy what you keep (``accelerations`` does).  The same call leaves in
+        ``self._pw`` (slices ``power_slices``) the power Q_f·q̇ of each traced force, the
+        power −λ_r (Cq q̇)_r of each row's constraint force and λ_r Ct_r."""
+        self._check_gimbal(t, q)
+        if q.dtype != np.float64 or qd.dtype != np.float64:
+            q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        self._fill_inputs(t)
+        self._numeric_force_sum(t, q, qd)
+        x = self._kernel_solve(float(t), q, qd, float(alpha), float(beta))
+        # (the C driver checks finiteness itself; a NaN or inf anywhere makes the sum non-finite)
+        if x is None or (self._check_finite and not math.isfinite(x.sum())):
+            raise SingularSystemError(self.system.singular_message(t, q, self._K))
+        return x
+
+    def evaluate(self, t, q, qd, alpha=0.0, beta=0.0) -> Evaluation:
+        """Solve eq. 101 with the kernel: the ``Evaluation`` whose arrays are views of the
+        kernel's buffers (the same object at every call, overwritten by the next one)."""
+        x = self._solve(t, q, qd, alpha, beta)
+        e = self._evaluation
+        if x is not self._x:  # the Python backends return a new array
+            self._x[:] = x
+        e.t, e.alpha, e.beta = t, alpha, beta
+        self._q[:] = q
+        self._qd[:] = qd
+        if self._numeric_forces:
+            s = self.system.state(t, q, qd)
+            for i, f in enumerate(self._numeric_forces):
+                Q = f.generalized(s)
+                self._numeric_Q[i][:] = Q
+                self._powers[self._nf_traced + i] = Q @ self._qd
+        return e
+
+    def _build_evaluation(self):
+        """The one Evaluation of this compiled system, on views of the kernel's buffers."""
+        n, m, o = self.nq, self.nc, self._out
+        self._x = self._rhs  # the C driver solves in place into its right-hand side
+        self._q, self._qd = np.zeros(n), np.zeros(n)
+        self._nf_traced = nf = len(self._traced_forces)
+        forces = {f.name: o["QF"][i] for i, f in enumerate(self._traced_forces)}
+        self._numeric_Q = [np.zeros(n) for _ in self._numeric_forces]
+        forces.update({f.name: Q for f, Q in zip(self._numeric_forces, self._numeric_Q)})
+        if self._numeric_forces:  # the powers of untraced forces are computed in Python
+            k = len(self._numeric_forces)
+            self._powers = np.zeros(nf + k + 2 * m)
+            powers = self._powers
+        else:
+            self._powers = powers = self._pw
+        return Evaluation(t=0.0, q=self._q, qd=self._qd, alpha=0.0, beta=0.0, qdd=self._x[:n], lam=self._x[n:],
+                          M=o["M"], Qv=o["Qv"], C=o["C"], Cq=o["Cq"], Cdot=o["Cvel"], quad=o["Cquad"],
+                          forces=forces, force_names=tuple(forces), powers=powers)
+
+    def accelerations(self, t, q, qd, alpha=0.0, beta=0.0):
+        """Solve eq. 101 for (q̈, λ) with the compiled kernel (copies)."""
+        x = self._solve(t, q, qd, alpha, beta).copy()
+        n = self.system.nq
+        return x[:n], x[n:]
+
+    # -- the wrapped system's bookkeeping -------------------------------------------
+    nq = property(lambda self: self.system.nq)
+    nc = property(lambda self: self.system.nc)
+    dof = property(lambda self: self.system.dof)
+    bodies = property(lambda self: self.system.bodies)
+    constraints = property(lambda self: self.system.constraints)
+    forces = property(lambda self: self.system.forces)
+    gimbal_tol = property(lambda self: self.system.gimbal_tol)
+    gimbal_checked = property(lambda self: self.system.gimbal_checked)
+    coordinate_labels = property(lambda self: self.system.coordinate_labels)
+    constraint_labels = property(lambda self: self.system.constraint_labels)
+
+    def slice(self, body) -> slice:
+        return self.system.slice(body)
+
+    def rows(self, constraint) -> slice:
+        return self.system.rows(constraint)
+
+    def body(self, name: str):
+        return self.system.body(name)
+
+    def constraint(self, name: str):
+        return self.system.constraint(name)
+
+    def state(self, t, q, qd=None):
+        return self.system.state(t, q, qd)
+
+    def constraint_jet(self, t, q, qd=None, state=None):
+        return self.system.constraint_jet(t, q, qd, state=state)
+
+    def mass_matrix(self, q):
+        return self.system.mass_matrix(q)
+
+    def kinetic_energy(self, q, qd) -> float:
+        return self.system.kinetic_energy(q, qd)
+
+    def check_rank(self, q, t, tol: float = 1e-9) -> None:
+        self.system.check_rank(q, t, tol)
+
+    def check_gimbal(self, t, q) -> None:
+        self._check_gimbal(t, q)
+
+    def gimbal_error(self, t, q):
+        return self.system.gimbal_error(t, q)
+
+    def singular_message(self, t, q, K) -> str:
+        return self.system.singular_message(t, q, K)
+
+
+def compile_system(system: MultibodySystem, *, backend: str | None = None,
+                   use_numba: bool | None = None) -> CompiledSystem:
+    """The system with its eq. 101 terms generated and compiled (cached by structure).
+
+    backend : 'c' (a C compiler and ctypes), 'numba', 'python', or None for
+        ``default_backend()`` ('c' where a compiler is found).  ``use_numba=True/False``
+        is the older spelling of backend='numba'/'python'.
+
+    Examples
+    --------
+    The compiled pendulum's ``Evaluation`` equals the numeric engine's:
+
+    >>> import numpy as np
+    >>> from skilib.engine import examples
+    >>> from skilib.engine.codegen import compile_system
+    >>> ex = examples.pendulum(angle_deg=30.0)
+    >>> fast = compile_system(ex.system, backend="python")
+    >>> a = fast.evaluate(0.0, ex.q0, ex.qd0).copy()
+    >>> b = ex.system.evaluate(0.0, ex.q0, ex.qd0)
+    >>> bool(np.allclose(a.qdd, b.qdd, rtol=1e-12, atol=1e-12) and np.allclose(a.lam, b.lam, rtol=1e-12, atol=1e-12))
+    True
+    """
+    if isinstance(system, CompiledSystem):
+        return system
+    if not isinstance(system, MultibodySystem):
+        raise ValueError(f"system: expected a MultibodySystem, got {type(system).__name__}")
+    return CompiledSystem(system, backend=backend, use_numba=use_numba)

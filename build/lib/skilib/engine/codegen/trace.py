@@ -1,0 +1,249 @@
+"""Tracing a system with sympy: its structure key, its parameters, and the generated
+straight-line code of eq. 101's terms (see ``skilib.engine.codegen``)."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..bodies import RigidBody
+from ..constraints import Constraint
+from ..forces import ConstantForce, Drag, Gravity, LineForce, SpringDamper
+from ..kinematics import State
+from ..system import MultibodySystem
+from ..timefunctions import Constant, Polynomial, RotationPath
+
+__all__ = []
+
+
+_TRACEABLE_LAWS = (Constant, Polynomial, RotationPath)
+_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, Drag, SpringDamper)
+# objects whose attributes are walked for parameters (their float data become c[k])
+_PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
+
+_KERNELS: dict = {}  # structure key -> _Kernel (a cache: kernels are pure functions)
+
+# -- walking a system: structure key, parameter values, symbolic clone ----------------
+class _Walk:
+    """One pass over a system's bodies, constraints and traceable forces.
+
+    Collects the structure key and the parameter values in a fixed order; with
+    ``symbolic=True`` it also builds a clone of the system whose parameters are symbols.
+    """
+
+    def __init__(self, system: MultibodySystem, symbolic: bool):
+        self.symbolic = symbolic
+        self.key: list = []
+        self.values: list = []
+        self.opaque: dict = {}  # id(callable) -> path (numeric inputs)
+        self._bodies = {id(b): i for i, b in enumerate(system.bodies)}
+        self._clones: list = []
+        self.traced_forces = [i for i, f in enumerate(system.forces) if isinstance(f, _TRACEABLE_FORCES)]
+        self.key.append(("nq", system.nq, "nc", system.nc))
+        bodies = [self._body(b, ("bodies", i)) for i, b in enumerate(system.bodies)]
+        self._clones = bodies
+        cons = [self._value(c, ("constraints", i)) for i, c in enumerate(system.constraints)]
+        forces = [self._value(system.forces[i], ("forces", i)) for i in self.traced_forces]
+        self.key.append(("forces", tuple(type(f).__name__ for f in system.forces), tuple(self.traced_forces)))
+        self.clone = None
+        if symbolic:
+            sysc = copy.copy(system)
+            sysc.bodies = bodies
+            sysc.constraints = cons
+            sysc.forces = forces
+            sysc._slices = {id(bc): system._slices[id(b)] for bc, b in zip(bodies, system.bodies)}
+            self.clone = sysc
+
+    def _symbols(self, n):
+        import sympy as sp
+
+        k = len(self.values) - n
+        return [sp.Symbol(f"c[{k + j}]") for j in range(n)]
+
+    def _body(self, b: RigidBody, path):
+        self.key.append((path, "body", b.rotation.__name__, b.nq))
+        m = self._value(float(b.mass), path + ("mass",))
+        inertia = self._array(b.inertia, path + ("inertia",), keep_zeros=True)
+        points = {k: self._array(v, path + ("points", k), keep_zeros=True) for k, v in sorted(b.points.items())}
+        if not self.symbolic:
+            return b
+        bc = copy.copy(b)
+        bc.mass, bc.inertia, bc.points = m, inertia, points
+        return bc
+
+    def _array(self, v: np.ndarray, path, keep_zeros: bool):
+        mask = (v != 0) if keep_zeros else np.ones(v.shape, dtype=bool)
+        self.key.append((path[-1], "f", v.shape, mask.tobytes()))
+        self.values.extend(np.asarray(v, dtype=float)[mask].tolist())
+        if not self.symbolic:
+            return v
+        out = np.zeros(v.shape, dtype=object)
+        out[mask] = self._symbols(int(mask.sum()))
+        return out
+
+    def _value(self, v, path):
+        if v is None or isinstance(v, (bool, int, np.integer, str)):
+            self.key.append((path[-1], repr(v)))
+            return v
+        if isinstance(v, (float, np.floating)):
+            self.key.append((path[-1], "f"))
+            self.values.append(float(v))
+            return self._symbols(1)[0] if self.symbolic else v
+        if isinstance(v, np.ndarray):
+            if v.dtype.kind == "f":
+                return self._array(v, path, keep_zeros=False)
+            self.key.append((path[-1], v.dtype.str, v.shape, v.tobytes()))
+            return v
+        if isinstance(v, RigidBody):
+            i = self._bodies.get(id(v))
+            if i is None:
+                raise ValueError(f"{'/'.join(map(str, path))}: body '{v.name}' is not in the system")
+            self.key.append((path[-1], "body", i))
+            return self._clones[i] if self.symbolic else v
+        if isinstance(v, (tuple, list)):
+            self.key.append((path[-1], type(v).__name__, len(v)))
+            out = [self._value(x, path + (j,)) for j, x in enumerate(v)]
+            return type(v)(out) if self.symbolic else v
+        if isinstance(v, dict):
+            self.key.append((path[-1], "dict", tuple(sorted(v))))
+            out = {k: self._value(v[k], path + (k,)) for k in sorted(v)}
+            return out if self.symbolic else v
+        if isinstance(v, type):
+            self.key.append((path[-1], "type", v.__qualname__))
+            return v
+        signal = _is_signal(v)
+        if isinstance(v, _PARAM_OBJECTS) or signal:
+            self.key.append((path[-1], "object", type(v).__qualname__))
+            clone = copy.copy(v) if self.symbolic else None
+            for name in sorted(vars(v)):
+                cv = self._value(getattr(v, name), path + (name,))
+                if self.symbolic:
+                    object.__setattr__(clone, name, cv)  # frozen dataclasses too
+            if signal:  # should its symbolic form fail, it is still found as a numeric input
+                self.opaque.setdefault(id(v), path)
+                if self.symbolic:
+                    self.opaque[id(clone)] = path
+            return clone if self.symbolic else v
+        # an arbitrary callable or object: evaluated numerically, never baked in
+        self.key.append((path[-1], "opaque", type(v).__qualname__))
+        self.opaque.setdefault(id(v), path)
+        return v
+
+
+def _is_signal(v) -> bool:
+    """A prescribed scalar function of time that can write itself as an expression of a
+    sympy t: its class defines ``symbolic(t)`` (the Fourier series of the push-off, eq. 102).
+    Its float attributes become kernel parameters like those of a driver law."""
+    return callable(getattr(type(v), "symbolic", None))
+
+
+def _resolve(system, path):
+    obj = {"bodies": system.bodies, "constraints": system.constraints, "forces": system.forces}[path[0]]
+    for step in path[1:]:
+        if isinstance(step, int) or isinstance(obj, dict):
+            obj = obj[step]
+        else:
+            obj = getattr(obj, step)
+    return obj
+
+
+class _TracingState(State):
+    """A State whose coordinates, velocities and time are sympy symbols."""
+
+    dtype = object
+
+    def __init__(self, system, opaque):
+        import sympy as sp
+
+        q = np.array([sp.Symbol(f"q[{i}]") for i in range(system.nq)], dtype=object)
+        qd = np.array([sp.Symbol(f"qd[{i}]") for i in range(system.nq)], dtype=object)
+        super().__init__(system, sp.Symbol("t"), q, qd)
+        self._opaque = opaque
+        self.inputs = []  # (path, kind, shape) evaluated numerically at run time
+        self._n_inputs = 0
+
+    def _input(self, fn, kind, shape):
+        path = self._opaque.get(id(fn))
+        if path is None:
+            raise TypeError(f"cannot trace {fn!r}: it is not a component attribute")
+        import sympy as sp
+
+        size = int(np.prod(shape)) if shape else 1
+        k = self._n_inputs
+        syms = np.array([sp.Symbol(f"p[{k + j}]") for j in range(size)], dtype=object)
+        self._n_inputs += size
+        self.inputs.append((path, kind, shape))
+        return syms.reshape(shape) if shape else syms[0]
+
+    def law(self, fn):
+        if isinstance(fn, _TRACEABLE_LAWS):
+            return fn(self.t)
+        shapes = [np.shape(v) for v in fn(0.0)]
+        return tuple(self._input(fn, ("law", d), shp) for d, shp in enumerate(shapes))
+
+    def signal(self, fn):
+        if _is_signal(fn):
+            try:
+                return fn.symbolic(self.t)
+            except NotImplementedError:  # e.g. a scaled user callable: evaluated numerically
+                pass
+        return self._input(fn, ("signal",), ())
+
+
+
+def _trace(walk: _Walk, system, language: str):
+    """Trace the system's terms with sympy; returns (meta, generated function source)."""
+    clone = walk.clone
+    s = _TracingState(clone, walk.opaque)
+    n, m = system.nq, system.nc
+    blocks = {
+        "M": np.asarray(clone.mass_matrix(s.q), dtype=object).reshape(n, n),
+        "Qv": np.asarray(clone.quadratic_velocity(s.q, s.qd), dtype=object).reshape(n),
+    }
+    jet = clone.constraint_jet(s.t, s.q, s.qd, state=s)
+    blocks.update(C=np.asarray(jet.val, dtype=object).reshape(m), Cq=np.asarray(jet.J, dtype=object).reshape(m, n),
+                  Cvel=np.asarray(jet.vel, dtype=object).reshape(m),
+                  Cquad=np.asarray(jet.quad, dtype=object).reshape(m))
+    QF = np.zeros((max(len(clone.forces), 1), n), dtype=object)
+    for i, f in enumerate(clone.forces):
+        QF[i] = f.generalized(s)
+    blocks["QF"] = QF
+    body, n_ops = _generate(blocks, language)
+    meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
+                shapes={k: v.shape for k, v in blocks.items()})
+    return meta, body
+
+
+def _generate(blocks, language="python"):
+    import sympy as sp
+
+    targets, exprs = [], []
+    for name, arr in blocks.items():
+        for idx in np.ndindex(arr.shape):
+            e = sp.sympify(arr[idx])
+            if e != 0:
+                targets.append((name, idx, arr.shape))
+                exprs.append(e)
+    replacements, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("x"))
+    if language == "c":
+        from sympy.printing.c import C99CodePrinter
+
+        printer = C99CodePrinter()
+        lines = ["static void generated(double t, const double *q, const double *qd, const double *c,",
+                 "                      const double *p, double *M, double *Qv, double *C, double *Cq,",
+                 "                      double *Cvel, double *Cquad, double *QF)", "{"]
+        lines += [f"    const double {sym} = {printer.doprint(e)};" for sym, e in replacements]
+        for (name, idx, shape), e in zip(targets, reduced):
+            lines.append(f"    {name}[{int(np.ravel_multi_index(idx, shape))}] = {printer.doprint(e)};")
+        lines.append("}")
+        return "\n".join(lines), len(replacements) + len(reduced)
+    from sympy.printing.pycode import PythonCodePrinter
+
+    printer = PythonCodePrinter({"fully_qualified_modules": True})
+    lines = ["def generated(t, q, qd, c, p, M, Qv, C, Cq, Cvel, Cquad, QF):"]
+    lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in replacements]
+    for (name, idx, _), e in zip(targets, reduced):
+        lines.append(f"    {name}[{', '.join(map(str, idx))}] = {printer.doprint(e)}")
+    lines.append("    return 0")
+    return "\n".join(lines), len(replacements) + len(reduced)
+

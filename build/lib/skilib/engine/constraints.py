@@ -1,0 +1,354 @@
+"""Joints and drivers: holonomic constraints C(q, t) = 0 (Bruzzo 2012, §3.3, §4.4).
+
+Every component returns the jet of its rows (``skilib.engine.kinematics``), from which the
+system takes C, Cq (eq. 19), Ct and Qd (eq. 97).  A body slot set to ``None`` is the
+ground (the global frame).  Each component also names, per body, the point at which
+its reaction force and moment are reported (``reaction_points``).
+
+Joints (scleronomic)
+    Spherical      r_Pi − r_Pj = 0                                  3 rows (eqs. 116–124)
+    Revolute       spherical + axis_i ⊥ two normals of axis_j       5 rows
+    Prismatic      a¹ᵢ·a_j, a²ᵢ·a_j, a¹ᵢ·d, a²ᵢ·d, a²ᵢ·b_j = 0     5 rows (eqs. 126–142)
+    PointOnPlane   (r_P − P)·n = 0                                   1 row  (eqs. 111–112)
+    PointOnLine    (r_P − P)·n₁ = (r_P − P)·n₂ = 0                   2 rows
+    Fixed          spherical + relative orientation held            6 rows
+Drivers (rheonomic)
+    CoordinateDriver   q_k − f(t) = 0                                1 row  (eqs. 110, 113–115)
+    DistanceDriver     |r_Pj − r_Pi| − ℓ(t) = 0                      1 row  (eq. 144)
+    OrientationDriver  A = A_d(t) (three off-diagonal rows of A_dᵀA) 3 rows
+    PointPathDriver    r_P − p(t) = 0                                3 rows (eq. 145)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .kinematics import Jet, State, cross, dot, norm, stack, time_jet
+from .timefunctions import as_time_function
+
+__all__ = [
+    "Constraint",
+    "Spherical",
+    "Revolute",
+    "Prismatic",
+    "Translational",
+    "PointOnPlane",
+    "PointOnLine",
+    "Fixed",
+    "CoordinateDriver",
+    "FixedCoordinate",
+    "DistanceDriver",
+    "OrientationDriver",
+    "PointPathDriver",
+    "EulerParameterNorm",
+]
+
+_OFFDIAG = ((1, 2), (2, 0), (0, 1))  # (body axis k, target axis l): rows a_k · d_l
+
+
+def _unit(v, what: str) -> np.ndarray:
+    v = np.asarray(v, dtype=float)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ValueError(f"{what}: expected 3 finite components, got {v!r}")
+    n = np.linalg.norm(v)
+    if n == 0.0:
+        raise ValueError(f"{what}: vector must be non-zero")
+    return v / n
+
+
+def _perpendiculars(a: np.ndarray, hint=None):
+    """Two unit vectors completing a to a right-handed orthonormal triad (a1, a2, a)."""
+    if hint is None:
+        hint = np.eye(3)[np.argmin(np.abs(a))]
+    a1 = hint - (hint @ a) * a
+    if np.linalg.norm(a1) < 1e-9:
+        raise ValueError("perpendicular hint is parallel to the axis")
+    a1 /= np.linalg.norm(a1)
+    return a1, np.cross(a, a1)
+
+
+def _bname(b) -> str:
+    return "ground" if b is None else b.name
+
+
+class Constraint:
+    """Base class. Subclasses set ``name``, ``n``, ``bodies``, ``reaction_points``."""
+
+    name: str
+    n: int
+    bodies: tuple
+    reaction_points: tuple
+    #: (body, coordinate index) pairs this component prescribes one by one
+    driven_coordinates: tuple = ()
+
+    def jet(self, s: State) -> Jet:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def row_labels(self):
+        return [f"{self.name}[{k}]" for k in range(self.n)]
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}: {', '.join(_bname(b) for b in self.bodies)})"
+
+
+def _point(body, p):
+    return np.asarray(p, dtype=float) if body is None else body.point(p)
+
+
+class Spherical(Constraint):
+    """Points P on body i and P on body j coincide (eq. 117)."""
+
+    n = 3
+
+    def __init__(self, name, body_i, point_i, body_j, point_j):
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        return s.point(self.bodies[0], self.ui) - s.point(self.bodies[1], self.uj)
+
+
+class Revolute(Constraint):
+    """Spherical joint plus axis_i ⟂ two normals of axis_j: one relative rotation left."""
+
+    n = 5
+
+    def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, axis_j):
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.ai = _unit(axis_i, f"{name}: axis_i")
+        self.nj1, self.nj2 = _perpendiculars(_unit(axis_j, f"{name}: axis_j"))
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        ai = s.vector(bi, self.ai)
+        return stack(
+            [
+                s.point(bi, self.ui) - s.point(bj, self.uj),
+                dot(ai, s.vector(bj, self.nj1)),
+                dot(ai, s.vector(bj, self.nj2)),
+            ]
+        )
+
+
+class Prismatic(Constraint):
+    """Translational joint along axis_i (thesis eqs. 126–142, C9–C13).
+
+    Body i carries the axis ā and two normals ā¹, ā²; body j an axis āⱼ and a normal b̄ⱼ.
+    Rows: ā¹·aⱼ, ā²·aⱼ (parallel axes), ā¹·d, ā²·d with d = r_Pi − r_Pj (aligned),
+    ā²·bⱼ (no relative spin).  With the thesis's choice (i = shank, j = upper leg, axes
+    z, normals x and y, bⱼ = x) these are exactly C9–C13.
+    """
+
+    n = 5
+
+    def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, axis_j,
+                 normal_i=None, normal_j=None):
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        ai = _unit(axis_i, f"{name}: axis_i")
+        self.aj = _unit(axis_j, f"{name}: axis_j")
+        hint = None if normal_i is None else _unit(normal_i, f"{name}: normal_i")
+        if hint is not None and abs(hint @ ai) > 1e-12:
+            raise ValueError(f"{name}: normal_i must be perpendicular to axis_i")
+        self.a1, self.a2 = _perpendiculars(ai, hint)
+        if normal_j is None:
+            self.bj = _perpendiculars(self.aj)[0]
+        else:
+            self.bj = _unit(normal_j, f"{name}: normal_j")
+            if abs(self.bj @ self.aj) > 1e-12:
+                raise ValueError(f"{name}: normal_j must be perpendicular to axis_j")
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        a1, a2 = s.vector(bi, self.a1), s.vector(bi, self.a2)
+        aj = s.vector(bj, self.aj)
+        d = s.point(bi, self.ui) - s.point(bj, self.uj)
+        return stack([dot(a1, aj), dot(a2, aj), dot(a1, d), dot(a2, d), dot(a2, s.vector(bj, self.bj))])
+
+
+Translational = Prismatic
+
+
+class PointOnPlane(Constraint):
+    """A body point stays on a plane through P with normal n (eqs. 111–112)."""
+
+    n = 1
+
+    def __init__(self, name, body, point, origin, normal, body_j=None):
+        self.name = name
+        self.bodies = (body, body_j)
+        self.u = body.point(point)
+        self.P = np.asarray(origin, dtype=float)
+        self.nrm = _unit(normal, f"{name}: normal")
+        self.reaction_points = ((body, self.u),)
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        d = s.point(bi, self.u) - s.point(bj, self.P)
+        return stack([dot(d, s.vector(bj, self.nrm))])
+
+
+class PointOnLine(Constraint):
+    """A body point stays on the line through P along e (two rows)."""
+
+    n = 2
+
+    def __init__(self, name, body, point, origin, direction, body_j=None):
+        self.name = name
+        self.bodies = (body, body_j)
+        self.u = body.point(point)
+        self.P = np.asarray(origin, dtype=float)
+        self.n1, self.n2 = _perpendiculars(_unit(direction, f"{name}: direction"))
+        self.reaction_points = ((body, self.u),)
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        d = s.point(bi, self.u) - s.point(bj, self.P)
+        return stack([dot(d, s.vector(bj, self.n1)), dot(d, s.vector(bj, self.n2))])
+
+
+class Fixed(Constraint):
+    """Body j rigidly attached to body i (or to the ground): A_j = A_i R_rel.
+
+    ``rel`` is the relative rotation matrix (default identity).
+    """
+
+    n = 6
+
+    def __init__(self, name, body_i, point_i, body_j, point_j, rel=None):
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        R = np.eye(3) if rel is None else np.asarray(rel, dtype=float)
+        self.rbar = [R.T[:, l] for l in range(3)]  # body-j vectors equal to body-i axes
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        rows = [s.point(bi, self.ui) - s.point(bj, self.uj)]
+        for k, l in _OFFDIAG:
+            rows.append(dot(s.vector(bi, np.eye(3)[k]), s.vector(bj, self.rbar[l])))
+        return stack(rows)
+
+
+class CoordinateDriver(Constraint):
+    """q_k of a body follows f(t) (eq. 110 for a constant; eqs. 113–115)."""
+
+    n = 1
+
+    def __init__(self, name, body, index, law):
+        if body is None:
+            raise ValueError(f"{name}: a coordinate driver needs a body, not the ground")
+        if not 0 <= int(index) < body.nq:
+            raise ValueError(f"{name}: coordinate index {index} out of range for body '{body.name}'")
+        self.name = name
+        self.bodies = (body,)
+        self.k = int(index)
+        self.law = as_time_function(law, f"{name}: law")
+        self.reaction_points = ((body, np.zeros(3)),)
+        self.driven_coordinates = ((body, self.k),)
+
+    def jet(self, s):
+        f, fd, fdd = s.law(self.law)
+        return stack([s.coordinate(self.bodies[0], self.k) - time_jet(f, fd, fdd, s.nq)])
+
+
+def FixedCoordinate(name, body, index, value) -> CoordinateDriver:
+    """q_k = constant (eq. 110)."""
+    return CoordinateDriver(name, body, index, float(value))
+
+
+class DistanceDriver(Constraint):
+    """|r_Pj − r_Pi| = ℓ(t) (eq. 144); λ is then the axial force along the line."""
+
+    n = 1
+
+    def __init__(self, name, body_i, point_i, body_j, point_j, length):
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.law = as_time_function(length, f"{name}: length")
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        f, fd, fdd = s.law(self.law)
+        d = s.point(self.bodies[1], self.uj) - s.point(self.bodies[0], self.ui)
+        return stack([norm(d) - time_jet(f, fd, fdd, s.nq)])
+
+
+class OrientationDriver(Constraint):
+    """A body's orientation follows A_d(t).
+
+    ``target(t)`` returns (A_d, Ȧ_d, Ä_d).  Rows are a_k·d_l for the three off-diagonal
+    pairs (y,z), (z,x), (x,y) of the body axes a = A e and the target axes d = A_d e:
+    near A = A_d they are the three components of the small relative rotation.
+    ``body_axes`` (3×3, columns in body coordinates) maps the target's axes to the body
+    when the target frame is not the body frame itself (A·body_axes = A_d).
+    """
+
+    n = 3
+
+    def __init__(self, name, body, target, body_axes=None):
+        if body is None:
+            raise ValueError(f"{name}: an orientation driver needs a body")
+        self.name = name
+        self.bodies = (body,)
+        self.target = target
+        B = np.eye(3) if body_axes is None else np.asarray(body_axes, dtype=float)
+        if B.shape != (3, 3) or not np.allclose(B.T @ B, np.eye(3), atol=1e-10):
+            raise ValueError(f"{name}: body_axes must be an orthonormal 3x3 matrix")
+        self.B = B
+        self.reaction_points = ((body, np.zeros(3)),)
+
+    def jet(self, s):
+        Ad, Add, Addd = s.law(self.target)
+        rows = []
+        for k, l in _OFFDIAG:
+            a = s.vector(self.bodies[0], self.B[:, k])
+            rows.append(dot(a, time_jet(Ad[:, l], Add[:, l], Addd[:, l], s.nq)))
+        return stack(rows)
+
+
+class PointPathDriver(Constraint):
+    """A body point follows a prescribed path p(t) (eq. 145)."""
+
+    n = 3
+
+    def __init__(self, name, body, point, path):
+        self.name = name
+        self.bodies = (body,)
+        self.u = body.point(point)
+        self.law = as_time_function(path, f"{name}: path")
+        self.reaction_points = ((body, self.u),)
+
+    def jet(self, s):
+        f, fd, fdd = s.law(self.law)
+        return s.point(self.bodies[0], self.u) - time_jet(f, fd, fdd, s.nq)
+
+
+class EulerParameterNorm(Constraint):
+    """pᵀp − 1 = 0 for a body in Euler parameters (Haug 1989).
+
+    Added by ``MultibodySystem`` for every such body; it carries no reaction.
+    """
+
+    n = 1
+
+    def __init__(self, body):
+        self.name = f"{body.name}.norm"
+        self.bodies = (body,)
+        self.reaction_points = ()
+
+    def jet(self, s):
+        sl = s.system.slice(self.bodies[0])
+        i = sl.start + 3
+        p, pd = s.q[i : sl.stop], s.qd[i : sl.stop]
+        J = np.zeros(s.nq, dtype=s.dtype)
+        J[i : sl.stop] = 2.0 * p
+        return stack([Jet(p @ p - 1.0, J, 0.0, 2.0 * p @ pd, 2.0 * pd @ pd)])

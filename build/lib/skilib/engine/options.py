@@ -1,0 +1,93 @@
+"""Validated options of an integration: how eq. 101 is kept on C = 0 (``Stabilization``) and
+which Runge–Kutta method steps it (``Integrator``).  Each is checked once, on construction,
+with a ``ValueError`` naming the argument."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Stabilization", "Integrator", "baumgarte", "STABILIZATIONS", "RK_METHODS"]
+
+STABILIZATIONS = ("baumgarte", "projection", "none")
+#: explicit Runge–Kutta methods that can be stepped with a projection after every step
+RK_METHODS = ("RK45", "RK23", "DOP853")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+
+
+def baumgarte(h: float):
+    """The thesis's Baumgarte parameters for a nominal step h: (α, β) = (1/h, √2/h) (§3.8)."""
+    if not (_is_number(h) and h > 0 and math.isfinite(h)):
+        raise ValueError(f"h must be > 0, got {h}")
+    return 1.0 / h, np.sqrt(2.0) / h
+
+
+@dataclass(frozen=True)
+class Stabilization:
+    """How the index-1 form of eq. 101 is kept on C = 0.
+
+    kind : 'baumgarte' (eqs. 99–101: the constraint errors obey C̈ + 2αĊ + β²C = 0),
+        'projection' (eq. 101 without Baumgarte terms; after every accepted step positions
+        are projected onto C = 0 and velocities onto Cq q̇ = −Ct, to ``projection_tol`` in
+        max|C|; the thesis's §3.8 alternative), or 'none' (α = β = 0: the constraints drift).
+    alpha, beta : the Baumgarte parameters (0 unless kind='baumgarte').
+    """
+
+    kind: str = "baumgarte"
+    alpha: float = 0.0
+    beta: float = 0.0
+    projection_tol: float = 1e-12
+
+    @classmethod
+    def make(cls, kind: str = "baumgarte", *, h: float = 0.01, alpha=None, beta=None,
+             projection_tol: float = 1e-12) -> "Stabilization":
+        """Validated options; for 'baumgarte' α, β default to the thesis's (1/h, √2/h)."""
+        if not (isinstance(kind, str) and kind in STABILIZATIONS):
+            raise ValueError(f"stabilization: must be one of {STABILIZATIONS}, got {kind!r}")
+        if kind == "baumgarte":
+            a_h, b_h = baumgarte(h)
+            alpha = a_h if alpha is None else alpha
+            beta = b_h if beta is None else beta
+            if not (_is_number(alpha) and _is_number(beta) and alpha >= 0
+                    and math.isfinite(alpha) and math.isfinite(beta)):
+                raise ValueError(f"alpha, beta: Baumgarte parameters must be finite numbers with alpha >= 0, "
+                                 f"got {alpha!r}, {beta!r}")
+            return cls("baumgarte", float(alpha), float(beta), float(projection_tol))
+        if alpha is not None or beta is not None:
+            raise ValueError(f"alpha, beta: Baumgarte parameters, but stabilization={kind!r} takes none")
+        if kind == "projection" and not (_is_number(projection_tol) and projection_tol > 0):
+            raise ValueError(f"projection_tol: must be a positive number (max |C| after projection), "
+                             f"got {projection_tol!r}")
+        return cls(kind, 0.0, 0.0, float(projection_tol))
+
+    @property
+    def projects(self) -> bool:
+        return self.kind == "projection"
+
+
+@dataclass(frozen=True)
+class Integrator:
+    """The ``solve_ivp`` method and tolerances.  With projection the method must be an
+    explicit Runge–Kutta method (``RK_METHODS``), which ``ProjectedRK`` steps."""
+
+    method: str = "DOP853"
+    rtol: float = 1e-10
+    atol: float = 1e-10
+    max_step: float = np.inf
+
+    @classmethod
+    def make(cls, method: str = "DOP853", *, rtol=1e-10, atol=1e-10, max_step=np.inf,
+             stabilization: Stabilization | None = None) -> "Integrator":
+        if stabilization is not None and stabilization.projects and method not in RK_METHODS:
+            raise ValueError(f"method: stabilization='projection' steps an explicit Runge-Kutta method "
+                             f"{RK_METHODS}, got {method!r}")
+        for name, v in (("rtol", rtol), ("atol", atol)):
+            if not (_is_number(v) and v > 0 and math.isfinite(v)):
+                raise ValueError(f"{name}: must be a finite number > 0, got {v!r}")
+        if not (_is_number(max_step) and max_step > 0):
+            raise ValueError(f"max_step: must be a number > 0, got {max_step!r}")
+        return cls(method, float(rtol), float(atol), float(max_step))

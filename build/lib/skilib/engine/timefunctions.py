@@ -1,0 +1,110 @@
+"""Prescribed functions of time for drivers: each returns (f, ḟ, f̈) at t.
+
+Drivers need the second time derivative of what they prescribe (it enters Qd through
+Ctt, eq. 97), so a driver law is given with its derivatives, never differentiated
+numerically.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .rotation import _cos, _sin, skew
+
+__all__ = [
+    "TimeFunction",
+    "Constant",
+    "Polynomial",
+    "FromCallables",
+    "as_time_function",
+    "RotationPath",
+]
+
+
+class TimeFunction:
+    """Base class: ``f(t) -> (value, first derivative, second derivative)``."""
+
+    def __call__(self, t):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Constant(TimeFunction):
+    def __init__(self, value):
+        self.value = np.asarray(value, dtype=float)
+        self._zero = np.zeros_like(self.value)
+
+    def __call__(self, t):
+        return self.value, self._zero, self._zero
+
+    def __repr__(self):
+        return f"Constant({self.value!r})"
+
+
+class Polynomial(TimeFunction):
+    """f(t) = Σ c_k (t − t0)^k; coefficients may be vectors (shape (K, ...))."""
+
+    def __init__(self, coeffs, t0: float = 0.0):
+        self.c = np.asarray(coeffs, dtype=float)
+        if self.c.ndim == 0 or len(self.c) == 0:
+            raise ValueError("Polynomial needs at least one coefficient")
+        self.t0 = float(t0)
+
+    def __call__(self, t):
+        x = t - self.t0
+        K = len(self.c)
+        p = np.array([x**k for k in range(K)])
+        dp = np.array([k * x ** (k - 1) if k >= 1 else 0.0 for k in range(K)])
+        ddp = np.array([k * (k - 1) * x ** (k - 2) if k >= 2 else 0.0 for k in range(K)])
+        return np.tensordot(p, self.c, 1), np.tensordot(dp, self.c, 1), np.tensordot(ddp, self.c, 1)
+
+    def __repr__(self):
+        return f"Polynomial({self.c.tolist()!r}, t0={self.t0})"
+
+
+class FromCallables(TimeFunction):
+    """A law given as three callables f, ḟ, f̈ of t."""
+
+    def __init__(self, f, fd, fdd):
+        self.f, self.fd, self.fdd = f, fd, fdd
+
+    def __call__(self, t):
+        return (np.asarray(self.f(t), float), np.asarray(self.fd(t), float), np.asarray(self.fdd(t), float))
+
+
+def as_time_function(x, name: str = "law") -> TimeFunction:
+    """Accept a TimeFunction or a constant; anything else is an error (no numeric derivative)."""
+    if isinstance(x, TimeFunction):
+        return x
+    if callable(x):
+        raise ValueError(
+            f"{name}: a plain callable has no derivatives; wrap it as "
+            "FromCallables(f, fdot, fddot) or use Polynomial"
+        )
+    arr = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: value must be finite, got {x!r}")
+    return Constant(arr)
+
+
+class RotationPath:
+    """Orientation A_d(t) = Rot(n, γ(t)) · A0: a rotation about a fixed global axis n.
+
+    Returns (A_d, Ȧ_d, Ä_d) with Ȧ_d = γ̇ ñ A_d and Ä_d = (γ̈ ñ + γ̇² ñ²) A_d.
+    """
+
+    def __init__(self, A0, axis, angle):
+        self.A0 = np.asarray(A0, dtype=float)
+        n = np.asarray(axis, dtype=float)
+        if self.A0.shape != (3, 3):
+            raise ValueError("RotationPath: A0 must be 3x3")
+        if np.linalg.norm(n) == 0:
+            raise ValueError("RotationPath: axis must be non-zero")
+        self.n = n / np.linalg.norm(n)
+        self.angle = as_time_function(angle, "RotationPath angle")
+        self._N = skew(self.n)
+
+    def __call__(self, t):
+        g, gd, gdd = (v[()] if isinstance(v, np.ndarray) else v for v in self.angle(t))
+        N = self._N
+        R = np.eye(3) + _sin(g) * N + (1.0 - _cos(g)) * (N @ N)  # Rodrigues
+        Ad = R @ self.A0
+        return Ad, gd * N @ Ad, (gdd * N + gd * gd * (N @ N)) @ Ad

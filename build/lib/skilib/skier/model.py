@@ -1,0 +1,225 @@
+"""The three-body skier of Bruzzo (2012), ch. 4–5, assembled from the engine's components.
+
+Bodies (thesis §4.2, eqs. 147–159; book: The skier model)
+
+    1  ski          box m1 × (length, width, height), long axis = body x̄
+    2  shank        slender rod m2 = 0.0465 M, length L2, long axis = body x̄
+    3  upper body   slender rod m3 = M − m2, length L3, long axis = body x̄;
+                    its origin is the skier's centre of mass (CM)
+
+Coordinates q = [R¹ φ¹ θ¹ ψ¹ | R² φ² θ² ψ² | R³ φ³ θ³ ψ³] (eq. 107), 18 in all; 17
+constraint rows (eq. 146) leave one degree of freedom, s, the ski's travel along its line.
+
+Rotation coordinates.  ``rotation='zxz'`` (default) is the thesis's model above.
+``rotation='euler_parameters'`` gives every body four Euler parameters instead
+(q = [R¹ p¹ | R² p² | R³ p³], 21 coordinates; Haug 1989): the bodies, body
+frames, forces and constraint rows are the same, except that the ski's orientation
+(C3–C5), which ZXZ holds by driving its three angles one by one, is held by one
+orientation driver A¹ = Rz(h) (three rows, named ``ski_orientation``); the system adds
+one normalization row pᵀp − 1 = 0 per body after all the model's rows (17 + 3 rows).
+Both give the same motion; Euler parameters have no gimbal lock.
+
+Body frames (gimbal lock; book: Differences from the thesis).  The thesis puts the legs' long axes on body z̄
+(eqs. 120, 127–128).  A vertical leg then has θ = 0, the ZXZ singularity, and bodies 2 and
+3 are not driven angle by angle, so here the long axis (ankle → hip) is body x̄, body z̄ is
+the normal n = ẑ × d of the push plane (horizontal) and ȳ = z̄ × x̄.  Since z̄ stays
+horizontal, A₃₃ = cos θ = 0: θ² = θ³ = 90° for every leg angle, as far from the
+singularity as ZXZ allows.  The ski keeps the thesis's frame (x̄ along the ski, z̄ up,
+A¹ = Rz(h)); its θ¹ = 0 is harmless because C3–C5 drive its three angles one by one.
+
+Constraints (tables 2–5; ⚑ marks a change explained in the book's Differences from the thesis)
+
+    C1        R¹_z = 0                                    (eq. 111)
+    C2  ⚑     (R¹ − P)·n_line = 0, n_line = (−sin h, cos h, 0): the line through the
+              stroke's start point P with heading h       (eq. 112 moved to P)
+    C3–C5     φ¹ = h, θ¹ = 0, ψ¹ = 0                       (eqs. 113–115; with Euler
+              parameters A¹ = Rz(h) by an orientation driver)
+    C6–C8     spherical ankle: R¹ = R² − l1 u, u the leg axis (eqs. 117–124)
+    C9–C13    prismatic knee, shank/upper body axes parallel, aligned, no relative spin
+              (eqs. 126–142)
+    C14       |R³ − R¹| = ℓ(τ) = ℓ0 + C_ext τ              (eqs. 144, 187)
+    C15–C17 ⚑ orientation of body 2: x̄² = u(τ) = cos γ ẑ + sin γ d, z̄² = n,
+              γ(τ) = γ0 + C_rot τ                          (eq. 188; replaces eq. 145)
+
+Forces (§4.7, §5.3): push-off F(τ) at the CM along (R³ − R¹)/|R³ − R¹| (eqs. 179–181);
+Coulomb friction of constant magnitude along the ski (eqs. 171–178 with the direction of
+the book's errata: along the ski's own axis x̄¹); gravity on every body; optional air drag
+½ ρ CdA |v| v at the CM.  Time τ inside a stroke runs from 0 to the phase time T.
+
+C14 acts between the ski origin and the CM directly (eq. 144), so the leg's axial load is
+its multiplier (``leg_drive_force`` in the simulation output); the ankle and knee
+reactions carry only what the drivers leave to them.  The push-off F is the whole measured
+leg force applied at the CM while gravity also acts (eqs. 179–181): C14 absorbs the
+difference F − (weight component along the leg) and the CM height stays prescribed.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..engine.bodies import RigidBody, box_inertia, rod_inertia
+from ..engine.constraints import (
+    DistanceDriver,
+    FixedCoordinate,
+    OrientationDriver,
+    PointOnPlane,
+    Prismatic,
+    Spherical,
+)
+from ..engine.forces import ConstantForce, Drag, Gravity, LineForce
+from ..engine.rotation import ZXZ, rot_z
+from ..engine.system import MultibodySystem
+from ..engine.timefunctions import Constant, RotationPath
+
+from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_heading  # noqa: F401
+
+__all__ = ["SkierModel", "SkierParams", "ski_heading", "push_plane_direction"]
+
+_EZ = np.array([0.0, 0.0, 1.0])
+
+class SkierModel:
+    """The skier of one active phase (one stroke), built from the engine's components.
+
+    Parameters
+    ----------
+    params : SkierParams
+    heading : float
+        Ski heading h [rad] from global X.
+    side : 'right' | 'left'
+        Which ski (only used for the 'across' push plane and for labelling).
+    start_point : 3-vector
+        P, the ski origin at s = 0 (on z = 0).
+    push_force : callable
+        F(τ) [N], the magnitude of the push-off (eqs. 179–181).
+    rotation : 'zxz' (default, the thesis's 18 coordinates) | 'euler_parameters' (21)
+
+    Attributes: ``ski``, ``shank``, ``upper`` (bodies), ``e`` (ski direction), ``d``
+    (push plane direction), ``n`` (= ẑ × d, the leg's rotation axis), ``constraints``
+    (the 17 rows C1–C17, in the thesis's order), ``constraint_names``, ``nq``, ``cm``
+    (the slice of q holding R³, the CM).  ``system(mode)`` gives the multibody system for
+    the friction mode: +1 sliding forwards, −1 sliding backwards, 0 stuck (an extra row,
+    ``stick``, holds the ski at ``s_stick``; its multiplier is then the static friction).
+    With Euler parameters the system appends the three normalization rows after them.
+    """
+
+    #: names of the constraint components with ZXZ, in row order (C1 … C17)
+    CONSTRAINT_NAMES = ("C1", "C2", "C3", "C4", "C5", "ankle", "knee", "C14", "leg_orientation")
+    #: the same with Euler parameters: C3–C5 are one orientation driver
+    CONSTRAINT_NAMES_EP = ("C1", "C2", "ski_orientation", "ankle", "knee", "C14", "leg_orientation")
+    #: the rheonomic drivers C14–C17 (their rows are the last four of the 17)
+    DRIVER_NAMES = ("C14", "leg_orientation")
+
+    def __init__(self, params: SkierParams, heading: float, side: str, start_point, push_force,
+                 rotation: str = "zxz"):
+        if rotation not in ROTATIONS:
+            raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
+        if side not in SIDES:
+            raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
+        if not callable(push_force):
+            raise ValueError(f"push_force: must be a callable of phase time τ, got {push_force!r}")
+        self.params = p = params
+        self.heading = float(heading)
+        self.side = side
+        self.P = np.array(start_point, dtype=float)
+        if self.P.shape != (3,) or abs(self.P[2]) > 1e-12:
+            raise ValueError(f"start_point: must be a 3-vector on the snow plane z = 0, got {start_point!r}")
+        self.push_force = push_force
+        h = self.heading
+        self.e = np.array([math.cos(h), math.sin(h), 0.0])
+        self.n_line = np.array([-math.sin(h), math.cos(h), 0.0])
+        self.d = push_plane_direction(p, h, side)
+        self.n = np.cross(_EZ, self.d)
+        # Leg frame at γ = 0: x̄ = ẑ (long axis), ȳ = n × ẑ (= d), z̄ = n.
+        self.A_leg0 = np.column_stack([_EZ, np.cross(self.n, _EZ), self.n])
+
+        # ZXZ angles as in the thesis (18 coordinates, eq. 107), or Euler parameters (21)
+        self.rotation = rotation
+        rot = ROTATIONS[rotation]
+        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
+                             rotation=rot)
+        self.shank = RigidBody("shank", p.shank_mass, rod_inertia(p.shank_mass, p.lower_leg, axis=0),
+                               points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=rot)
+        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=rot)
+        self.bodies = (self.ski, self.shank, self.upper)
+        self.nq = sum(b.nq for b in self.bodies)
+        i3 = self.ski.nq + self.shank.nq
+        self.cm = slice(i3, i3 + 3)  # R³ in q
+        O = np.zeros(3)
+        ex, ey = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+        self.leg_orientation = RotationPath(self.A_leg0, self.n, p.leg_angle_law)
+        if rotation == "zxz":  # the thesis's C3–C5: the three angles one by one (eqs. 113–115)
+            ski_orientation = (FixedCoordinate("C3", self.ski, 3, h), FixedCoordinate("C4", self.ski, 4, 0.0),
+                               FixedCoordinate("C5", self.ski, 5, 0.0))
+            self.constraint_names = self.CONSTRAINT_NAMES
+        else:  # Euler parameters are not angles: hold A¹ = Rz(h), the same three conditions
+            ski_orientation = (OrientationDriver("ski_orientation", self.ski, Constant(rot_z(h))),)
+            self.constraint_names = self.CONSTRAINT_NAMES_EP
+        self.constraints = (
+            FixedCoordinate("C1", self.ski, 2, 0.0),
+            PointOnPlane("C2", self.ski, O, self.P, self.n_line),
+            *ski_orientation,
+            Spherical("ankle", self.ski, O, self.shank, "ankle"),                      # C6–C8
+            Prismatic("knee", self.shank, O, ex, self.upper, O, ex, normal_i=ey, normal_j=ey),  # C9–C13
+            DistanceDriver("C14", self.ski, O, self.upper, O, p.leg_length_law),
+            OrientationDriver("leg_orientation", self.shank, self.leg_orientation),   # C15–C17
+        )
+        # F(τ) along (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181), no reaction on the ski
+        self._forces_common = [LineForce("push", self.upper, O, self.ski, O, push_force)]
+        if p.gravity:
+            self._forces_common.append(Gravity(g=(0.0, 0.0, -p.g)))
+        if p.air_drag:
+            self._forces_common.append(Drag("drag", self.upper, O, rho=p.air_density, cda=p.cda))
+        self._systems = {}
+
+    # -- forces ----------------------------------------------------------------------
+    def friction_force_vector(self, mode: int) -> np.ndarray:
+        """Kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)."""
+        return -float(mode) * self.params.friction * self.e
+
+    def system(self, mode: int, s_stick: float | None = None) -> MultibodySystem:
+        """The multibody system for friction mode +1, −1 (sliding) or 0 (stuck at s_stick)."""
+        if mode in (1, -1):
+            if mode not in self._systems:
+                f = self.friction_force_vector(mode)
+                forces = self._forces_common + [ConstantForce("friction", self.ski, np.zeros(3), f)]
+                self._systems[mode] = MultibodySystem(self.bodies, self.constraints, forces)
+            return self._systems[mode]
+        if mode != 0 or s_stick is None:
+            raise ValueError(f"mode must be +1, -1 or 0 with s_stick, got {mode!r}, {s_stick!r}")
+        stick = PointOnPlane("stick", self.ski, np.zeros(3), self.P + s_stick * self.e, self.e)
+        return MultibodySystem(self.bodies, self.constraints + (stick,), self._forces_common)
+
+    # -- prescribed kinematics (exact, for initial conditions and checks) ---------------
+    def leg_axis(self, tau):
+        """u(τ) = cos γ ẑ + sin γ d with u̇, ü (C15–C17)."""
+        g, gd, gdd = self.params.leg_angle(tau)
+        u = math.cos(g) * _EZ + math.sin(g) * self.d
+        ug = -math.sin(g) * _EZ + math.cos(g) * self.d  # ∂u/∂γ
+        return u, gd * ug, gdd * ug - gd * gd * u
+
+    def pose(self, tau: float, s: float) -> np.ndarray:
+        """The exact coordinates q(τ, s) satisfying C1–C17 (and the normalization rows)."""
+        p = self.params
+        u = self.leg_axis(tau)[0]
+        ell = p.leg_length(tau)[0]
+        R1 = self.P + s * self.e
+        A_leg = self.leg_orientation(tau)[0]
+        rot = self.ski.rotation
+        ang = rot.from_matrix(A_leg)
+        ski = [self.heading, 0.0, 0.0] if rot is ZXZ else rot.from_matrix(rot_z(self.heading))
+        return np.concatenate([R1, ski, R1 + p.l1 * u, ang, R1 + ell * u, ang])
+
+    def s_of(self, q) -> float:
+        """Ski travel s = (R¹ − P)·e."""
+        return float((np.asarray(q)[:3] - self.P) @ self.e)
+
+    def sdot_of(self, qd) -> float:
+        return float(np.asarray(qd)[:3] @ self.e)
+
+    def cm_velocity_offset(self, tau):
+        """(ℓu)˙: the CM velocity relative to the ski, prescribed by C14–C17."""
+        p = self.params
+        u, ud, _ = self.leg_axis(tau)
+        ell, elld, _ = p.leg_length(tau)
+        return elld * u + ell * ud

@@ -1,0 +1,160 @@
+"""The steady state of the thesis's skier: the periodic stroke of a long run (thesis §5.6).
+
+The thesis reads its steady speed off fig. 41, where the mean speed per stroke "levels off"
+after about six strokes; the long run only approaches that state (each stroke closes a fixed
+fraction of the remaining gap, see the book's chapter "Results").  This module finds the
+state itself.
+
+The stroke map.  A stroke starts from the prescribed pose at τ = 0 (eqs. 187–188) with the
+ski sliding along its line at ṡ = u (the model has one degree of freedom, so u fixes every
+velocity; ``simulate_run``'s ``v0`` is the same quantity).  Integrating one stroke and applying
+the stroke-change rule (``skilib.skier.run.stroke_change``: the CM keeps its horizontal position
+and its velocity along the new ski) gives the next stroke's start speed u′ = Φ(u) on the other
+ski.  The next stroke is the mirror image (Y → −Y) of a stroke on the first ski started at u′:
+the model is symmetric about the travel direction X.  The periodic stroke is the fixed point
+u0 = Φ(u0); it is found with the secant method on Φ(u) − u.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .params import SkierParams, ski_heading
+from .result import SimResult
+from .run import simulate_run, stroke_change
+
+__all__ = ["SteadyState", "steady_state", "stroke_map"]
+
+
+@dataclass
+class SteadyState:
+    """The periodic stroke of a long run (``steady_state``).
+
+    u0 : ski speed ṡ along the ski at the start of every stroke [m/s] (``v0`` of simulate_run).
+    mean_speed : time average of the CM speed |Ṙ³| over the periodic stroke [m/s].
+    mean_power : time average of the push-off power F·Ṙ³ over the periodic stroke [W].
+    residual : Φ(u0) − u0 [m/s], the start speed of the next stroke minus u0.
+    iterations : stroke-map evaluations (one simulated stroke each).
+    history : DataFrame of every evaluation: u, Φ(u), Φ(u) − u.
+    result : the ``SimResult`` of the periodic stroke (one stroke from ṡ = u0); ``frame`` and
+        ``strokes`` are its tables.
+    """
+
+    u0: float
+    mean_speed: float
+    mean_power: float
+    residual: float
+    iterations: int
+    history: pd.DataFrame
+    result: SimResult = field(repr=False)
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The periodic stroke's output table (columns of ``SimResult.frame``)."""
+        return self.result.frame
+
+    @property
+    def strokes(self) -> pd.DataFrame:
+        """The periodic stroke's one-row summary (columns of ``SimResult.strokes``)."""
+        return self.result.strokes
+
+    @property
+    def params(self) -> SkierParams:
+        return self.result.params
+
+    def reached_at(self, strokes, rel: float = 0.01):
+        """The first stroke of a long run (its ``strokes`` table, or the ``SimResult``) whose
+        start speed ṡ is within ``rel`` (relative) of u0, or None if none is."""
+        st = getattr(strokes, "strokes", strokes)
+        close = np.abs(st["s_dot_start"].to_numpy() - self.u0) <= rel * abs(self.u0)
+        return int(st["stroke"].to_numpy()[np.argmax(close)]) if close.any() else None
+
+
+def _next_start_speed(res: SimResult) -> float:
+    """ṡ at the start of the next stroke after the (single) stroke of ``res``."""
+    model = res.models[-1]
+    end = res.frame.iloc[-1]
+    n = model.nq
+    q = end[[f"q{j}" for j in range(n)]].to_numpy(float)
+    qd = end[[f"qd{j}" for j in range(n)]].to_numpy(float)
+    first = res.info["first_ski"]
+    hdg, side = ski_heading(res.params, 1, first)
+    new, _, qd1 = stroke_change(res.params, hdg, side, model.push_force, q, qd, res.info["rotation"])
+    return float(new.sdot_of(qd1))
+
+
+def stroke_map(u, params: SkierParams | None = None, **run_kwargs):
+    """One evaluation of the stroke map: (Φ(u), the ``SimResult`` of the stroke from ṡ = u).
+
+    ``run_kwargs`` are ``simulate_run``'s keywords (phase_time, skating_angle_deg, c_ext,
+    c_rot_deg, push_force, force_scale, first_ski and the solver's); strokes and v0 are set here.
+    """
+    res = simulate_run(params, strokes=1, v0=float(u), **run_kwargs)
+    return _next_start_speed(res), res
+
+
+def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = None, tol: float = 1e-10,
+                 max_iter: int = 30, **run_kwargs) -> SteadyState:
+    """The periodic stroke of the thesis's skier: Φ(u0) = u0 (module docstring).
+
+    Parameters
+    ----------
+    params : SkierParams (default SkierParams(): table 9's technique).
+    u0_guess : first guess of the start speed [m/s]; None starts from rest, as table 9 does.
+    tol : stop when |Φ(u) − u| ≤ tol [m/s].
+    max_iter : stroke-map evaluations at most (each simulates one stroke); RuntimeError beyond.
+    run_kwargs : ``simulate_run`` keywords: phase_time, skating_angle_deg, c_ext, c_rot_deg,
+        push_force, force_scale, first_ski, and the solver's (method, rtol, atol, dt_out, ...).
+
+    The secant method on g(u) = Φ(u) − u, started from u_a = u0_guess and u_b = Φ(u_a) (the
+    long run's next stroke); Φ is smooth and close to linear with slope below 1 (each change
+    of ski keeps part of the speed), so it converges in a handful of strokes.
+
+    Examples
+    --------
+    >>> import skilib as sk
+    >>> p = sk.SkierParams()
+    >>> st = sk.steady_state(p, push_force=sk.stand_in_push_force(p, p.phase_time), dt_out=0.05)
+    >>> abs(st.residual) <= 1e-10 and st.mean_speed > 0
+    True
+    """
+    if not (isinstance(tol, (int, float)) and tol > 0):
+        raise ValueError(f"tol: must be > 0, got {tol!r}")
+    if not (isinstance(max_iter, int) and max_iter >= 2):
+        raise ValueError(f"max_iter: must be an integer >= 2, got {max_iter!r}")
+    for k in ("strokes", "v0"):
+        if k in run_kwargs:
+            raise ValueError(f"{k}: set by steady_state (one stroke from ṡ = u), not an argument")
+    rows = []
+
+    def g(u):
+        phi, res = stroke_map(u, params, **run_kwargs)
+        rows.append(dict(u=u, phi=phi, residual=phi - u))
+        return phi - u, res
+
+    ua = 0.0 if u0_guess is None else float(u0_guess)
+    if not math.isfinite(ua):
+        raise ValueError(f"u0_guess: must be a finite speed in m/s, got {u0_guess!r}")
+    ga, res = g(ua)
+    ub = ua + ga
+    best = (abs(ga), ua, ga, res)
+    while abs(best[2]) > tol:
+        if len(rows) >= max_iter:
+            raise RuntimeError(f"steady_state: no periodic stroke within {max_iter} strokes; "
+                               f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
+        gb, res = g(ub)
+        if abs(gb) < best[0]:
+            best = (abs(gb), ub, gb, res)
+        if abs(gb) <= tol:
+            break
+        if gb == ga:  # flat secant: fall back to one step of the plain iteration u ← Φ(u)
+            ua, ga, ub = ub, gb, ub + gb
+            continue
+        ua, ga, ub = ub, gb, ub - gb * (ub - ua) / (gb - ga)
+    _, u, resid, res = best
+    s = res.strokes.iloc[0]
+    return SteadyState(u0=float(u), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
+                       residual=float(resid), iterations=len(rows), history=pd.DataFrame(rows), result=res)

@@ -1,0 +1,181 @@
+"""The integration of one stroke τ ∈ [0, T] of the thesis's skier, with friction at zero speed.
+
+The ski feels Coulomb friction of constant magnitude μ (table 8 mean) along its axis,
+opposing its velocity.  At ṡ = 0 the friction takes whatever value in [−μ, μ] keeps the ski
+at rest (static = kinetic magnitude), so friction alone never drives the ski backwards.  This
+is integrated exactly, as a hybrid system, not regularised: sliding forwards (friction −μe),
+sliding backwards (+μe) and stuck (one more constraint row, (R¹ − P − s* e)·e = 0, whose
+multiplier is the static friction force).  A sliding segment ends at the event ṡ = 0; the
+next mode is the one whose acceleration is consistent (slide in the direction of the net
+driving force if it exceeds μ, else stick).  A stuck segment ends when the needed friction
+reaches μ.  The events are located by ``solve_ivp``, also with projection (``ProjectedRK``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from ..engine.codegen import compile_system
+from ..engine.errors import IntegrationError
+from ..engine.integrators import ProjectedRK
+from ..engine.options import Integrator, Stabilization
+from ..engine.projection import Projector
+from .work import EXTRA_STATES, STATE_INDEX, WORK_TERMS, SkierRows, WorkLedger
+
+__all__ = ["Segment", "Stroke", "MAX_STEP_DIVISOR"]
+
+_SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
+#: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
+#: cross zero twice inside one step unseen by the event detection
+MAX_STEP_DIVISOR = 50.0
+
+
+class Segment(NamedTuple):
+    """A piece of a stroke in one friction mode."""
+    start: float            # τ at its start [s]
+    end: float              # τ at its end [s]
+    mode: int               # +1 / −1 sliding forwards / backwards, 0 stuck
+    s_stick: float | None   # the stuck ski's s [m] (mode 0)
+    system: object          # the (compiled) multibody system of the mode
+    path: Callable          # y(τ) inside the segment (projected with stabilization='projection')
+    rows: SkierRows
+
+
+def stroke_rhs(system, rows: SkierRows, n: int, alpha: float, beta: float, force_names):
+    """dy/dτ for y = [q; q̇; extra states (``EXTRA_STATES``)], one ``evaluate`` per call."""
+    W = WorkLedger(rows, force_names, system.nc).W
+    i3, k, nw = rows.cm, 2 * n, len(WORK_TERMS)
+    out = np.zeros(2 * n + len(EXTRA_STATES))  # the projection_energy rate stays 0
+    evaluate, sqrt = system.evaluate, math.sqrt
+
+    def rhs(t, y):
+        qd = y[n: k]
+        e = evaluate(t, y[:n], qd, alpha, beta)
+        out[:n] = qd
+        out[n: k] = e.qdd
+        out[k: k + nw] = W @ e.powers
+        vx, vy, vz = qd[i3], qd[i3 + 1], qd[i3 + 2]
+        out[k + nw] = sqrt(vx * vx + vy * vy + vz * vz)
+        out[k + nw + 1] = abs(vx)
+        out[k + nw + 2] = abs(vy)
+        return out.copy()
+
+    return rhs
+
+
+class Stroke:
+    """Integrates one stroke of ``model`` (a ``SkierModel``) segment by segment."""
+
+    def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool):
+        self.model = model
+        self.stab, self.integ = stabilization, integrator
+        self.alpha, self.beta = stabilization.alpha, stabilization.beta
+        self.compiled = compiled
+        self.n = model.nq
+        self.nfev = 0
+        self.n_projections = 0
+        self._sliding = {}  # the systems of modes ±1, built once per stroke
+
+    def system(self, mode, s_stick=None):
+        """The (compiled, when asked) multibody system of a friction mode."""
+        if not self.compiled:
+            return self.model.system(mode, s_stick)
+        if mode == 0:  # a stick row at its own s*: a new system each time (same kernel)
+            return compile_system(self.model.system(mode, s_stick))
+        if mode not in self._sliding:
+            self._sliding[mode] = compile_system(self.model.system(mode))
+        return self._sliding[mode]
+
+    def evaluate(self, system, tau, y):
+        n = self.n
+        return system.evaluate(tau, y[:n], y[n: 2 * n], self.alpha, self.beta)
+
+    def sdd(self, system, tau, y) -> float:
+        return float(self.evaluate(system, tau, y).qdd[:3] @ self.model.e)
+
+    def decide_mode(self, tau, y) -> int:
+        """Friction mode at ṡ = 0: slide where the net force beats friction, else stick."""
+        if self.model.params.friction == 0.0:
+            return 1 if self.sdd(self.system(1), tau, y) >= 0.0 else -1
+        if self.sdd(self.system(1), tau, y) > 0.0:
+            return 1
+        if self.sdd(self.system(-1), tau, y) < 0.0:
+            return -1
+        return 0
+
+    def _event(self, system, rows, mode):
+        m, n = self.model, self.n
+        if mode == 0:
+            mu, i_stick = m.params.friction, rows.stick_index()
+
+            def ev(t, y):  # the static friction needed reaches μ
+                return mu - abs(self.evaluate(system, t, y).lam[i_stick])
+            ev.direction = -1
+        else:
+            def ev(t, y):  # the ski's speed along its line reaches zero
+                return y[n: n + 3] @ m.e
+            ev.direction = -mode
+        ev.terminal = True
+        return ev
+
+    def segment(self, mode, tau, y, T):
+        """Integrate one friction mode from (τ, y) to T or to its event."""
+        m, n = self.model, self.n
+        s_stick = None
+        if mode == 0:
+            s_stick = m.s_of(y[:n])
+            system = self.system(0, s_stick)
+            # at rest: with the stick row the system has no freedom left and the velocity
+            # equations fix q̇ (they set the ~1e-15 residual ṡ of the event to exactly 0)
+            jet = system.constraint_jet(tau, y[:n], y[n: 2 * n])
+            y[n: 2 * n] = np.linalg.solve(jet.J, -jet.t)
+        else:
+            system = self.system(mode)
+        rows = SkierRows(m, system)
+        names = self.evaluate(system, tau, y).force_names
+        rhs = stroke_rhs(system, rows, n, self.alpha, self.beta, names)
+        ig = self.integ
+        opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=True,
+                    events=self._event(system, rows, mode))
+        projector = None
+        if self.stab.projects:
+            projector = Projector(system, tol=self.stab.projection_tol,
+                                  energy_index=2 * n + STATE_INDEX["projection_energy"])
+            sol = solve_ivp(rhs, (tau, T), y, method=ProjectedRK, rk=ig.method, project=projector, **opts)
+        else:
+            sol = solve_ivp(rhs, (tau, T), y, method=ig.method, **opts)
+        self.nfev += sol.nfev
+        if sol.status == -1:
+            raise IntegrationError(f"integration failed at τ={sol.t[-1]:.6g} s: {sol.message}")
+        t_end, y_end, hit, path = sol.t[-1], sol.y[:, -1].copy(), sol.status == 1, sol.sol
+        if projector is not None:
+            if hit:  # the event's state, read from the step's interpolant, onto the constraints
+                y_end = projector(t_end, y_end, True)
+            self.n_projections += projector.count
+            path = projector.path(sol.sol)
+        return Segment(tau, t_end, mode, s_stick, system, path, rows), y_end, hit
+
+    def run(self, y0, T):
+        """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode))."""
+        n = self.n
+        tau, y = 0.0, np.array(y0, dtype=float)
+        sd = self.model.sdot_of(y[n: 2 * n])
+        mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(0.0, y)
+        segments, events = [], []
+        for _ in range(10000):
+            seg, y_end, hit = self.segment(mode, tau, y, T)
+            segments.append(seg)
+            if not hit or seg.end >= T:
+                return segments, y_end, events
+            old = mode
+            if mode == 0:  # leave the stuck state in the direction of the net driving force (= λ_stick)
+                lam = self.evaluate(seg.system, seg.end, y_end).lam
+                mode = 1 if lam[seg.rows.stick_index()] > 0 else -1
+            else:  # ṡ = 0: reverse, stick, or (grazing) keep sliding the same way
+                mode = self.decide_mode(seg.end, y_end)
+            events.append((seg.end, old, mode))
+            tau, y = seg.end, y_end
+        raise IntegrationError("more than 10000 stick/slip switches in one stroke (Zeno behaviour?)")

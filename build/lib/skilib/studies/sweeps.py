@@ -1,0 +1,403 @@
+"""Parameter sweeps: one function over many parameter rows, on Dask, into one table.
+
+The thesis's stated purpose is to find "optimum combinations" of skating angle, stride and
+force (Bruzzo 2012, ch. 6).  That means many long runs.  ``sweep(fn, parameters)`` calls
+``fn`` once per row of a DataFrame (the row as a dict of its columns) and returns one row per
+parameter set with the parameters, a status and ``fn``'s outputs.  Any function of a
+parameter row will do; the skier binds its own: ``sweep(parameters, strokes=...)`` (a
+DataFrame first) runs ``simulate_run`` for every row and summarises each run
+(:mod:`skilib.studies.skier_sweep`).
+
+Where the runs go.  By default a ``dask.distributed.LocalCluster`` with one single-threaded
+worker process per core; ``scheduler="tcp://host:8786"`` (or a ``distributed.Client``) sends
+the same call to an existing cluster; ``scheduler="serial"`` runs in this process without
+Dask.  The rows are independent, so for a deterministic ``fn`` the result does not depend on
+where or in which order they were run.
+
+Failures.  A row whose function raises (a non-physical value, an integration failure, a lost
+worker) becomes a row with ``status="error"`` and the error message; the other rows go on.
+Nothing is dropped: the output has exactly one row per input row, in input order.
+
+Provenance.  Every row carries the skilib version; ``output=path`` writes the table to
+Parquet with the sweep's ``info`` (version, function, the caller's provenance, scheduler,
+wall time) in the file's metadata; ``read_sweep`` reads both back.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import numbers
+import os
+import sys
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["sweep", "read_sweep", "SweepResult"]
+
+# columns every sweep writes besides the parameters and the outputs
+_SWEEP_COLUMNS = ("run", "status", "error", "skilib_version")
+# info entries sweep sets itself (a caller's provenance must not overwrite them)
+_INFO_KEYS = ("skilib_version", "function", "scheduler", "n_workers", "wall_s", "n_runs", "n_failed")
+# the skier's sweep: sweep(DataFrame, strokes=..., push_force=..., solver=...)
+_SKIER_OPTIONS = ("strokes", "push_force", "solver")
+# names that lived here before the skier's sweep got its own module
+_MOVED = ("PARAMETER_COLUMNS", "SUMMARY_COLUMNS", "run_summary", "data_checksum", "SkierRun", "sweep_skier")
+
+
+def __getattr__(name):
+    # lazily, so that a sweep of a plain function does not import the skier model
+    if name in _MOVED:
+        from . import skier_sweep
+
+        return getattr(skier_sweep, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _plain(v):
+    """numpy scalars → Python scalars (row functions such as SkierParams check Python types)."""
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+@dataclass
+class SweepResult:
+    """What ``sweep`` returns.
+
+    frame : one row per input row, in input order: ``run`` (the input index), the
+        parameters, ``status`` ('ok' | 'error'), ``error`` (message, '' if ok), the outputs
+        (NaN for failed rows), ``skilib_version`` (and, for the skier, ``data_sha256``).
+    info : skilib version, the function, the caller's provenance, scheduler, number of
+        workers, wall time, number of rows and of failed rows.
+    path : the Parquet file written, if any.
+    """
+
+    frame: pd.DataFrame
+    info: dict = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def ok(self) -> pd.DataFrame:
+        return self.frame[self.frame["status"] == "ok"]
+
+    @property
+    def failed(self) -> pd.DataFrame:
+        return self.frame[self.frame["status"] != "ok"]
+
+
+# ---------------------------------------------------------------------------
+# one row
+# ---------------------------------------------------------------------------
+
+def _as_outputs(result, what: str, outputs, reserved) -> dict:
+    """A row's result as {column: value}; a result that cannot be one is an error of that row."""
+    if isinstance(result, pd.Series):
+        out = {str(k): v for k, v in result.items()}
+    elif isinstance(result, Mapping):
+        out = {str(k): v for k, v in result.items()}
+    elif result is None or isinstance(result, (numbers.Number, str, np.generic)):
+        out = {"value": result}
+    else:
+        raise ValueError(f"{what} returned a {type(result).__name__}; return a dict, a Series or a scalar, "
+                         "or pass summarize= to turn it into a dict")
+    if outputs is not None and set(out) != set(outputs):
+        missing, extra = [k for k in outputs if k not in out], [k for k in out if k not in outputs]
+        raise ValueError(f"{what} returned the outputs {list(out)}, not the declared {list(outputs)} "
+                         f"(missing {missing}, unexpected {extra})")
+    clash = [k for k in out if k in reserved]
+    if clash:
+        raise ValueError(f"{what} returned output(s) {clash} named like parameter or sweep columns")
+    return out
+
+
+def _run_guarded(fn, summarize, outputs, reserved, run_id, row):
+    """``fn(row)`` (then ``summarize``) that never raises: a failure is a row with its error."""
+    try:
+        result = fn(row)
+        what = "fn"
+        if summarize is not None:
+            result, what = summarize(result), "summarize"
+        return run_id, "ok", "", _as_outputs(result, what, outputs, reserved)
+    except Exception as exc:  # noqa: BLE001 - every failure is reported in the output row
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        msg = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
+        return run_id, "error", msg, {}
+
+
+# ---------------------------------------------------------------------------
+# checks
+# ---------------------------------------------------------------------------
+
+def _check_frame(parameters) -> pd.DataFrame:
+    if not isinstance(parameters, pd.DataFrame):
+        raise ValueError(f"parameters: expected a pandas DataFrame (one parameter set per row), "
+                         f"got {type(parameters).__name__}")
+    if parameters.empty or not len(parameters.columns):
+        raise ValueError("parameters: the DataFrame has no rows or no columns; nothing to run")
+    cols = [str(c) for c in parameters.columns]
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"parameters: duplicate column names in {cols}")
+    taken = sorted(set(cols) & set(_SWEEP_COLUMNS))
+    if taken:
+        raise ValueError(f"parameters: column(s) {taken} are written by the sweep itself; rename them")
+    if not parameters.index.is_unique:
+        dup = parameters.index[parameters.index.duplicated()].tolist()[:5]
+        raise ValueError(f"parameters: the index labels the runs and must be unique; repeated: {dup}")
+    return parameters
+
+
+def _check_outputs(outputs, reserved) -> tuple | None:
+    if outputs is None:
+        return None
+    if isinstance(outputs, str) or not all(isinstance(k, str) for k in outputs):
+        raise ValueError(f"outputs: expected a sequence of column names, got {outputs!r}")
+    outputs = tuple(outputs)
+    if not outputs or len(set(outputs)) != len(outputs):
+        raise ValueError(f"outputs: expected distinct column names, got {list(outputs)}")
+    clash = [k for k in outputs if k in reserved]
+    if clash:
+        raise ValueError(f"outputs: {clash} are named like parameter or sweep columns")
+    return outputs
+
+
+def _check_scheduler(scheduler, n_workers) -> None:
+    if n_workers is not None and not (isinstance(n_workers, (int, np.integer)) and not isinstance(n_workers, bool)
+                                      and n_workers >= 1):
+        raise ValueError(f"n_workers: must be a positive integer, got {n_workers!r}")
+    if scheduler is None or isinstance(scheduler, str):
+        if isinstance(scheduler, str) and scheduler != "serial" and n_workers is not None:
+            raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
+        return
+    from distributed import Client
+
+    if not isinstance(scheduler, Client):
+        raise ValueError(f"scheduler: expected None, 'serial', a scheduler address or a distributed.Client, "
+                         f"got {scheduler!r}")
+
+
+# ---------------------------------------------------------------------------
+# the sweep
+# ---------------------------------------------------------------------------
+
+def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None, scheduler=None,
+          n_workers: int | None = None, output=None, progress: bool = True, **skier_options) -> SweepResult:
+    """Run ``fn`` on every row of ``parameters``; one table of rows, statuses and outputs.
+
+    Parameters
+    ----------
+    fn : callable, ``fn(row) -> outputs``.  ``row`` is a dict of the row's columns (numpy
+        scalars as Python scalars).  Outputs: a dict or Series {name: value}, a scalar (column
+        ``value``), or any object that ``summarize`` turns into one of these.  With Dask it
+        must be picklable (cloudpickle: closures and lambdas are fine).
+    parameters : DataFrame, one parameter set per row; the index labels the runs (unique).
+    summarize : callable or None, applied to ``fn``'s result where ``fn`` ran (on the worker,
+        so a large result never travels).
+    outputs : the output names every row must return, in column order; a row that returns
+        others fails.  Default: whatever the rows return, in order of first appearance
+        (a name some rows lack is NaN there).
+    provenance : dict recorded in ``info`` and in the Parquet file's metadata (e.g. the
+        checksum of an input file).
+    scheduler : None (a new LocalCluster, closed afterwards), an address 'tcp://…' of a
+        running Dask scheduler, a ``distributed.Client``, or 'serial' (this process, no Dask).
+    n_workers : worker processes of the LocalCluster (default: the machine's cores).
+    output : path of a Parquet file to write (parent folders are created).
+    progress : show a progress bar (tqdm, on stderr).
+    **skier_options : ``strokes``, ``push_force``, ``solver``: only for the skier's sweep,
+        ``sweep(parameters, strokes=6, ...)`` with a DataFrame of skier parameters first
+        (see :func:`skilib.studies.skier_sweep.sweep_skier`).
+
+    Returns a ``SweepResult``; a row whose ``fn`` raised has status 'error' and its message.
+
+    Examples
+    --------
+    Two rows run, one fails; the table keeps the input order and both outcomes:
+
+    >>> import pandas as pd
+    >>> from skilib.studies import sweep
+    >>> def box(row):
+    ...     if row["w"] < 0:
+    ...         raise ValueError("w: must be >= 0")
+    ...     return {"area": row["w"] * row["h"], "perimeter": 2 * (row["w"] + row["h"])}
+    >>> grid = pd.DataFrame({"w": [2.0, -1.0, 3.0], "h": [1.5, 1.0, 0.5]})
+    >>> res = sweep(box, grid, scheduler="serial", progress=False)
+    >>> res.frame[["run", "w", "h", "status", "area", "perimeter"]]
+       run    w    h status  area  perimeter
+    0    0  2.0  1.5     ok   3.0        7.0
+    1    1 -1.0  1.0  error   NaN        NaN
+    2    2  3.0  0.5     ok   1.5        7.0
+    >>> res.failed.error.iloc[0].split(" (at ")[0]
+    'ValueError: w: must be >= 0'
+    """
+    if not callable(fn):
+        if parameters is not None:
+            raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}; "
+                             "the skier's sweep is sweep(parameters, strokes=...)")
+        for name, value in (("summarize", summarize), ("outputs", outputs), ("provenance", provenance)):
+            if value is not None:
+                raise ValueError(f"{name}: only for sweep(fn, parameters); the skier's sweep "
+                                 "sweep(parameters, strokes=...) sets its own")
+        bad = sorted(set(skier_options) - set(_SKIER_OPTIONS))
+        if bad:
+            raise ValueError(f"{bad[0]}: not an option of the skier's sweep (allowed: {list(_SKIER_OPTIONS)})")
+        from .skier_sweep import sweep_skier
+
+        return sweep_skier(fn, scheduler=scheduler, n_workers=n_workers, output=output, progress=progress,
+                           **skier_options)
+    if skier_options:
+        name = sorted(skier_options)[0]
+        raise ValueError(f"{name}: not an option of sweep(fn, parameters)"
+                         + ("; bind it into fn" if name in _SKIER_OPTIONS else ""))
+    return _sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
+                  scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)
+
+
+def _sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
+           n_workers=None, output=None, progress=True) -> SweepResult:
+    """``sweep``'s work; ``columns`` {name: value} are constant provenance columns of every row."""
+    params = _check_frame(parameters)
+    if summarize is not None and not callable(summarize):
+        raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
+    columns = dict(columns or {})
+    reserved = frozenset(str(c) for c in params.columns) | set(_SWEEP_COLUMNS) | set(columns)
+    outputs = _check_outputs(outputs, reserved)
+    if provenance is not None and not isinstance(provenance, Mapping):
+        raise ValueError(f"provenance: expected a dict, got {type(provenance).__name__}")
+    provenance = {str(k): v for k, v in (provenance or {}).items()}
+    clash = sorted(set(provenance) & set(_INFO_KEYS))
+    if clash:
+        raise ValueError(f"provenance: key(s) {clash} are set by the sweep itself")
+    _check_scheduler(scheduler, n_workers)
+
+    records = [(i, {str(k): _plain(v) for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
+    task = (fn, summarize, outputs, reserved)
+    t0 = time.perf_counter()
+    bar = _progress(len(records), progress)
+    try:
+        if isinstance(scheduler, str) and scheduler == "serial":
+            results, where, workers = [], "serial", 1
+            for i, p in records:
+                results.append(_run_guarded(*task, i, p))
+                bar.update(1)
+        else:
+            results, where, workers = _run_dask(records, task, scheduler, n_workers, bar)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    frame = _assemble(params, results, outputs)
+    frame["skilib_version"] = _version()
+    for name, value in columns.items():
+        frame[name] = value
+    info = dict(skilib_version=_version(), function=_name(fn), **provenance, scheduler=where, n_workers=workers,
+                wall_s=wall, n_runs=len(frame), n_failed=int((frame["status"] != "ok").sum()))
+    path = None
+    if output is not None:
+        path = _write(frame, info, Path(output))
+    return SweepResult(frame=frame, info=info, path=path)
+
+
+def _name(fn) -> str:
+    """Module-qualified name of ``fn``, or of its class for a callable object (info['function'])."""
+    f = fn if hasattr(fn, "__qualname__") else type(fn)
+    return f"{getattr(f, '__module__', None) or '?'}.{f.__qualname__}"
+
+
+def _progress(total, enabled):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="skilib.sweep", unit="run", disable=not enabled, file=sys.stderr,
+                mininterval=0.5, dynamic_ncols=False, ncols=80)
+
+
+def _run_dask(records, task, scheduler, n_workers, bar):
+    from distributed import Client, LocalCluster, as_completed
+
+    own_cluster = own_client = None
+    if scheduler is None:
+        n = int(n_workers or os.cpu_count() or 1)
+        # one single-threaded process per worker: the runs hold the GIL
+        # ':0': the scheduler's HTTP server takes a free port (another cluster may hold 8787)
+        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.ERROR)
+        client = own_client = Client(own_cluster)
+        where = "LocalCluster"
+    elif isinstance(scheduler, str):
+        client = own_client = Client(scheduler)
+        where = scheduler
+    else:  # a Client (checked by _check_scheduler)
+        client, where = scheduler, str(getattr(scheduler, "scheduler", "client"))
+    try:
+        workers = len(client.scheduler_info().get("workers", {}))
+        futures = [client.submit(_run_guarded, *task, i, p, pure=False) for i, p in records]
+        index = {f.key: i for f, (i, _) in zip(futures, records)}
+        results = []
+        for fut in as_completed(futures):
+            if fut.status == "finished":
+                results.append(fut.result())
+            else:  # the task itself failed (a worker died): report it, keep going
+                exc = fut.exception()
+                results.append((index[fut.key], "error", f"{type(exc).__name__}: {exc} (Dask task failed)", {}))
+            fut.release()
+            bar.update(1)
+        return results, where, workers
+    finally:
+        if own_client is not None:
+            own_client.close()
+        if own_cluster is not None:
+            own_cluster.close()
+
+
+def _assemble(params: pd.DataFrame, results, outputs) -> pd.DataFrame:
+    """The rows back in input order (Dask returns them as they finish)."""
+    by_id = {i: (status, err, out) for i, status, err, out in results}
+    ordered = [by_id[i] for i in range(len(params))]
+    if outputs is None:  # first appearance in input order: the same columns wherever the rows ran
+        outputs = list(dict.fromkeys(k for _, _, out in ordered for k in out))
+    rows = [{"status": status, "error": err, **{k: out.get(k, math.nan) for k in outputs}}
+            for status, err, out in ordered]
+    summ = pd.DataFrame(rows, index=params.index, columns=["status", "error", *outputs])
+    frame = pd.concat([params.copy(), summ], axis=1)
+    frame.insert(0, "run", params.index)
+    return frame.reset_index(drop=True)
+
+
+def _write(frame: pd.DataFrame, info: dict, path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    meta = dict(table.schema.metadata or {})
+    meta[b"skilib.sweep"] = json.dumps(info, default=str).encode()
+    pq.write_table(table.replace_schema_metadata(meta), path)
+    return path
+
+
+def read_sweep(path) -> SweepResult:
+    """A sweep written with ``sweep(..., output=path)``: its table and its info."""
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such sweep file")
+    table = pq.read_table(p)
+    raw = (table.schema.metadata or {}).get(b"skilib.sweep")
+    if raw is None:
+        raise ValueError(f"{p}: not written by skilib.sweep (no 'skilib.sweep' metadata)")
+    return SweepResult(frame=table.to_pandas(), info=json.loads(raw), path=p)
