@@ -18,12 +18,15 @@ Drivers (rheonomic)
     DistanceDriver     |r_Pj − r_Pi| − ℓ(t) = 0                      1 row  (eq. 144)
     OrientationDriver  A = A_d(t) (three off-diagonal rows of A_dᵀA) 3 rows
     PointPathDriver    r_P − p(t) = 0                                3 rows (eq. 145)
+    RelativePointDriver  r_Pj − r_Pi − A_i d̄(t) = 0: a point of body j
+                       follows a path given in body i's axes          3 rows
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .kinematics import Jet, State, cross, dot, norm, stack, time_jet
+from .rotation import cross3, skew
 from .timefunctions import as_time_function
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "DistanceDriver",
     "OrientationDriver",
     "PointPathDriver",
+    "RelativePointDriver",
     "EulerParameterNorm",
 ]
 
@@ -361,6 +365,38 @@ class PointPathDriver(Constraint):
     def jet(self, s):
         f, fd, fdd = s.law(self.law)
         return s.point(self.bodies[0], self.u) - time_jet(f, fd, fdd, s.nq)
+
+
+class RelativePointDriver(Constraint):
+    """Point P_j of body j is at r_Pi + A_i d̄(t) from point P_i of body i: a relative path
+    given in body i's axes (three rows).  Its multipliers are the force the driver exerts
+    between the two bodies (e.g. a leg placing the body relative to a ski).
+
+    With a = A_i d̄(t): ∂a/∂θ_i = −ã G_i, ∂a/∂t = A_i d̄̇, ȧ = ω_i × a + A_i d̄̇ and
+    ä − J q̈ = (Ġθ̇)_i × a + ω_i × (ω_i × a) + 2 ω_i × A_i d̄̇ + A_i d̄̈.
+    """
+
+    n = 3
+
+    def __init__(self, name, body_i, point_i, body_j, point_j, path):
+        if body_i is None or body_j is None:
+            raise ValueError(f"{name}: a relative driver needs two bodies (use PointPathDriver for the ground)")
+        self.name = name
+        self.bodies = (body_i, body_j)
+        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.law = as_time_function(path, f"{name}: path")
+        self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
+
+    def jet(self, s):
+        bi, bj = self.bodies
+        f, fd, fdd = s.law(self.law)
+        A, G, w, gq, sl = s.frame(bi)
+        a, ad, add = A @ f, A @ fd, A @ fdd
+        J = np.zeros((3, s.nq), dtype=s.dtype)
+        J[:, sl.start + 3: sl.stop] = -skew(a) @ G
+        wxa = cross3(w, a)
+        offset = Jet(a, J, ad, wxa + ad, cross3(gq, a) + cross3(w, wxa) + 2.0 * cross3(w, ad) + add)
+        return s.point(bj, self.uj) - s.point(bi, self.ui) - offset
 
 
 class EulerParameterNorm(Constraint):
