@@ -1,17 +1,18 @@
-"""The output table of one stroke: every column of ``SimResult.frame`` on the stroke's grid."""
+"""The output table of one stroke: every column of ``SimResult.frame`` on the stroke's grid.
+
+Columns every skier model has (time, stroke, side, friction mode, ski and CM position and
+velocity, kinetic energy, works, constraint residuals, q, q̇, λ, joint reactions) are built
+here; a model adds its own through ``point_columns`` (scalars from one ``Evaluation``) and
+``grid_columns`` (arrays over the grid), and names its reactions in ``REACTIONS``.
+"""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from ..engine.reactions import JointReaction
-from .work import STATE_INDEX, WORK_TERMS
 
-__all__ = ["N_BASE_ROWS", "output_grid", "stroke_frame"]
-
-N_BASE_ROWS = 17  # C1–C17, the first rows of every skier system in either parametrization
-#: the reactions reported: (column prefix, constraint, body attribute of the model)
-REACTIONS = (("ankle", "ankle", "shank"), ("knee", "knee", "upper"))
+__all__ = ["output_grid", "stroke_frame"]
 
 
 def output_grid(T, dt_out, n_out) -> np.ndarray:
@@ -45,10 +46,10 @@ def _states_on_grid(segments, grid, y_end):
 
 def _segment_terms(model, stroke, seg, grid, idx, Y, out):
     """Evaluate eq. 101 at the segment's grid points and fill the derived columns."""
-    n, i3, e_ski = stroke.n, model.cm.start, model.e
+    n = stroke.n
     q, qd = Y[idx, :n], Y[idx, n: 2 * n]
     lam = np.zeros((len(idx), seg.system.nc))
-    react = {pre: JointReaction(seg.system, c, getattr(model, b)) for pre, c, b in REACTIONS}
+    react = {pre: JointReaction(seg.system, c, getattr(model, b)) for pre, c, b, _ in model.REACTIONS}
     blocks = {pre: np.zeros((len(idx), r.rows.stop - r.rows.start, r.cols.stop - r.cols.start))
               for pre, r in react.items()}
     for j, i in enumerate(idx):
@@ -57,58 +58,51 @@ def _segment_terms(model, stroke, seg, grid, idx, Y, out):
         out["kinetic_energy"][i] = e.kinetic_energy  # ½ q̇ᵀMq̇ with the M of this evaluation (eqs. 40–46)
         out["constraint_norm"][i] = np.abs(e.C[seg.rows.model]).max()
         out["velocity_constraint_norm"][i] = np.abs(e.Cdot[seg.rows.model]).max()
-        out["friction_force"][i] = (e.forces["friction"][:3] @ e_ski) if seg.mode else -e.lam[seg.rows.stick_index()]
-        out["push_force"][i] = float(model.push_force(grid[i]))
-        out["push_power"][i] = e.forces["push"][i3: i3 + 3] @ qd[j, i3: i3 + 3]
+        for k, v in model.point_columns(e, seg, grid[i], q[j], qd[j]).items():
+            out.setdefault(k, np.zeros(len(grid)))[i] = v
         for pre, r in react.items():
             blocks[pre][j] = e.Cq[r.rows, r.cols]
-    for pre, r in react.items():
-        F, N = r(q, blocks[pre], lam)
+    for pre, c, b, moments in model.REACTIONS:
+        F, N = react[pre](q, blocks[pre], lam)
         for a, col in enumerate("xyz"):
-            out[f"{pre}_F{col}"][idx] = F[:, a]
-            if pre == "knee":
-                out[f"{pre}_M{col}"][idx] = N[:, a]
+            out.setdefault(f"{pre}_F{col}", np.zeros(len(grid)))[idx] = F[:, a]
+        if moments:
+            for a, col in enumerate("xyz"):
+                out.setdefault(f"{pre}_M{col}", np.zeros(len(grid)))[idx] = N[:, a]
     out["mode"][idx] = seg.mode
-    out["lam"][idx] = lam[:, :N_BASE_ROWS]
+    out["lam"][idx] = lam[:, : model.N_FRAME_ROWS]
 
 
 def stroke_frame(model, stroke, segments, grid, y_end, number, t0) -> pd.DataFrame:
     """Derived quantities on the output grid of one stroke (columns: see ``SimResult``)."""
-    n, p, i3 = stroke.n, model.params, model.cm.start
+    n, i3 = stroke.n, model.cm.start
     Y, seg_of = _states_on_grid(segments, grid, y_end)
     m = len(grid)
-    work = {k: np.zeros(m) for k in ("kinetic_energy", "constraint_norm", "velocity_constraint_norm",
-                                     "friction_force", "push_force", "push_power",
-                                     "ankle_Fx", "ankle_Fy", "ankle_Fz", "knee_Fx", "knee_Fy", "knee_Fz",
-                                     "knee_Mx", "knee_My", "knee_Mz")}
+    work = {k: np.zeros(m) for k in ("kinetic_energy", "constraint_norm", "velocity_constraint_norm")}
     work["mode"] = np.zeros(m, dtype=int)
-    work["lam"] = np.zeros((m, N_BASE_ROWS))
+    work["lam"] = np.zeros((m, model.N_FRAME_ROWS))
     for k, seg in enumerate(segments):
         idx = np.nonzero(seg_of == k)[0]
         if len(idx):
             _segment_terms(model, stroke, seg, grid, idx, Y, work)
     q, qd = Y[:, :n], Y[:, n: 2 * n]
     out = {
-        "t": t0 + grid, "tau": grid, "stroke": number, "side": model.side, "mode": work["mode"],
-        "s": (q[:, :3] - model.P) @ model.e, "s_dot": qd[:, :3] @ model.e,
+        "t": t0 + grid, "tau": grid, "stroke": number, "side": model.side, "mode": work.pop("mode"),
         "ski_x": q[:, 0], "ski_y": q[:, 1], "ski_z": q[:, 2],
         "cm_x": q[:, i3], "cm_y": q[:, i3 + 1], "cm_z": q[:, i3 + 2],
         "cm_vx": qd[:, i3], "cm_vy": qd[:, i3 + 1], "cm_vz": qd[:, i3 + 2],
         "cm_speed": np.linalg.norm(qd[:, i3: i3 + 3], axis=1), "ski_speed": np.linalg.norm(qd[:, :3], axis=1),
-        "leg_length": np.array([p.leg_length(t)[0] for t in grid]),
-        "leg_angle_deg": p.leg_angle0_deg + p.c_rot_deg * grid,
     }
-    for k in ("push_force", "push_power", "friction_force", "kinetic_energy"):
-        out[k] = work[k]
-    for key in WORK_TERMS:
-        out[key] = Y[:, 2 * n + STATE_INDEX[key]]
-    out["projection_energy"] = Y[:, 2 * n + STATE_INDEX["projection_energy"]]
-    out["constraint_norm"] = work["constraint_norm"]
-    out["velocity_constraint_norm"] = work["velocity_constraint_norm"]
+    lam = work.pop("lam")
+    out.update(model.grid_columns(grid, q, qd, lam, segments))
+    out["kinetic_energy"] = work.pop("kinetic_energy")
+    for key in model.extra_states:
+        if key.startswith("work_") or key == "projection_energy":
+            out[key] = Y[:, 2 * n + model.extra_states.index(key)]
+    out["constraint_norm"] = work.pop("constraint_norm")
+    out["velocity_constraint_norm"] = work.pop("velocity_constraint_norm")
+    out.update(work)  # the model's point columns and the reactions
     out.update({f"q{j}": q[:, j] for j in range(n)})
     out.update({f"qd{j}": qd[:, j] for j in range(n)})
-    out.update({f"lam{j}": work["lam"][:, j] for j in range(N_BASE_ROWS)})
-    out["leg_drive_force"] = -work["lam"][:, segments[0].system.rows("C14").start]
-    for c in ("ankle_Fx", "ankle_Fy", "ankle_Fz", "knee_Fx", "knee_Fy", "knee_Fz", "knee_Mx", "knee_My", "knee_Mz"):
-        out[c] = work[c]
+    out.update({f"lam{j}": lam[:, j] for j in range(model.N_FRAME_ROWS)})
     return pd.DataFrame(out)

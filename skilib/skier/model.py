@@ -73,6 +73,7 @@ from ..engine.system import MultibodySystem
 from ..engine.timefunctions import Constant, RotationPath
 
 from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_heading  # noqa: F401
+from .work import EXTRA_STATES, SkierRows, thesis_work_terms
 
 __all__ = ["SkierModel", "SkierParams", "ski_heading", "push_plane_direction"]
 
@@ -189,6 +190,50 @@ class SkierModel:
             raise ValueError(f"mode must be +1, -1 or 0 with s_stick, got {mode!r}, {s_stick!r}")
         stick = PointOnPlane("stick", self.ski, np.zeros(3), self.P + s_stick * self.e, self.e)
         return MultibodySystem(self.bodies, self.constraints + (stick,), self._forces_common)
+
+    # -- what a stroke integration needs (skilib.skier.stroke) ---------------------------
+    #: the extra ODE states of a stroke: the works, the integrals, projection_energy
+    extra_states = EXTRA_STATES
+    #: reactions in the frame: (column prefix, constraint, body attribute, with moments)
+    REACTIONS = (("ankle", "ankle", "shank", False), ("knee", "knee", "upper", True))
+
+    def rows(self, system) -> SkierRows:
+        return SkierRows(self, system)
+
+    def work_terms(self, rows) -> dict:
+        return thesis_work_terms(rows)
+
+    def ski_speed(self, tau, q, qd) -> float:
+        """ṡ, the ski's speed along its line."""
+        return float(np.asarray(qd)[:3] @ self.e)
+
+    def ski_acceleration(self, tau, q, qd, qdd) -> float:
+        return float(np.asarray(qdd)[:3] @ self.e)
+
+    def stick_anchor(self, tau, q) -> float:
+        return self.s_of(q)
+
+    def friction_limit(self, tau) -> float:
+        """μ, the friction's magnitude (table 8 mean): constant."""
+        return self.params.friction
+
+    #: λ columns in the frame: C1…C17 in either parametrization
+    N_FRAME_ROWS = 17
+
+    def point_columns(self, e, seg, tau, q, qd) -> dict:
+        """The push-off F(τ) [N], its power F·Ṙ³ [W] and the friction along e [N] at one point."""
+        i3 = self.cm.start
+        fric = (e.forces["friction"][:3] @ self.e) if seg.mode else -e.lam[seg.rows.stick_index()]
+        return {"push_force": float(self.push_force(tau)), "push_power": e.forces["push"][i3: i3 + 3] @ qd[i3: i3 + 3],
+                "friction_force": fric}
+
+    def grid_columns(self, grid, q, qd, lam, segments) -> dict:
+        """s, ṡ, the leg's length and angle, and C14's push on the CM (−λ of C14)."""
+        p = self.params
+        return {"s": (q[:, :3] - self.P) @ self.e, "s_dot": qd[:, :3] @ self.e,
+                "leg_length": np.array([p.leg_length(t)[0] for t in grid]),
+                "leg_angle_deg": p.leg_angle0_deg + p.c_rot_deg * grid,
+                "leg_drive_force": -lam[:, segments[0].system.rows("C14").start]}
 
     # -- prescribed kinematics (exact, for initial conditions and checks) ---------------
     def leg_axis(self, tau):

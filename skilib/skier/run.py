@@ -27,7 +27,6 @@ from .params import ROTATIONS, SIDES, SkierParams, ski_heading
 from .push import ScaledPush, check_push_force, default_push_force
 from .result import SimResult
 from .stroke import MAX_STEP_DIVISOR, Stroke
-from .work import EXTRA_STATES, STATE_INDEX
 
 __all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change"]
 
@@ -121,7 +120,7 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
 
 def _stroke_summary(k, model, side, hdg, y0, y_end, fr, T, ke_loss, dz) -> dict:
     n, cm = model.nq, model.cm
-    W = {key: y_end[2 * n + STATE_INDEX[key]] for key in EXTRA_STATES}
+    W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
     q, qd, q0 = y_end[:n], y_end[n: 2 * n], y0[:n]
     sysm = model.system(1)
     return dict(
@@ -228,7 +227,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
             crows.append(change)
         models.append(model)
         stroke = Stroke(model, o.stabilization, o.integrator, o.compiled)
-        y0 = np.concatenate([q, qd, np.zeros(len(EXTRA_STATES))])
+        y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
         segments, y_end, events = stroke.run(y0, T)
         nfev, n_proj = nfev + stroke.nfev, n_proj + stroke.n_projections
         erows += [dict(stroke=k + 1, tau=te, t=k * T + te, mode_before=a, mode_after=b) for te, a, b in events]

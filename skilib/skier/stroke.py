@@ -9,6 +9,14 @@ multiplier is the static friction force).  A sliding segment ends at the event �
 next mode is the one whose acceleration is consistent (slide in the direction of the net
 driving force if it exceeds μ, else stick).  A stuck segment ends when the needed friction
 reaches μ.  The events are located by ``solve_ivp``, also with projection (``ProjectedRK``).
+
+The machinery serves any skier model with one ski on the snow (the thesis's skier, the free
+skater).  A model gives: ``nq``; ``system(mode, anchor=None)`` (mode ±1 sliding, 0 stuck at
+``anchor``); ``rows(system)`` (an object with ``model`` (row indices of the model itself),
+``stick`` (the stick rows' slice or None), ``cm`` (index of the centre of mass's x in q) and
+``stick_index()``); ``work_terms(rows)`` (``WorkLedger`` terms) and ``extra_states``;
+``ski_speed(tau, q, qd)``, ``ski_acceleration(tau, q, qd, qdd)``, ``stick_anchor(tau, q)`` and
+``friction_limit(tau)`` (the largest friction force; 0 = frictionless).
 """
 from __future__ import annotations
 
@@ -23,9 +31,9 @@ from ..engine.errors import IntegrationError
 from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
-from .work import EXTRA_STATES, STATE_INDEX, WORK_TERMS, SkierRows, WorkLedger
+from .work import INTEGRALS, WorkLedger
 
-__all__ = ["Segment", "Stroke", "MAX_STEP_DIVISOR"]
+__all__ = ["Segment", "Stroke", "stroke_rhs", "MAX_STEP_DIVISOR", "INTEGRALS"]
 
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
@@ -41,14 +49,14 @@ class Segment(NamedTuple):
     s_stick: float | None   # the stuck ski's s [m] (mode 0)
     system: object          # the (compiled) multibody system of the mode
     path: Callable          # y(τ) inside the segment (projected with stabilization='projection')
-    rows: SkierRows
+    rows: object            # the model's rows of this system (``model.rows``)
 
 
-def stroke_rhs(system, rows: SkierRows, n: int, alpha: float, beta: float, force_names):
-    """dy/dτ for y = [q; q̇; extra states (``EXTRA_STATES``)], one ``evaluate`` per call."""
-    W = WorkLedger(rows, force_names, system.nc).W
-    i3, k, nw = rows.cm, 2 * n, len(WORK_TERMS)
-    out = np.zeros(2 * n + len(EXTRA_STATES))  # the projection_energy rate stays 0
+def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha: float, beta: float):
+    """dy/dτ for y = [q; q̇; extra states (works, ``INTEGRALS``, projection_energy)], one
+    ``evaluate`` per call."""
+    W, i3, k, nw = ledger.W, cm, 2 * n, len(ledger.names)
+    out = np.zeros(2 * n + n_extra)  # the projection_energy rate stays 0
     evaluate, sqrt = system.evaluate, math.sqrt
 
     def rhs(t, y):
@@ -67,7 +75,7 @@ def stroke_rhs(system, rows: SkierRows, n: int, alpha: float, beta: float, force
 
 
 class Stroke:
-    """Integrates one stroke of ``model`` (a ``SkierModel``) segment by segment."""
+    """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
     def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool):
         self.model = model
@@ -94,11 +102,12 @@ class Stroke:
         return system.evaluate(tau, y[:n], y[n: 2 * n], self.alpha, self.beta)
 
     def sdd(self, system, tau, y) -> float:
-        return float(self.evaluate(system, tau, y).qdd[:3] @ self.model.e)
+        n = self.n
+        return float(self.model.ski_acceleration(tau, y[:n], y[n: 2 * n], self.evaluate(system, tau, y).qdd))
 
     def decide_mode(self, tau, y) -> int:
         """Friction mode at ṡ = 0: slide where the net force beats friction, else stick."""
-        if self.model.params.friction == 0.0:
+        if self.model.friction_limit(tau) == 0.0:
             return 1 if self.sdd(self.system(1), tau, y) >= 0.0 else -1
         if self.sdd(self.system(1), tau, y) > 0.0:
             return 1
@@ -109,14 +118,14 @@ class Stroke:
     def _event(self, system, rows, mode):
         m, n = self.model, self.n
         if mode == 0:
-            mu, i_stick = m.params.friction, rows.stick_index()
+            i_stick = rows.stick_index()
 
-            def ev(t, y):  # the static friction needed reaches μ
-                return mu - abs(self.evaluate(system, t, y).lam[i_stick])
+            def ev(t, y):  # the static friction needed reaches its limit
+                return m.friction_limit(t) - abs(self.evaluate(system, t, y).lam[i_stick])
             ev.direction = -1
         else:
-            def ev(t, y):  # the ski's speed along its line reaches zero
-                return y[n: n + 3] @ m.e
+            def ev(t, y):  # the ski's speed along itself reaches zero
+                return m.ski_speed(t, y[:n], y[n: 2 * n])
             ev.direction = -mode
         ev.terminal = True
         return ev
@@ -126,7 +135,7 @@ class Stroke:
         m, n = self.model, self.n
         s_stick = None
         if mode == 0:
-            s_stick = m.s_of(y[:n])
+            s_stick = m.stick_anchor(tau, y[:n])
             system = self.system(0, s_stick)
             # at rest: with the stick row the system has no freedom left and the velocity
             # equations fix q̇ (they set the ~1e-15 residual ṡ of the event to exactly 0)
@@ -134,16 +143,16 @@ class Stroke:
             y[n: 2 * n] = np.linalg.solve(jet.J, -jet.t)
         else:
             system = self.system(mode)
-        rows = SkierRows(m, system)
-        names = self.evaluate(system, tau, y).force_names
-        rhs = stroke_rhs(system, rows, n, self.alpha, self.beta, names)
+        rows = m.rows(system)
+        ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
+        rhs = stroke_rhs(system, ledger, rows.cm, n, len(m.extra_states), self.alpha, self.beta)
         ig = self.integ
         opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=True,
                     events=self._event(system, rows, mode))
         projector = None
         if self.stab.projects:
             projector = Projector(system, tol=self.stab.projection_tol,
-                                  energy_index=2 * n + STATE_INDEX["projection_energy"])
+                                  energy_index=2 * n + m.extra_states.index("projection_energy"))
             sol = solve_ivp(rhs, (tau, T), y, method=ProjectedRK, rk=ig.method, project=projector, **opts)
         else:
             sol = solve_ivp(rhs, (tau, T), y, method=ig.method, **opts)
@@ -162,7 +171,7 @@ class Stroke:
         """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode))."""
         n = self.n
         tau, y = 0.0, np.array(y0, dtype=float)
-        sd = self.model.sdot_of(y[n: 2 * n])
+        sd = self.model.ski_speed(0.0, y[:n], y[n: 2 * n])
         mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(0.0, y)
         segments, events = [], []
         for _ in range(10000):

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["WORK_TERMS", "INTEGRALS", "EXTRA_STATES", "SkierRows", "WorkLedger"]
+__all__ = ["WORK_TERMS", "INTEGRALS", "EXTRA_STATES", "extra_states", "SkierRows", "WorkLedger"]
 
-#: works integrated over a stroke [J]; work_drivers_ct is λᵀCt of the drivers
+#: the thesis model's works integrated over a stroke [J]; work_drivers_ct is λᵀCt of the drivers
 WORK_TERMS = ("work_push", "work_friction", "work_gravity", "work_drag", "work_joints", "work_drivers",
               "work_drivers_ct")
 #: time integrals of the CM's speed and of |v_x|, |v_y| [m]
 INTEGRALS = ("int_speed", "int_abs_vx", "int_abs_vy")
-#: every extra state after q, q̇; projection_energy has zero rate and takes the projections' jumps
-EXTRA_STATES = WORK_TERMS + INTEGRALS + ("projection_energy",)
+
+
+def extra_states(work_terms) -> tuple:
+    """Every extra state after q, q̇: the works, the integrals, and projection_energy (zero rate;
+    it takes the projections' jumps)."""
+    return tuple(work_terms) + INTEGRALS + ("projection_energy",)
+
+
+EXTRA_STATES = extra_states(WORK_TERMS)
 STATE_INDEX = {k: i for i, k in enumerate(EXTRA_STATES)}
 
 
@@ -52,33 +59,34 @@ class SkierRows:
 
 
 class WorkLedger:
-    """The matrix W with (work rates in the order of ``WORK_TERMS``) = W @ Evaluation.powers.
+    """The matrix W with (work rates in the order of ``terms``) = W @ Evaluation.powers.
 
-    force_names : the evaluation's force names (``Evaluation.force_names``); nc : its rows.
-    The static friction of a stuck ski is the stick row's multiplier, so its power counts as
-    friction; the drivers' rows make work_drivers and their λ Ct terms work_drivers_ct.
+    terms : {work name: (force names, row slices, ct)}: the work's rate is the sum of those
+        forces' powers Q_f·q̇ and of those rows' powers −λ_r (Cq q̇)_r (with ``ct``, of their
+        λ_r Ct_r instead).  force_names, nc : the evaluation's forces and number of rows.
     """
 
-    def __init__(self, rows: SkierRows, force_names, nc: int):
+    def __init__(self, terms: dict, force_names, nc: int):
         nf = len(force_names)
-        self.W = np.zeros((len(WORK_TERMS), nf + 2 * nc))
-        where = {k: i for i, k in enumerate(WORK_TERMS)}
-
-        def add(term, force=None, row_slices=(), ct=False):
-            i = where[term]
-            if force in force_names:
-                self.W[i, list(force_names).index(force)] = 1.0
+        self.names = tuple(terms)
+        self.W = np.zeros((len(terms), nf + 2 * nc))
+        for i, (forces, row_slices, ct) in enumerate(terms.values()):
+            for f in forces:
+                if f in force_names:
+                    self.W[i, list(force_names).index(f)] = 1.0
             base = nf + nc if ct else nf
             for r in row_slices:
                 self.W[i, base + r.start: base + r.stop] = 1.0
 
-        add("work_push", "push")
-        add("work_friction", "friction", [rows.stick] if rows.stick is not None else [])
-        add("work_gravity", "gravity")
-        add("work_drag", "drag")
-        add("work_joints", row_slices=rows.joints)
-        add("work_drivers", row_slices=[rows.drivers])
-        add("work_drivers_ct", row_slices=[rows.drivers], ct=True)
-
     def rates(self, evaluation) -> np.ndarray:
         return self.W @ evaluation.powers
+
+
+def thesis_work_terms(rows: SkierRows) -> dict:
+    """The thesis model's works: the push-off, friction (with the static friction of a stuck
+    ski, the stick row's multiplier), gravity, drag, the joints, the drivers and their λ Ct."""
+    stick = [rows.stick] if rows.stick is not None else []
+    return {"work_push": (("push",), [], False), "work_friction": (("friction",), stick, False),
+            "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
+            "work_joints": ((), rows.joints, False), "work_drivers": ((), [rows.drivers], False),
+            "work_drivers_ct": ((), [rows.drivers], True)}
