@@ -49,7 +49,7 @@ def clear_kernel_cache() -> None:
     _KERNELS.clear()
 
 
-_FORMAT = 6  # bump when the generated file layout changes
+_FORMAT = 7  # bump when the generated file layout changes (7: sha256 in the metadata)
 BACKENDS = ("c", "numba", "python")
 
 
