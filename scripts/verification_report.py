@@ -59,6 +59,7 @@ OTHER_TEST_FILES = {
     "test_environment.py": "checks the installed environment",
     "test_verification_report.py": "checks this script and the `measured` fixture",
     "test_layout.py": "checks the package's layout (what imports what), no physics",
+    "test_reliability.py": "damaged caches, bad inputs, sweeps and force files are named or repaired: no error to measure",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import fourier
-from .forcedata import DEFAULT_DT_RTOL, LEGS, _check_columns, _mean_step, default_data_path, default_metadata_path, load_force_data
+from .forcedata import DEFAULT_DT_RTOL, LEGS, SINGLE, _check_columns, _mean_step, default_data_path, default_metadata_path, load_force_data
 
 __all__ = [
     "DEFAULT_ON_N", "DEFAULT_OFF_N", "DEFAULT_MIN_DURATION_S", "DEFAULT_HARMONICS",
@@ -300,7 +300,7 @@ def _cached_push_fit(path: str, stamp: str, metadata_key: str | None, n_harmonic
     if frame.attrs.get("sha256") != stamp:
         raise ValueError(f"{path}: the file changed while it was read (sha256 {stamp} before, "
                          f"{frame.attrs.get('sha256')} after)")
-    legs = tuple(c for c in LEGS if c in frame.columns)
+    legs = tuple(c for c in (*LEGS, SINGLE) if c in frame.columns)  # both legs, or a single plate
     push = representative_push(frame, legs=legs, on=on, off=off, min_duration=min_duration)
     return fit_push(push, n_harmonics, method=method), push
 
