@@ -21,9 +21,11 @@ from .constraints import (
     Translational,
 )
 from .errors import (
+    BudgetExceededError,
     GimbalLockError,
     InconsistentInitialConditions,
     IntegrationError,
+    NonFiniteError,
     RedundantConstraintError,
     SingularSystemError,
 )
@@ -43,7 +45,7 @@ __all__ = [
     "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "PointOnLine",
     "PointOnPlane", "PointPathDriver", "Prismatic", "Revolute", "Spherical", "Translational",
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
-    "SingularSystemError",
+    "SingularSystemError", "NonFiniteError", "BudgetExceededError",
     "AxialFriction", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
