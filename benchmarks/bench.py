@@ -13,7 +13,9 @@ Targets:
 - table 9's ten-stroke run end to end in ≤ 1 s (stretch 0.3 s) with max |C| ≤ 1e-6;
 - peak memory of that run ≤ 200 MB (the peak resident set of a fresh process that
   imports skilib and does the run: libraries included, nothing subtracted);
-- a sweep on 2 Dask workers ≥ 1.7× faster than on 1.
+- a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
+- the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
+  temporary folder) close to ``pandas.read_csv`` in time and peak memory.
 The peer for scale: the same skier reduced to its coordinate s with
 sympy.physics.mechanics (KanesMethod) and lambdify (``kane_peer.py``).
 """
@@ -194,6 +196,51 @@ def bench_sweep(n_runs=32, strokes=6, repeat=5):
     return out
 
 
+_LOADER_PROBE = r"""
+import json, resource, sys, time
+path, how = sys.argv[1], sys.argv[2]
+import pandas as pd
+from skilib.data.forcedata import load_force_data
+t0 = time.perf_counter()
+df = load_force_data(path) if how == "skilib" else pd.read_csv(path)
+dt = time.perf_counter() - t0
+print(json.dumps({"seconds": dt, "rows": len(df), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def synthetic_large_csv(folder: Path, target_mb: float = 220.0) -> Path:
+    """A large SYNTHETIC force file for the loader benchmark: the committed synthetic record
+    repeated (time continued) to about ``target_mb`` MB, written into ``folder``."""
+    from skilib.data.forcedata import default_data_path
+
+    lines = default_data_path().read_text().splitlines()
+    header, rows = lines[0], [r.split(",", 1) for r in lines[1:]]
+    dt = float(rows[1][0]) - float(rows[0][0])
+    path = folder / "synthetic_large_force.csv"
+    k = 0
+    with open(path, "w") as f:
+        f.write(header + "\n")
+        while f.tell() < target_mb * 1e6:
+            f.write("".join(f"{(k + i) * dt:.4f},{rest}\n" for i, (_, rest) in enumerate(rows)))
+            k += len(rows)
+    return path
+
+
+def bench_loader(target_mb: float = 220.0):
+    """``load_force_data`` against ``pandas.read_csv`` on a large SYNTHETIC file, each in a
+    fresh process (time and peak resident memory, imports included)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="skilib-bench-") as d:
+        path = synthetic_large_csv(Path(d), target_mb)
+        out = {"file_mb": path.stat().st_size / 1e6}
+        for how in ("skilib", "pandas"):
+            proc = subprocess.run([sys.executable, "-c", _LOADER_PROBE, str(path), how], capture_output=True,
+                                  text=True, check=True)
+            out[how] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out
+
+
 def table(r) -> str:
     rhs, lr, mem, peer, sw = r["rhs"], r["long_run"], r["memory"], r.get("peer"), r.get("sweep")
     rows = [("bare numpy.linalg.solve, %d×%d [µs]" % (rhs["system_size"], rhs["system_size"]),
@@ -228,6 +275,13 @@ def table(r) -> str:
         rows.append((f"sweep {sw['runs']} runs × {sw['strokes']} strokes, 1 worker [s]", f"{sw['1_worker_s']:.2f}", ""))
         rows.append((f"sweep {sw['runs']} runs × {sw['strokes']} strokes, 2 workers [s]", f"{sw['2_worker_s']:.2f}",
                      f"speed-up {sw['speedup']:.2f}× (target ≥ 1.7)"))
+    ld = r.get("loader")
+    if ld:
+        for how in ("skilib", "pandas"):
+            x = ld[how]
+            rows.append((f"force loader, {how}, {ld['file_mb']:.0f} MB SYNTHETIC CSV [s]", f"{x['seconds']:.2f}",
+                         f"peak RSS {x['peak_rss_mb']:.0f} MB" + (" (target: close to pandas)" if how == "skilib"
+                                                                   else "")))
     w = max(len(a) for a, _, _ in rows)
     v = max(len(b) for _, b, _ in rows)
     lines = [f"{'quantity':{w}s}  {'value':>{v}s}  note", "-" * (w + v + 40)]
@@ -258,7 +312,8 @@ def main(argv=None) -> int:
     steps = [("rhs", lambda: bench_rhs(backends)),
              ("long_run", lambda: bench_long_run(True, args.repeat)),
              ("memory", bench_memory),
-             ("peer", lambda: bench_peer(args.repeat))]
+             ("peer", lambda: bench_peer(args.repeat)),
+             ("loader", bench_loader)]
     if not args.quick:
         steps += [("numeric", lambda: bench_long_run(False, 3)), ("numeric_memory", lambda: bench_memory(False)),
                   ("sweep", bench_sweep)]

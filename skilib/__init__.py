@@ -32,6 +32,8 @@ _LAZY = {
     "simulate_phase": ("skilib.skier", "simulate_phase"), "steady_state": ("skilib.skier", "steady_state"),
     "SteadyState": ("skilib.skier", "SteadyState"), "simulate_run": ("skilib.skier", "simulate_run"),
     "ski_heading": ("skilib.skier", "ski_heading"), "stand_in_push_force": ("skilib.skier", "stand_in_push_force"),
+    "FreeSkaterParams": ("skilib.skier", "FreeSkaterParams"), "FreeLaws": ("skilib.skier", "FreeLaws"),
+    "simulate_free": ("skilib.skier", "simulate_free"), "free_steady_state": ("skilib.skier", "free_steady_state"),
     "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
 }
 

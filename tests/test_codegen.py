@@ -238,3 +238,21 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
     compiled = compile_system(model.system(1), backend="python")
     assert compiled.kernel.n_inputs == 1
     _check_terms(measured, compiled, model.system(1), 0.3, model.pose(0.3, 0.1), rng.normal(size=18))
+
+
+def test_a_rotation_path_with_an_untraceable_angle_is_an_input_not_baked(rng, measured):
+    """A RotationPath whose angle law is a user's FromCallables: the angle is a numeric input of
+    the kernel, so two systems that differ only in that closure share one kernel and each
+    equals its own numeric engine (nothing of the first is baked into the kernel)."""
+    out = []
+    for k in (1.0, -2.0):
+        law = sk.FromCallables(lambda t, k=k: k * np.sin(t), lambda t, k=k: k * np.cos(t),
+                               lambda t, k=k: -k * np.sin(t))
+        b1, b2 = _bodies("euler_parameters")
+        system = sk.MultibodySystem([b1, b2], [sk.OrientationDriver("turn", b1, sk.RotationPath(np.eye(3), [0, 0, 1], law))],
+                                    [sk.Gravity()])
+        compiled = compile_system(system, backend="python")
+        q, qd, t = rng.normal(size=system.nq), rng.normal(size=system.nq), 0.7
+        _check_terms(measured, compiled, system, t, q, qd)
+        out.append(compiled.evaluate(t, q, qd, 3.0, 4.0).C.copy())
+    measured.exceeds("C of the two closures differs", np.abs(out[0] - out[1]).max(), 1e-3)

@@ -53,8 +53,13 @@ __all__ = [
 
 REQUIRED_COLUMNS = ("t", "force_left", "force_right")
 LEGS = ("force_left", "force_right")
+#: the force column of a single-plate recording (one leg, or both legs on one plate)
+SINGLE = "force"
 # Quantity kind of every column the loader knows; these must carry units.
-_KNOWN = {"t": "time", "force_left": "force", "force_right": "force", "friction": "force"}
+_KNOWN = {"t": "time", "force_left": "force", "force_right": "force", "force": "force", "friction": "force"}
+#: keys of load_force_data's ``columns`` mapping -> the loader's column names
+COLUMN_KEYS = {"time": "t", "t": "t", "left": "force_left", "force_left": "force_left", "right": "force_right",
+               "force_right": "force_right", "force": "force", "friction": "friction"}
 _UNIT_TO_SI = {"time": {"s": 1.0, "ms": 1e-3}, "force": {"N": 1.0, "kN": 1e3}}
 _BRACKET = re.compile(r"^(?P<name>.*?)\s*[\[(](?P<unit>[^\])]+)[\])]\s*$")
 
@@ -88,21 +93,65 @@ def _read_metadata(metadata, path: Path) -> dict | None:
     return meta
 
 
-def _parse_header(cells: list[str], path: Path, meta_units: dict) -> list[tuple[str, str | None]]:
-    """Column names and units from the header (line 1) and metadata['units']."""
+def _check_columns(columns) -> dict:
+    """``columns`` as {loader name: the file's column name}, or a ValueError naming the key."""
+    if columns is None:
+        return {}
+    if not isinstance(columns, dict):
+        raise ValueError(f"columns: expected a dict such as {{'time': 'zeit', 'left': 'links', 'right': 'rechts'}}, "
+                         f"got {columns!r}")
+    out = {}
+    for k, v in columns.items():
+        if k not in COLUMN_KEYS:
+            raise ValueError(f"columns: unknown key {k!r}; allowed: {sorted(set(COLUMN_KEYS))}")
+        if not isinstance(v, str) or not v.strip():
+            raise ValueError(f"columns: {k!r} must map to a column name of the file, got {v!r}")
+        if COLUMN_KEYS[k] in out:
+            raise ValueError(f"columns: {k!r} given twice (as {k!r} and another spelling)")
+        out[COLUMN_KEYS[k]] = v.strip()
+    if SINGLE in out and ("force_left" in out or "force_right" in out):
+        raise ValueError("columns: give 'force' (a single plate) or 'left'/'right', not both")
+    if not any(c in out for c in ("force_left", "force_right", SINGLE)) or "t" not in out:
+        raise ValueError(f"columns: must name the time and at least one force column, got {columns!r}")
+    return out
+
+
+def _split_unit(h: str, known_stems) -> tuple[str, str | None]:
+    """(name, unit) of a header cell: 'name [unit]', 'name (unit)' or 'stem_unit' for a known stem."""
+    m = _BRACKET.match(h)
+    if m and m.group("name"):
+        return m.group("name").strip(), m.group("unit").strip()
+    if h not in known_stems and "_" in h:
+        stem, suffix = h.rsplit("_", 1)
+        if stem in known_stems:
+            return stem, suffix
+    return h, None
+
+
+def _parse_header(cells: list[str], path: Path, meta_units: dict,
+                  mapping: dict | None = None) -> list[tuple[str, str | None]]:
+    """Column names and units from the header (line 1) and metadata['units']; ``mapping``
+    {loader name: file's name} renames the file's columns."""
+    inverse = {v: k for k, v in (mapping or {}).items()}
     cols = []
     for j, raw in enumerate(cells):
         h = raw.strip()
         if not h:
             raise ValueError(f"{path}: line 1, column {j + 1}: empty column name")
-        name, unit = h, None
-        m = _BRACKET.match(h)
-        if m and m.group("name"):
-            name, unit = m.group("name").strip(), m.group("unit").strip()
-        elif h not in _KNOWN and "_" in h:
-            stem, suffix = h.rsplit("_", 1)
-            if stem in _KNOWN:
-                name, unit = stem, suffix
+        if h in inverse:  # the whole cell is mapped: a unit may still follow as '_unit'
+            name, unit = inverse[h], None
+            if "_" in h and h.rsplit("_", 1)[1] in _UNIT_TO_SI[_KNOWN[name]]:
+                unit = h.rsplit("_", 1)[1]
+            m = _BRACKET.match(h)
+            if m and m.group("name"):
+                unit = m.group("unit").strip()
+        else:
+            name, unit = _split_unit(h, _KNOWN if mapping is None else inverse)
+            if mapping is not None:
+                if name in inverse:
+                    name = inverse[name]
+                elif name in _KNOWN:  # a loader name the mapping does not use: an ordinary column
+                    name = h
         for key in (h, name):
             if key in meta_units:
                 mu = str(meta_units[key]).strip()
@@ -116,7 +165,18 @@ def _parse_header(cells: list[str], path: Path, meta_units: dict) -> list[tuple[
     for j, nm in enumerate(names):
         if nm in names[:j]:
             raise ValueError(f"{path}: line 1, column {j + 1}: duplicated column '{nm}'")
-    missing = [c for c in REQUIRED_COLUMNS if c not in names]
+    if mapping:
+        absent = [v for v in mapping.values() if not any(
+            v in (raw.strip(), _split_unit(raw.strip(), inverse)[0]) for raw in cells)]
+        if absent:
+            raise ValueError(f"{path}: line 1 (header): column(s) {absent} given in columns= are not in the "
+                             f"header {[c.strip() for c in cells]}")
+        required = ["t"] + [c for c in ("force_left", "force_right", SINGLE) if c in mapping]
+    elif SINGLE in names and not any(c in names for c in LEGS):
+        required = ["t", SINGLE]  # a single-plate recording
+    else:
+        required = list(REQUIRED_COLUMNS)
+    missing = [c for c in required if c not in names]
     if missing:
         raise ValueError(
             f"{path}: line 1 (header): missing required column(s) {missing}; "
@@ -170,11 +230,11 @@ def _decode(raw: bytes, path: Path, meta: dict | None) -> str:
         raise ValueError(f"{path}: not UTF-8 text ({exc})") from None
 
 
-def _read_columns(reader, path: Path, meta: dict | None) -> list[tuple[str, str | None]]:
+def _read_columns(reader, path: Path, meta: dict | None, mapping=None) -> list[tuple[str, str | None]]:
     """(name, unit) of every column: the header line, checked against the metadata."""
     header = next(reader)
     meta_units = dict(meta.get("units", {})) if meta else {}
-    cols = _parse_header(header, path, meta_units)
+    cols = _parse_header(header, path, meta_units, mapping)
     if meta and "columns" in meta and [c.strip() for c in header] != list(meta["columns"]):
         raise ValueError(
             f"{path}: line 1 (header): columns {header} differ from the metadata's "
@@ -215,11 +275,48 @@ def _to_numbers(rows, lines, names, path: Path) -> np.ndarray:
     return data
 
 
-def _to_si(data: np.ndarray, cols) -> None:
-    """Known columns to s and N, in place (``_parse_header`` has checked every unit)."""
+def _to_si(data: np.ndarray, cols, path: Path | None = None, lines=None) -> None:
+    """Known columns to s and N, in place (``_parse_header`` has checked every unit).  A value
+    that the conversion would take beyond double precision (1e306 kN) is an error naming its
+    line and column."""
     for j, (name, unit) in enumerate(cols):
-        if name in _KNOWN:
-            data[:, j] *= _UNIT_TO_SI[_KNOWN[name]][unit]
+        if name not in _KNOWN:
+            continue
+        factor = _UNIT_TO_SI[_KNOWN[name]][unit]
+        if factor > 1.0:
+            bad = np.flatnonzero(np.abs(data[:, j]) > np.finfo(float).max / factor)
+            if bad.size:
+                i = int(bad[0])
+                line = lines[i] if lines is not None else i + 2
+                si = "s" if _KNOWN[name] == "time" else "N"
+                raise ValueError(f"{path}: line {line}, column '{name}': {float(data[i, j])!r} {unit} overflows "
+                                 f"when converted to {si} (x{factor:g}); expected a finite value")
+        if factor != 1.0:
+            data[:, j] *= factor
+
+
+# pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2
+# needs float_precision="round_trip" for that
+_EXACT = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
+def _fast_numbers(raw: bytes, n_columns: int) -> np.ndarray | None:
+    """The data rows with pandas' C parser (at its speed and memory), or None if anything
+    is off (a bad, empty, short, long or non-finite cell): the careful reader then names it.
+    Its float parser is correctly rounded, as Python's ``float`` (a test compares them)."""
+    try:
+        df = pd.read_csv(io.BytesIO(raw), header=None, skiprows=1, dtype=np.float64, engine="c",
+                         skip_blank_lines=False, encoding="utf-8-sig", **_EXACT,
+                         quoting=csv.QUOTE_MINIMAL)
+    except Exception:  # noqa: BLE001 - any parse problem: the careful reader finds and names it
+        return None
+    if df.shape[1] != n_columns or len(df) < 2:
+        return None
+    data = df.to_numpy(dtype=np.float64, copy=False)
+    del df
+    if not np.isfinite(data).all():
+        return None
+    return np.require(data, requirements=["C", "W"])
 
 
 def _check_sampling(t: np.ndarray, lines, path: Path, dt_rtol: float, meta: dict | None) -> None:
@@ -252,7 +349,7 @@ def _check_sampling(t: np.ndarray, lines, path: Path, dt_rtol: float, meta: dict
 def _to_frame(data: np.ndarray, cols, path: Path, meta: dict | None) -> pd.DataFrame:
     """Known columns first (t, force_left, force_right, friction), then the others; attrs."""
     names = [c[0] for c in cols]
-    order = [c for c in ("t", "force_left", "force_right", "friction") if c in names]
+    order = [c for c in ("t", "force_left", "force_right", "force", "friction") if c in names]
     order += [c for c in names if c not in order]
     df = pd.DataFrame({c: data[:, names.index(c)] for c in order})
     dt = _mean_step(data[:, names.index("t")])  # more accurate than the median of rounded differences
@@ -267,7 +364,7 @@ def _to_frame(data: np.ndarray, cols, path: Path, meta: dict | None) -> pd.DataF
     return df
 
 
-def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL) -> pd.DataFrame:
+def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL, columns=None) -> pd.DataFrame:
     """Load and validate a leg-force recording (CSV, see the module docstring).
 
     Parameters
@@ -283,6 +380,17 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL) ->
     dt_rtol : float
         Every sampling step must lie within ``dt_rtol`` (relative) of the
         median step.
+    columns : dict, optional
+        The file's names of the loader's columns, for a recording with its own
+        header: ``{"time": "zeit_ms", "left": "links [kN]", "right": "rechts [kN]"}``
+        (keys ``time``, ``left``, ``right``, ``force`` (a single-plate recording:
+        one force column instead of left and right), ``friction``).  Units follow the
+        mapped name (``_ms``, `` [kN]``) or come from ``metadata["units"]``.
+        Without it, a file with a ``force`` column and neither leg column is read as a
+        single-plate recording.
+
+    Speed: the numbers are parsed by pandas' C reader (correctly rounded); only a
+    file with a bad cell is read again row by row, to name that cell.
 
     Returns
     -------
@@ -290,7 +398,8 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL) ->
         One row per sample, one column per variable, in s and N:
         ``t, force_left, force_right`` [, ``friction``] then any other columns.
         ``df.attrs`` holds ``source``, ``units`` (as given), ``dt_s``,
-        ``sampling_rate_hz``, ``provenance`` and ``metadata``.
+        ``sampling_rate_hz``, ``provenance``, ``metadata``, ``sha256`` (of the
+        file's bytes) and ``columns`` (the mapping used).
 
     Raises
     ------
@@ -305,16 +414,30 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL) ->
     """
     path = Path(path)
     dt_rtol = _check_dt_rtol(dt_rtol)
+    mapping = _check_columns(columns)
     raw = path.read_bytes()  # FileNotFoundError as is, before any metadata problem
     meta = _read_metadata(metadata, path)
-    reader = csv.reader(io.StringIO(_decode(raw, path, meta), newline=""))
-    cols = _read_columns(reader, path, meta)
+    text = _decode(raw, path, meta)
+    end = text.find("\n")
+    reader = csv.reader(io.StringIO(text if end < 0 else text[: end + 1], newline=""))
+    del text  # the careful reader below decodes again only if the fast one fails
+    cols = _read_columns(reader, path, meta, mapping or None)
     names = [c[0] for c in cols]
-    rows, lines = _read_rows(reader, path, len(cols))
-    data = _to_numbers(rows, lines, names, path)
-    _to_si(data, cols)
+    data = _fast_numbers(raw, len(cols))
+    if data is not None:
+        lines = np.arange(2, data.shape[0] + 2)
+    else:  # a bad cell somewhere: read row by row to name its line and column
+        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
+        next(reader)
+        rows, lines = _read_rows(reader, path, len(cols))
+        data = _to_numbers(rows, lines, names, path)
+        del rows
+    _to_si(data, cols, path, lines)
     _check_sampling(data[:, names.index("t")], lines, path, dt_rtol, meta)
-    return _to_frame(data, cols, path, meta)
+    df = _to_frame(data, cols, path, meta)
+    df.attrs["sha256"] = hashlib.sha256(raw).hexdigest()
+    df.attrs["columns"] = dict(mapping)
+    return df
 
 
 def default_data_path() -> Path:

@@ -10,6 +10,7 @@ is also importable from :mod:`skilib.data.forcedata`.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from . import fourier
-from .forcedata import DEFAULT_DT_RTOL, LEGS, _mean_step, default_data_path, default_metadata_path, load_force_data
+from .forcedata import DEFAULT_DT_RTOL, LEGS, SINGLE, _check_columns, _mean_step, default_data_path, default_metadata_path, load_force_data
 
 __all__ = [
     "DEFAULT_ON_N", "DEFAULT_OFF_N", "DEFAULT_MIN_DURATION_S", "DEFAULT_HARMONICS",
@@ -219,6 +220,21 @@ class PushForce:
     phase_time: float
     source_duration: float
     source: str
+    #: sha256 of the recording the push was cut from (None if not from a file)
+    sha256: str | None = None
+
+    def time_scaled(self, phase_time: float) -> "PushForce":
+        """The same push-off stretched to a phase of ``phase_time`` s (thesis fig. 32): the
+        explicit way to run a push fitted for one phase time with another."""
+        phase_time = fourier._check_positive("phase_time", phase_time)
+        return PushForce(fit=self.fit.time_scaled(phase_time, t0=0.0), phase_time=phase_time,
+                         source_duration=self.source_duration, source=self.source, sha256=self.sha256)
+
+    @property
+    def provenance(self) -> str:
+        """Where the push-off comes from: the recording's path and sha256."""
+        sha = f", sha256 {self.sha256}" if self.sha256 else ""
+        return f"Fourier fit (eq. 102) of the push-off in {self.source}{sha}"
 
     @property
     def pearson_r(self) -> float:
@@ -256,18 +272,23 @@ class PushForce:
         return self.fit.evaluate(self._check(tau), derivative=order)
 
 
-def _file_stamp(p: Path) -> tuple[int, int]:
-    st = p.stat()
-    return (st.st_mtime_ns, st.st_size)
+def _file_stamp(p: Path) -> str:
+    """The file's content hash (sha256): the identity of a recording, whatever its mtime."""
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 @functools.lru_cache(maxsize=32)
-def _cached_push_fit(path: str, stamp: tuple, metadata_key: str | None, n_harmonics: int,
+def _cached_push_fit(path: str, stamp: str, metadata_key: str | None, n_harmonics: int,
                      on: float, off: float, min_duration: float,
-                     method: str) -> tuple[fourier.FourierFit, RepresentativePush]:
-    """Load + detect + fit, memoised on the file's identity and every option.
+                     method: str, columns_key=None) -> tuple[fourier.FourierFit, RepresentativePush]:
+    """Load + detect + fit, memoised on the file's content and every option.
 
-    ``stamp`` (mtime, size) is only part of the key so an edited file is refit.
+    ``stamp`` (the file's sha256) is part of the key so an edited file is refit, even one
+    rewritten with the same size and modification time.
     """
     if metadata_key is None:
         meta = None
@@ -275,12 +296,16 @@ def _cached_push_fit(path: str, stamp: tuple, metadata_key: str | None, n_harmon
         meta = json.loads(metadata_key)
     else:
         meta = metadata_key
-    frame = load_force_data(path, meta)
-    push = representative_push(frame, on=on, off=off, min_duration=min_duration)
+    frame = load_force_data(path, meta, columns=None if columns_key is None else dict(columns_key))
+    if frame.attrs.get("sha256") != stamp:
+        raise ValueError(f"{path}: the file changed while it was read (sha256 {stamp} before, "
+                         f"{frame.attrs.get('sha256')} after)")
+    legs = tuple(c for c in (*LEGS, SINGLE) if c in frame.columns)  # both legs, or a single plate
+    push = representative_push(frame, legs=legs, on=on, off=off, min_duration=min_duration)
     return fit_push(push, n_harmonics, method=method), push
 
 
-def _push_fit(path, metadata, n_harmonics, on, off, min_duration, method):
+def _push_fit(path, metadata, n_harmonics, on, off, min_duration, method, columns=None):
     p = Path(path).resolve()
     if isinstance(metadata, dict):
         mkey = json.dumps(metadata, sort_keys=True)
@@ -288,22 +313,32 @@ def _push_fit(path, metadata, n_harmonics, on, off, min_duration, method):
         mkey = None
     else:
         mkey = str(Path(metadata).resolve())
-    return _cached_push_fit(str(p), _file_stamp(p), mkey, n_harmonics, float(on), float(off),
-                            float(min_duration), method)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such force data file")
+    ckey = None if columns is None else tuple(sorted(_check_columns(columns).items()))
+    stamp = _file_stamp(p)
+    fit, push = _cached_push_fit(str(p), stamp, mkey, n_harmonics, float(on), float(off), float(min_duration),
+                                 method, ckey)
+    return fit, push, stamp
 
 
 def push_force_from_data(path, phase_time: float, *, metadata=None,
                          n_harmonics: int = DEFAULT_HARMONICS, on: float = DEFAULT_ON_N,
                          off: float = DEFAULT_OFF_N,
                          min_duration: float = DEFAULT_MIN_DURATION_S,
-                         method: str = "thesis") -> PushForce:
+                         method: str = "thesis", columns=None) -> PushForce:
     """F(τ) from a recording: load, pick the representative push
-    (:func:`representative_push`), fit eq. 102 with ``n_harmonics`` harmonics
-    and stretch the fit to ``phase_time`` seconds. The fit is cached."""
+    (:func:`representative_push`, over both legs, or the one force column of a single-plate
+    recording), fit eq. 102 with ``n_harmonics`` harmonics and stretch the fit to
+    ``phase_time`` seconds (thesis fig. 32).  ``columns`` maps the loader's names to the
+    file's (see :func:`skilib.data.forcedata.load_force_data`).  The fit is cached on the
+    file's sha256, which the returned :class:`PushForce` records with the path; a run with
+    another phase time refuses it (use ``PushForce.time_scaled``)."""
     phase_time = fourier._check_positive("phase_time", phase_time)
-    f, push = _push_fit(path, metadata, n_harmonics, on, off, min_duration, method)
+    n_harmonics = fourier._check_int("n_harmonics", n_harmonics, minimum=1)
+    f, push, sha = _push_fit(path, metadata, n_harmonics, on, off, min_duration, method, columns)
     return PushForce(fit=f.time_scaled(phase_time, t0=0.0), phase_time=phase_time,
-                     source_duration=push.duration, source=push.source)
+                     source_duration=push.duration, source=push.source, sha256=sha)
 
 
 def default_push_fit(n_harmonics: int = DEFAULT_HARMONICS) -> fourier.FourierFit:

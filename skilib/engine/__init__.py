@@ -23,13 +23,15 @@ from .constraints import (
     Translational,
 )
 from .errors import (
+    BudgetExceededError,
     GimbalLockError,
     InconsistentInitialConditions,
     IntegrationError,
+    NonFiniteError,
     RedundantConstraintError,
     SingularSystemError,
 )
-from .forces import AxialFriction, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
+from .forces import AxialFriction, AxisForce, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
 from .integrators import ProjectedRK
@@ -39,7 +41,7 @@ from .projection import Projector, project
 from .reactions import JointReaction, joint_reactions
 from .solver import DynamicsResult, consistent_initial_conditions, gimbal_events, solve_dynamics
 from .system import MultibodySystem
-from .timefunctions import Constant, FromCallables, Polynomial, RotationPath
+from .timefunctions import Constant, FromCallables, Polynomial, RotationPath, Stack, TimeFunction
 
 __all__ = [
     "GROUND", "RigidBody", "box_inertia", "rod_inertia",
@@ -47,11 +49,11 @@ __all__ = [
     "PointOnLine", "KnifeEdge", "RollingDisk", "VelocityRows",
     "PointOnPlane", "PointPathDriver", "RelativePointDriver", "Prismatic", "Revolute", "Spherical", "Translational",
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
-    "SingularSystemError",
-    "AxialFriction", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
+    "SingularSystemError", "NonFiniteError", "BudgetExceededError",
+    "AxialFriction", "AxisForce", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
     "Evaluation", "ProjectedRK", "Integrator", "Stabilization", "Projector", "JointReaction", "joint_reactions",
     "MultibodySystem",
-    "Constant", "FromCallables", "Polynomial", "RotationPath",
+    "Constant", "FromCallables", "Polynomial", "RotationPath", "Stack", "TimeFunction",
 ]

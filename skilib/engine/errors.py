@@ -29,3 +29,21 @@ class InconsistentInitialConditions(ValueError):
 
 class IntegrationError(RuntimeError):
     """The time integrator stopped before the end of the interval."""
+
+
+class NonFiniteError(ValueError):
+    """A force, a prescribed law or the state became NaN or ±inf.  The message names where
+    it entered (the force or constraint, the body or coordinate) and the time; attributes
+    ``source`` and ``t`` say it for programs."""
+
+    def __init__(self, message: str, *, source: str | None = None, t: float | None = None):
+        super().__init__(message)
+        self.source, self.t = source, t
+
+
+class BudgetExceededError(IntegrationError):
+    """A run used up its work budget (evaluations of eq. 101 or wall time); ``budget`` names it."""
+
+    def __init__(self, message: str, *, budget: str | None = None):
+        super().__init__(message)
+        self.budget = budget

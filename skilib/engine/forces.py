@@ -19,6 +19,7 @@ __all__ = [
     "PointForce",
     "ConstantForce",
     "LineForce",
+    "AxisForce",
     "Torque",
     "Gravity",
     "SpringDamper",
@@ -113,6 +114,31 @@ class LineForce(Force):
         if s.dtype is float and not np.isfinite(F):
             raise ValueError(f"force '{self.name}': magnitude returned {F!r} at t={s.t}; expected a finite number")
         point_generalized_force(s, self.body, self.u, F * self.direction(s), Q)
+        return Q
+
+
+class AxisForce(Force):
+    """A force of prescribed magnitude F(t) along a body-fixed axis a = A ā, at a body point
+    (e.g. a ski's friction along the ski, with a magnitude known in advance).  ``magnitude``
+    is a callable of time returning N (signed: negative points against the axis)."""
+
+    def __init__(self, name, body, point, axis, magnitude):
+        if not callable(magnitude):
+            raise ValueError(f"force '{name}': magnitude must be a callable of time, got {magnitude!r}")
+        a = np.asarray(axis, dtype=float)
+        if a.shape != (3,) or not np.all(np.isfinite(a)) or not np.linalg.norm(a) > 0:
+            raise ValueError(f"force '{name}': axis must be a non-zero 3-vector, got {axis!r}")
+        self.name, self.body = name, body
+        self.u = body.point(point)
+        self.axis = a / np.linalg.norm(a)
+        self.magnitude = magnitude
+
+    def generalized(self, s):
+        Q = np.zeros(s.nq, dtype=s.dtype)
+        F = s.signal(self.magnitude)
+        if s.dtype is float and not np.isfinite(F):
+            raise ValueError(f"force '{self.name}': magnitude returned {F!r} at t={s.t}; expected a finite number")
+        point_generalized_force(s, self.body, self.u, F * s.vector(self.body, self.axis).val, Q)
         return Q
 
 

@@ -8,11 +8,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .validation import check_number
+
 __all__ = ["Stabilization", "Integrator", "baumgarte", "STABILIZATIONS", "RK_METHODS"]
 
 STABILIZATIONS = ("baumgarte", "projection", "none")
 #: explicit Runge–Kutta methods that can be stepped with a projection after every step
 RK_METHODS = ("RK45", "RK23", "DOP853")
+#: the Baumgarte step h [s] accepted: its modes (−1 ± i)/h must stay within reach of a
+#: time integrator; below 1e-4 s the stabilization is stiffer than any motion it guards
+H_RANGE = (1e-4, 1e4)
+#: the integrator's relative tolerance: below 1e-15 it asks for more than double precision
+RTOL_RANGE = (1e-15, 1.0)
 
 
 def _is_number(v) -> bool:
@@ -22,7 +29,8 @@ def _is_number(v) -> bool:
 def baumgarte(h: float):
     """The thesis's Baumgarte parameters for a nominal step h: (α, β) = (1/h, √2/h) (§3.8)."""
     if not (_is_number(h) and h > 0 and math.isfinite(h)):
-        raise ValueError(f"h must be > 0, got {h}")
+        raise ValueError(f"h must be > 0, got {h!r}")
+    check_number("h", h, low=H_RANGE[0], high=H_RANGE[1], unit="s")
     return 1.0 / h, np.sqrt(2.0) / h
 
 
@@ -53,14 +61,14 @@ class Stabilization:
             alpha = a_h if alpha is None else alpha
             beta = b_h if beta is None else beta
             if not (_is_number(alpha) and _is_number(beta) and alpha >= 0
-                    and math.isfinite(alpha) and math.isfinite(beta)):
-                raise ValueError(f"alpha, beta: Baumgarte parameters must be finite numbers with alpha >= 0, "
+                    and math.isfinite(alpha) and math.isfinite(beta)) or alpha > 1e8 or abs(beta) > 1e8:
+                raise ValueError(f"alpha, beta: Baumgarte parameters must be finite numbers with 0 <= alpha <= 1e8, "
                                  f"got {alpha!r}, {beta!r}")
             return cls("baumgarte", float(alpha), float(beta), float(projection_tol))
         if alpha is not None or beta is not None:
             raise ValueError(f"alpha, beta: Baumgarte parameters, but stabilization={kind!r} takes none")
-        if kind == "projection" and not (_is_number(projection_tol) and projection_tol > 0):
-            raise ValueError(f"projection_tol: must be a positive number (max |C| after projection), "
+        if kind == "projection" and not (_is_number(projection_tol) and 0 < projection_tol <= 1e-3):
+            raise ValueError(f"projection_tol: must be a number in (0, 1e-3] (max |C| after projection), "
                              f"got {projection_tol!r}")
         return cls(kind, 0.0, 0.0, float(projection_tol))
 
@@ -85,9 +93,9 @@ class Integrator:
         if stabilization is not None and stabilization.projects and method not in RK_METHODS:
             raise ValueError(f"method: stabilization='projection' steps an explicit Runge-Kutta method "
                              f"{RK_METHODS}, got {method!r}")
-        for name, v in (("rtol", rtol), ("atol", atol)):
-            if not (_is_number(v) and v > 0 and math.isfinite(v)):
-                raise ValueError(f"{name}: must be a finite number > 0, got {v!r}")
-        if not (_is_number(max_step) and max_step > 0):
-            raise ValueError(f"max_step: must be a number > 0, got {max_step!r}")
-        return cls(method, float(rtol), float(atol), float(max_step))
+        if not isinstance(method, str):
+            raise ValueError(f"method: must be the name of a solve_ivp method, got {method!r}")
+        rtol = check_number("rtol", rtol, positive=True, low=RTOL_RANGE[0], high=RTOL_RANGE[1])
+        atol = check_number("atol", atol, positive=True, high=1.0)
+        max_step = check_number("max_step", max_step, positive=True, finite=False)
+        return cls(method, rtol, atol, max_step)

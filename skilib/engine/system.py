@@ -13,6 +13,7 @@ import numpy as np
 
 from .constraints import EulerParameterNorm
 from .evaluation import Evaluation, power_vector
+from .finite import nonfinite_error
 from .errors import GimbalLockError, RedundantConstraintError, SingularSystemError
 from .kinematics import Jet, State, stack
 
@@ -221,9 +222,10 @@ class MultibodySystem:
         try:
             x = np.linalg.solve(K, rhs)
         except np.linalg.LinAlgError:
-            raise SingularSystemError(self.singular_message(t, q, K)) from None
-        if not np.all(np.isfinite(x)):
-            raise SingularSystemError(self.singular_message(t, q, K))
+            x = None
+        if x is None or not np.all(np.isfinite(x)):  # a NaN or inf is named before any singularity
+            raise (nonfinite_error(self, t, q, qd, forces=Qf, M=M, Qv=Qv, C=c.val, Cq=c.J, Cdot=c.vel, quad=c.quad)
+                   or SingularSystemError(self.singular_message(t, q, K))) from None
         lam = x[n:]
         return Evaluation(t=t, q=q, qd=qd, alpha=alpha, beta=beta, qdd=x[:n], lam=lam, M=M, Qv=Qv, C=c.val,
                           Cq=c.J, Cdot=c.vel, quad=c.quad, forces=Qf, force_names=tuple(Qf),

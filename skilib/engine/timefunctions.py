@@ -15,6 +15,7 @@ __all__ = [
     "Constant",
     "Polynomial",
     "FromCallables",
+    "Stack",
     "as_time_function",
     "RotationPath",
 ]
@@ -68,6 +69,18 @@ class FromCallables(TimeFunction):
 
     def __call__(self, t):
         return (np.asarray(self.f(t), float), np.asarray(self.fd(t), float), np.asarray(self.fdd(t), float))
+
+
+class Stack(TimeFunction):
+    """A vector law from scalar laws (or constants): f(t) = [f₁(t), f₂(t), …] with its
+    derivatives component by component."""
+
+    def __init__(self, *laws):
+        self.laws = tuple(as_time_function(f, f"Stack component {k}") for k, f in enumerate(laws))
+
+    def __call__(self, t):
+        vals = [law(t) for law in self.laws]
+        return tuple(np.array([np.asarray(v[i]).reshape(()) for v in vals]) for i in range(3))
 
 
 def as_time_function(x, name: str = "law") -> TimeFunction:

@@ -9,6 +9,8 @@ cases (the thesis's tables 7–9 and every number the compendium compares with),
 (leg laws for a phase time), summary (per-run summaries).
 """
 from . import cases, laws, summary
+from .free import FreeLaws, FreeSkaterModel, FreeSkaterParams
+from .free_run import FreeSteadyState, free_steady_state, simulate_free
 from .model import SkierModel
 from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_heading
 from .push import stand_in_push_force
@@ -16,5 +18,6 @@ from .result import SimResult
 from .run import simulate_phase, simulate_run
 from .steady import SteadyState, steady_state
 
-__all__ = ["cases", "laws", "summary", "ROTATIONS", "SIDES", "SkierModel", "SkierParams", "push_plane_direction", "ski_heading",
+__all__ = ["FreeLaws", "FreeSkaterModel", "FreeSkaterParams", "FreeSteadyState", "free_steady_state",
+           "simulate_free", "cases", "laws", "summary", "ROTATIONS", "SIDES", "SkierModel", "SkierParams", "push_plane_direction", "ski_heading",
            "SimResult", "simulate_phase", "simulate_run", "stand_in_push_force", "SteadyState", "steady_state"]

@@ -11,18 +11,25 @@ import numpy as np
 import pandas as pd
 
 from ..engine.reactions import JointReaction
+from ..engine.validation import check_number
 
 __all__ = ["output_grid", "stroke_frame"]
 
 
+#: the most output points of one stroke (the frame has ~100 columns: 8e7 numbers)
+MAX_POINTS_PER_STROKE = 100_000
+
+
 def output_grid(T, dt_out, n_out) -> np.ndarray:
-    """The output times of one stroke: ``n_out`` points, or steps of about ``dt_out``."""
+    """The output times of one stroke: ``n_out`` points, or steps of about ``dt_out``
+    (at most ``MAX_POINTS_PER_STROKE`` points either way)."""
     if n_out is not None:
-        if int(n_out) < 2:
-            raise ValueError(f"n_out: need at least 2 output points per stroke, got {n_out!r}")
-        return np.linspace(0.0, T, int(n_out))
-    if not dt_out > 0:
-        raise ValueError(f"dt_out: must be > 0, got {dt_out!r}")
+        n_out = check_number("n_out", n_out, integer=True, low=2, high=MAX_POINTS_PER_STROKE)
+        return np.linspace(0.0, T, n_out)
+    dt_out = check_number("dt_out", dt_out, positive=True, unit="s")
+    if T / dt_out > MAX_POINTS_PER_STROKE:
+        raise ValueError(f"dt_out: {dt_out:g} s gives {T / dt_out:.3g} output points per stroke of {T:g} s, more "
+                         f"than {MAX_POINTS_PER_STROKE}; use a larger dt_out")
     k = max(1, int(round(T / dt_out)))
     return np.linspace(0.0, T, k + 1)
 

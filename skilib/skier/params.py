@@ -14,8 +14,9 @@ import numpy as np
 
 from ..engine.rotation import ZXZ, EulerParameters
 from ..engine.timefunctions import Polynomial
+from ..engine.validation import check_bool, check_number
 
-__all__ = ["SkierParams", "ski_heading", "push_plane_direction", "SIDES", "ROTATIONS", "ANGLE_CONVENTIONS",
+__all__ = ["SkierParams", "BOUNDS", "ski_heading", "push_plane_direction", "SIDES", "ROTATIONS", "ANGLE_CONVENTIONS",
            "PUSH_DIRECTIONS"]
 
 ANGLE_CONVENTIONS = ("v_angle", "from_x")
@@ -23,6 +24,19 @@ PUSH_DIRECTIONS = ("travel", "ski", "across")
 SIDES = ("right", "left")
 #: rotation coordinates of the skier's bodies ; ZXZ is the thesis's choice
 ROTATIONS = {"zxz": ZXZ, "euler_parameters": EulerParameters}
+
+#: the plausible range [low, high] of every number of ``SkierParams`` (inclusive, SI units
+#: as in the field list).  Far outside a human skier (a 1e10 kg skier, a 1 km leg) the
+#: integrator would grind for minutes before failing; such values are refused by name.
+#: The physical conditions (leg reach, leg angle, skating angle) are checked beside.
+BOUNDS = {
+    "mass": (1.0, 500.0), "lower_leg": (1e-3, 5.0), "upper_leg": (1e-3, 5.0), "ski_mass": (1e-3, 50.0),
+    "ski_length": (1e-2, 10.0), "ski_width": (1e-3, 1.0), "ski_height": (1e-3, 1.0),
+    "shank_mass_fraction": (0.0, 1.0), "ankle_offset": (0.0, 5.0), "friction": (0.0, 1e4), "g": (0.0, 100.0),
+    "air_density": (0.0, 100.0), "cda": (0.0, 100.0), "leg_extension0": (0.0, 10.0), "c_ext": (-100.0, 100.0),
+    "leg_angle0_deg": (-90.0, 90.0), "c_rot_deg": (-1e4, 1e4), "phase_time": (0.0, 100.0),
+    "skating_angle_deg": (-180.0, 180.0),
+}
 
 
 @dataclass(frozen=True)
@@ -54,7 +68,9 @@ class SkierParams:
                             ±angle/2 from X; 'from_x': each ski at ±angle from X
 
     Defaults of the phase parameters are table 9's long run (T = 1 s, 50°, C_ext = 0.2 m/s,
-    C_rot = 22.5 °/s).  Non-physical values raise ValueError naming the field.
+    C_rot = 22.5 °/s).  Non-physical values raise ValueError naming the field: a bool or
+    a string where a number is expected, NaN, inf, and numbers outside ``BOUNDS`` (e.g.
+    mass in [1, 500] kg, ski_mass ≤ 50 kg, friction ≤ 10 kN, phase_time ≤ 100 s).
     """
 
     mass: float = 75.0
@@ -85,19 +101,13 @@ class SkierParams:
         for f in fields(self):
             v = getattr(self, f.name)
             if f.name in ("gravity", "air_drag"):
-                if not isinstance(v, (bool, np.bool_)):
-                    raise ValueError(f"{f.name}: must be True or False, got {v!r}")
+                object.__setattr__(self, f.name, check_bool(f.name, v))
             elif f.name in ("angle_convention", "push_direction"):
                 continue
             elif v is None and f.name == "ankle_offset":
                 continue
-            else:
-                try:
-                    x = float(v)
-                except (TypeError, ValueError):
-                    raise ValueError(f"{f.name}: must be a number, got {v!r}") from None
-                if not math.isfinite(x):
-                    raise ValueError(f"{f.name}: must be finite, got {v!r}")
+            else:  # a number: not a bool, a string, NaN or inf
+                object.__setattr__(self, f.name, check_number(f.name, v))
         if self.angle_convention not in ANGLE_CONVENTIONS:
             raise ValueError(f"angle_convention: must be one of {ANGLE_CONVENTIONS}, got {self.angle_convention!r}")
         if self.push_direction not in PUSH_DIRECTIONS:
@@ -144,6 +154,11 @@ class SkierParams:
             raise ValueError(
                 f"c_rot_deg: the leg would reach γ(T) = γ0 + C_rot·T = {gT:.6g} deg; the leg "
                 "must stay above the ski, |γ| < 90 deg")
+        for name, (lo, hi) in BOUNDS.items():  # last: the physical conditions above say more
+            v = getattr(self, name)
+            if v is not None and not lo <= v <= hi:
+                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
+                                 "(skilib.skier.params.BOUNDS)")
 
     # -- derived quantities -------------------------------------------------------------
     @property

@@ -5,7 +5,17 @@ import math
 
 from .params import SkierParams
 
-__all__ = ["STAND_IN_PEAK_BW", "stand_in_push_force", "ScaledPush", "default_push_force", "check_push_force"]
+__all__ = ["STAND_IN_PEAK_BW", "MAX_PUSH_BODY_WEIGHTS", "MAX_FORCE_SCALE", "stand_in_push_force", "ScaledPush",
+           "default_push_force", "check_push_force", "push_provenance"]
+
+#: the largest push-off accepted, in body weights of the skier (M g): measured leg forces in
+#: skating peak near 1–2 body weights; 20 leaves room for any experiment and refuses the
+#: absurd (a 1e30 N push), which would only make the integrator grind
+MAX_PUSH_BODY_WEIGHTS = 20.0
+#: the largest ``force_scale`` accepted
+MAX_FORCE_SCALE = 10.0
+#: points of the phase at which a push-off is checked
+_N_CHECK = 201
 
 #: the stand-in push-off curve's peak, in body weights (see stand_in_push_force)
 STAND_IN_PEAK_BW = 1.2
@@ -52,17 +62,43 @@ def default_push_force(params: SkierParams, phase_time: float):
     """
     from ..data.forcedata import default_push_force as fitted
 
-    return fitted(phase_time), "skilib.data.forcedata.default_push_force: Fourier fit of SYNTHETIC force-plate data"
+    F = fitted(phase_time)
+    return F, ("skilib.data.forcedata.default_push_force: Fourier fit of SYNTHETIC force-plate data "
+               f"({F.source}, sha256 {F.sha256})")
 
 
-def check_push_force(F, T) -> None:
-    """A ``ValueError`` naming ``push_force`` unless F is a callable giving finite forces on [0, T]."""
+def push_provenance(F, T):
+    """(file, sha256) of a push-off fitted from a recording (``PushForce``), else (None, None).
+
+    A ``PushForce`` carries the phase time it was stretched to (thesis fig. 32); run with
+    another phase it would be cut short or called beyond its end, so that is an error naming
+    both times (``PushForce.time_scaled(T)`` gives the stretched push explicitly).
+    """
+    fitted_for = getattr(F, "phase_time", None)
+    if fitted_for is not None and hasattr(F, "fit") and abs(float(fitted_for) - T) > 1e-9 * T:
+        raise ValueError(f"push_force: fitted for a phase of {float(fitted_for):g} s, but the run's phase_time is "
+                         f"{T:g} s; pass push_force.time_scaled({T:g}) to stretch it, or fit it for {T:g} s")
+    source = getattr(F, "source", None)
+    if source is not None and hasattr(F, "fit"):
+        return str(source), getattr(F, "sha256", None)
+    return None, None
+
+
+def check_push_force(F, T, params: SkierParams | None = None) -> None:
+    """A ``ValueError`` naming ``push_force`` unless F is a callable giving finite forces on
+    [0, T] (sampled at 201 points) of at most ``MAX_PUSH_BODY_WEIGHTS`` body weights."""
     if not callable(F):
         raise ValueError(f"push_force: must be None or a callable of phase time τ [s] -> N, got {F!r}")
-    for tau in (0.0, 0.5 * T, T):
+    limit = MAX_PUSH_BODY_WEIGHTS * params.mass * params.g if params is not None and params.g > 0 else None
+    for i in range(_N_CHECK):
+        tau = T * i / (_N_CHECK - 1)
         try:
             v = float(F(tau))
         except Exception as exc:  # noqa: BLE001 - report any failure of the user's callable
             raise ValueError(f"push_force: calling it at τ = {tau} s failed: {exc}") from exc
         if not math.isfinite(v):
             raise ValueError(f"push_force: returned {v!r} at τ = {tau} s; expected a finite force in N")
+        if limit is not None and abs(v) > limit:
+            raise ValueError(f"push_force: {v:.6g} N at τ = {tau:g} s (after force_scale) exceeds "
+                             f"{MAX_PUSH_BODY_WEIGHTS:g} body weights ({limit:.6g} N), the plausible bound "
+                             "(skilib.skier.push.MAX_PUSH_BODY_WEIGHTS)")

@@ -49,8 +49,9 @@ class SimResult:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,
         joints) and of the projections' kinetic-energy change, with the residual ΔKE − ΣW."""
         st = self.strokes
-        works = st[["work_push", "work_friction", "work_gravity", "work_drag", "work_drivers", "work_joints",
-                    "projection_energy"]]
+        terms = self.info.get("work_terms", ("work_push", "work_friction", "work_gravity", "work_drag",
+                                             "work_drivers", "work_joints"))
+        works = st[list(terms) + ["projection_energy"]]
         out = st[["stroke", "ke_start", "ke_end"]].copy()
         out["delta_ke"] = st["ke_end"] - st["ke_start"]
         out["total_work"] = works.sum(axis=1)

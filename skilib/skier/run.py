@@ -21,18 +21,25 @@ import pandas as pd
 
 from ..engine.options import Integrator, Stabilization
 from ..engine.solver import consistent_initial_conditions
+from ..engine.validation import check_bool, check_choice, check_number
 from .frame import output_grid, stroke_frame
 from .model import SkierModel
 from .params import ROTATIONS, SIDES, SkierParams, ski_heading
-from .push import ScaledPush, check_push_force, default_push_force
+from .push import MAX_FORCE_SCALE, ScaledPush, check_push_force, default_push_force, push_provenance
 from .result import SimResult
-from .stroke import MAX_STEP_DIVISOR, Stroke
+from .stroke import MAX_STEP_DIVISOR, Budget, Stroke
 
 __all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change"]
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "cm_z_jump", "s_dot_before", "s_dot_after",
                    "cm_speed_before", "cm_speed_after"]
 _EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
+#: bounds of a run's size: strokes, output points per stroke and in all, initial speed [m/s]
+MAX_STROKES = 10_000
+MAX_OUTPUT_ROWS = 2_000_000
+MAX_V0 = 50.0
+#: the default work budget of a run: evaluations of eq. 101 (a table 9 stroke takes ~5e3)
+DEFAULT_MAX_EVALUATIONS = 5_000_000
 
 
 def initial_state(model, v0):
@@ -75,22 +82,24 @@ class RunOptions:
     force_scale: float
     compiled: bool
     rotation: str
+    budget: Budget = None
+    force_file: str | None = None
+    force_sha256: str | None = None
 
     def info(self) -> dict:
         st, ig = self.stabilization, self.integrator
-        return dict(force_source=self.source, force_scale=self.force_scale, method=ig.method, rtol=ig.rtol,
+        return dict(force_source=self.source, force_file=self.force_file, force_sha256=self.force_sha256,
+                    force_scale=self.force_scale, max_evaluations=self.budget.max_evaluations,
+                    max_wall_time=self.budget.max_wall_time, method=ig.method, rtol=ig.rtol,
                     atol=ig.atol, alpha=st.alpha, beta=st.beta, v0=self.v0, first_ski=self.first_ski,
                     compiled=self.compiled, rotation=self.rotation, stabilization=st.kind,
                     projection_tol=st.projection_tol if st.projects else None)
 
 
-def _is_finite_number(v) -> bool:
-    return isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_deg, push_force, v0, first_ski,
                 force_scale, dt_out, n_out, method, rtol, atol, h, alpha, beta, compiled, rotation,
-                stabilization, projection_tol) -> RunOptions:
+                stabilization, projection_tol, max_evaluations=DEFAULT_MAX_EVALUATIONS,
+                max_wall_time=None) -> RunOptions:
     """Check every argument of ``simulate_run`` once (``ValueError`` naming it)."""
     params = SkierParams() if params is None else params
     if not isinstance(params, SkierParams):
@@ -98,24 +107,33 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
     over = {k: v for k, v in (("phase_time", phase_time), ("skating_angle_deg", skating_angle_deg),
                               ("c_ext", c_ext), ("c_rot_deg", c_rot_deg)) if v is not None}
     params = replace(params, **over)
-    if not (isinstance(strokes, (int, np.integer)) and not isinstance(strokes, bool) and strokes >= 1):
-        raise ValueError(f"strokes: must be a positive integer, got {strokes!r}")
-    if first_ski not in SIDES:
-        raise ValueError(f"first_ski: must be one of {SIDES}, got {first_ski!r}")
-    if not _is_finite_number(v0):
-        raise ValueError(f"v0: must be a finite speed in m/s, got {v0!r}")
-    if not (_is_finite_number(force_scale) and force_scale >= 0):
-        raise ValueError(f"force_scale: must be a finite number >= 0, got {force_scale!r}")
+    strokes = check_number("strokes", strokes, integer=True, low=1, high=MAX_STROKES)
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    v0 = check_number("v0", v0, low=-MAX_V0, high=MAX_V0, unit="m/s")
+    force_scale = check_number("force_scale", force_scale, low=0.0, high=MAX_FORCE_SCALE)
+    compiled = check_bool("compiled", compiled)
+    rotation = check_choice("rotation", rotation, tuple(ROTATIONS))
+    max_evaluations = check_number("max_evaluations", max_evaluations, integer=True, positive=True)
+    if max_wall_time is not None:
+        max_wall_time = check_number("max_wall_time", max_wall_time, positive=True, unit="s")
     T = params.phase_time
-    base, source = default_push_force(params, T) if push_force is None else (push_force, "user callable")
-    check_push_force(base, T)
+    if push_force is None:
+        base, source = default_push_force(params, T)
+    else:
+        base, source = push_force, "user callable"
+    file, sha = push_provenance(base, T)
+    if push_force is not None and file is not None:
+        source = f"user PushForce: {base.provenance}"
     push = base if force_scale == 1.0 else ScaledPush(base, float(force_scale))
-    if not (isinstance(rotation, str) and rotation in ROTATIONS):
-        raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
+    check_push_force(push, T, params)
     stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta, projection_tol=projection_tol)
     integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=T / MAX_STEP_DIVISOR, stabilization=stab)
-    return RunOptions(params, int(strokes), push, source, stab, integ, output_grid(T, dt_out, n_out), float(v0),
-                      first_ski, float(force_scale), bool(compiled), rotation)
+    grid = output_grid(T, dt_out, n_out)
+    if strokes * len(grid) > MAX_OUTPUT_ROWS:
+        raise ValueError(f"dt_out/n_out: {strokes} strokes x {len(grid)} output points = {strokes * len(grid)} rows, "
+                         f"more than {MAX_OUTPUT_ROWS}; use a coarser output grid or fewer strokes")
+    return RunOptions(params, strokes, push, source, stab, integ, grid, v0, first_ski, force_scale, compiled, rotation,
+                      Budget(max_evaluations, max_wall_time), file, sha)
 
 
 def _stroke_summary(k, model, side, hdg, y0, y_end, fr, T, ke_loss, dz) -> dict:
@@ -160,7 +178,8 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                  force_scale: float = 1.0, dt_out: float = 0.01, n_out: int | None = None,
                  method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05,
                  alpha=None, beta=None, compiled: bool = True, rotation: str = "zxz",
-                 stabilization: str = "baumgarte", projection_tol: float = 1e-12) -> SimResult:
+                 stabilization: str = "baumgarte", projection_tol: float = 1e-12,
+                 max_evaluations: int = DEFAULT_MAX_EVALUATIONS, max_wall_time: float | None = None) -> SimResult:
     """A run of alternating strokes (thesis §5.6, table 9), joined by the stroke-change rule.
 
     Parameters
@@ -172,11 +191,18 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         The combination is validated by SkierParams (ValueError naming the field).
     push_force : None for the default curve (the Fourier fit of the SYNTHETIC force-plate
         push-off, ``skilib.data.forcedata.default_push_force``), or any callable F(τ) [N] of the
-        phase time τ ∈ [0, T]: the magnitude applied along the leg (eqs. 179–181).
-    force_scale : multiplies the push-off (fig. 42's "half force" is 0.5).
-    v0 : initial ski speed ṡ along the first ski [m/s].
+        phase time τ ∈ [0, T]: the magnitude applied along the leg (eqs. 179–181).  It is
+        sampled at 201 points of the phase and refused (ValueError naming ``push_force``) if
+        a value is not finite or, scaled, exceeds ``MAX_PUSH_BODY_WEIGHTS`` = 20 body weights
+        of the skier (skilib.skier.push).  A ``PushForce`` fitted from a recording must be
+        fitted for this phase time (else an error naming both; ``PushForce.time_scaled``
+        stretches it); its file and sha256 are recorded in ``info`` (``force_file``,
+        ``force_sha256``), as are the default data set's.
+    force_scale : multiplies the push-off (fig. 42's "half force" is 0.5); in [0, 10].
+    v0 : initial ski speed ṡ along the first ski [m/s], |v0| ≤ 50.
     first_ski : 'right' (default, heading −angle/2) or 'left'.
-    dt_out / n_out : output grid step, or number of output points per stroke.
+    dt_out / n_out : output grid step, or number of output points per stroke (at most
+        100 000 per stroke and 2 000 000 in the whole run).
     method, rtol, atol : ``solve_ivp`` integrator and tolerances (``Integrator``).
     h, alpha, beta : Baumgarte stabilisation (eqs. 99–101), α = 1/h, β = √2/h (§3.8).  The
         constraint errors then obey C̈ + 2αĊ + β²C = 0, modes (−1 ± i)/h.  The default
@@ -197,6 +223,14 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         Cq q̇ = −Ct after every accepted step, to ``projection_tol`` in max|C|; needs an
         explicit Runge–Kutta ``method``: DOP853, RK45, RK23; the kinetic energy it changes
         is ``projection_energy`` per stroke), or 'none' (α = β = 0: the constraints drift).
+    max_evaluations, max_wall_time : the run's work budget: evaluations of eq. 101 (default
+        5 000 000; a table 9 stroke takes a few thousand) and wall-clock seconds (default
+        None: no limit).  A run that exceeds either stops with ``BudgetExceededError``
+        naming it, the stroke and the phase time reached.
+
+    Numbers are checked by ``skilib.engine.validation.check_number``: a bool, a string,
+    NaN, inf or an out-of-range value is a ValueError naming the argument (``compiled``
+    must be True or False).
 
     Examples
     --------
@@ -216,7 +250,9 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                     c_ext=c_ext, c_rot_deg=c_rot_deg, push_force=push_force, v0=v0, first_ski=first_ski,
                     force_scale=force_scale, dt_out=dt_out, n_out=n_out, method=method, rtol=rtol, atol=atol,
                     h=h, alpha=alpha, beta=beta, compiled=compiled, rotation=rotation,
-                    stabilization=stabilization, projection_tol=projection_tol)
+                    stabilization=stabilization, projection_tol=projection_tol, max_evaluations=max_evaluations,
+                    max_wall_time=max_wall_time)
+    o.budget.start()
     T = o.params.phase_time
     frames, srows, crows, erows, models = [], [], [], [], []
     nfev = n_proj = 0
@@ -226,7 +262,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         if change is not None:
             crows.append(change)
         models.append(model)
-        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled)
+        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=k + 1)
         y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
         segments, y_end, events = stroke.run(y0, T)
         nfev, n_proj = nfev + stroke.nfev, n_proj + stroke.n_projections

@@ -21,24 +21,53 @@ skater).  A model gives: ``nq``; ``system(mode, anchor=None)`` (mode ±1 sliding
 from __future__ import annotations
 
 import math
+import time
 from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..engine.codegen import compile_system
-from ..engine.errors import IntegrationError
+from ..engine.errors import BudgetExceededError, IntegrationError
 from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
 from .work import INTEGRALS, WorkLedger
 
-__all__ = ["Segment", "Stroke", "stroke_rhs", "MAX_STEP_DIVISOR", "INTEGRALS"]
+__all__ = ["Segment", "Stroke", "Budget", "stroke_rhs", "MAX_STEP_DIVISOR", "INTEGRALS"]
 
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
 #: cross zero twice inside one step unseen by the event detection
 MAX_STEP_DIVISOR = 50.0
+
+
+class Budget:
+    """A run's work budget: at most ``max_evaluations`` evaluations of eq. 101 and
+    ``max_wall_time`` seconds (None: no limit).  ``charge`` is called once per evaluation."""
+
+    def __init__(self, max_evaluations: int, max_wall_time: float | None = None):
+        self.max_evaluations, self.max_wall_time = int(max_evaluations), max_wall_time
+        self.used = 0
+        self.t0 = time.perf_counter()
+        self.where = ""
+
+    def start(self) -> None:
+        self.used, self.t0 = 0, time.perf_counter()
+
+    def charge(self, tau) -> None:
+        self.used += 1
+        if self.used > self.max_evaluations:
+            raise BudgetExceededError(
+                f"max_evaluations: the run used its budget of {self.max_evaluations} evaluations of eq. 101 "
+                f"at {self.where}τ = {float(tau):.6g} s; raise max_evaluations, or check the inputs "
+                "(forces, masses, tolerances) that make the integrator take so many steps", budget="max_evaluations")
+        if self.max_wall_time is not None and not self.used & 63:
+            spent = time.perf_counter() - self.t0
+            if spent > self.max_wall_time:
+                raise BudgetExceededError(
+                    f"max_wall_time: the run took more than {self.max_wall_time:g} s ({spent:.3g} s) at "
+                    f"{self.where}τ = {float(tau):.6g} s", budget="max_wall_time")
 
 
 class Segment(NamedTuple):
@@ -52,14 +81,17 @@ class Segment(NamedTuple):
     rows: object            # the model's rows of this system (``model.rows``)
 
 
-def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha: float, beta: float):
+def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha: float, beta: float,
+               budget=None):
     """dy/dτ for y = [q; q̇; extra states (works, ``INTEGRALS``, projection_energy)], one
-    ``evaluate`` per call."""
+    ``evaluate`` per call (each charged to ``budget``, a ``Budget``, if given)."""
     W, i3, k, nw = ledger.W, cm, 2 * n, len(ledger.names)
     out = np.zeros(2 * n + n_extra)  # the projection_energy rate stays 0
     evaluate, sqrt = system.evaluate, math.sqrt
+    charge = budget.charge if budget is not None else (lambda t: None)
 
     def rhs(t, y):
+        charge(t)
         qd = y[n: k]
         e = evaluate(t, y[:n], qd, alpha, beta)
         out[:n] = qd
@@ -77,8 +109,12 @@ def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha:
 class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
-    def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool):
+    def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool,
+                 budget: Budget | None = None, stroke_number: int | None = None):
         self.model = model
+        self.budget = budget
+        if budget is not None and stroke_number is not None:
+            budget.where = f"stroke {stroke_number}, "
         self.stab, self.integ = stabilization, integrator
         self.alpha, self.beta = stabilization.alpha, stabilization.beta
         self.compiled = compiled
@@ -145,7 +181,7 @@ class Stroke:
             system = self.system(mode)
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
-        rhs = stroke_rhs(system, ledger, rows.cm, n, len(m.extra_states), self.alpha, self.beta)
+        rhs = stroke_rhs(system, ledger, rows.cm, n, len(m.extra_states), self.alpha, self.beta, self.budget)
         ig = self.integ
         opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=True,
                     events=self._event(system, rows, mode))

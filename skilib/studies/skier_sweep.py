@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..engine.validation import check_number
 from ..skier.model import SkierParams
 from .sweeps import SweepResult, _check_frame, _plain, _sweep
 
@@ -149,9 +150,8 @@ class SkierRun:
 
     def __post_init__(self):
         s = self.strokes
-        if s != STEADY and not (isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 1):
-            raise ValueError(f"strokes: must be a positive integer or 'steady', got {s!r}")
-        object.__setattr__(self, "strokes", s if s == STEADY else int(s))
+        object.__setattr__(self, "strokes", s if isinstance(s, str) and s == STEADY
+                           else check_number("strokes", s, integer=True, low=1))
         object.__setattr__(self, "solver", _check_solver(self.solver))
         if self.push_force is not None and not callable(self.push_force):
             raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {self.push_force!r}")

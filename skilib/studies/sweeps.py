@@ -16,7 +16,11 @@ where or in which order they were run.
 
 Failures.  A row whose function raises (a non-physical value, an integration failure, a lost
 worker) becomes a row with ``status="error"`` and the error message; the other rows go on.
-Nothing is dropped: the output has exactly one row per input row, in input order.
+Each row is validated where it runs, so one bad cell (a NaN or a string in a column of
+numbers) fails only its own row.  A worker process that dies (a fatal signal) fails its row
+with the fault report the worker left, when it left one.  Nothing is dropped: the output has
+exactly one row per input row, in input order, and ``output=`` is written with the failed
+rows too (a column mixing numbers and text is stored as text).
 
 Provenance.  Every row carries the skilib version; ``output=path`` writes the table to
 Parquet with the sweep's ``info`` (version, function, the caller's provenance, scheduler,
@@ -24,12 +28,15 @@ wall time) in the file's metadata; ``read_sweep`` reads both back.
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import math
 import numbers
 import os
+import shutil
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Mapping
@@ -38,6 +45,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..engine.validation import check_bool, check_number
 
 __all__ = ["sweep", "read_sweep", "SweepResult"]
 
@@ -127,8 +136,21 @@ def _as_outputs(result, what: str, outputs, reserved) -> dict:
     return out
 
 
-def _run_guarded(fn, summarize, outputs, reserved, run_id, row):
-    """``fn(row)`` (then ``summarize``) that never raises: a failure is a row with its error."""
+def _run_guarded(fn, summarize, outputs, reserved, run_id, row, crash_dir=None):
+    """``fn(row)`` (then ``summarize``) that never raises: a failure is a row with its error.
+
+    With ``crash_dir`` (a folder the worker can write), a fatal signal that kills the worker
+    process (SIGSEGV, SIGBUS, ...) leaves Python's fault report in ``crash_dir/<run>.log``,
+    which the sweep reads to say why the worker died."""
+    log = None
+    if crash_dir is not None:
+        try:
+            log = open(Path(crash_dir) / f"{run_id}.log", "w")
+            log.write(f"row {run_id}: the worker process died while running it\n")
+            log.flush()
+            faulthandler.enable(file=log)
+        except OSError:
+            log = None
     try:
         result = fn(row)
         what = "fn"
@@ -139,6 +161,30 @@ def _run_guarded(fn, summarize, outputs, reserved, run_id, row):
         where = traceback.extract_tb(exc.__traceback__)[-1]
         msg = f"{type(exc).__name__}: {exc} (at {Path(where.filename).name}:{where.lineno})"
         return run_id, "error", msg, {}
+    finally:
+        if log is not None:
+            faulthandler.disable()
+            log.close()
+            try:
+                os.unlink(log.name)
+            except OSError:
+                pass
+
+
+def _death_reason(crash_dir, run_id) -> str:
+    """What a worker that died on row ``run_id`` left in its fault log, in one line ('' if nothing)."""
+    if crash_dir is None:
+        return ""
+    try:
+        text = (Path(crash_dir) / f"{run_id}.log").read_text(errors="replace")
+    except OSError:
+        return ""
+    lines = [ln.strip() for ln in text.splitlines()[1:] if ln.strip()]
+    if not lines:
+        return "; it left no Python fault report (killed by SIGKILL, e.g. out of memory?)"
+    fatal = next((ln for ln in lines if ln.startswith("Fatal Python error")), lines[0])
+    frames = [ln for ln in lines if ln.startswith("File ")]
+    return f"; the worker reported: {fatal}" + (f" in {frames[0]}" if frames else "")
 
 
 # ---------------------------------------------------------------------------
@@ -178,9 +224,8 @@ def _check_outputs(outputs, reserved) -> tuple | None:
 
 
 def _check_scheduler(scheduler, n_workers) -> None:
-    if n_workers is not None and not (isinstance(n_workers, (int, np.integer)) and not isinstance(n_workers, bool)
-                                      and n_workers >= 1):
-        raise ValueError(f"n_workers: must be a positive integer, got {n_workers!r}")
+    if n_workers is not None:
+        check_number("n_workers", n_workers, integer=True, low=1, high=4096)
     if scheduler is None or isinstance(scheduler, str):
         if isinstance(scheduler, str) and scheduler != "serial" and n_workers is not None:
             raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
@@ -272,6 +317,7 @@ def _sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, col
            n_workers=None, output=None, progress=True) -> SweepResult:
     """``sweep``'s work; ``columns`` {name: value} are constant provenance columns of every row."""
     params = _check_frame(parameters)
+    progress = check_bool("progress", progress)
     if summarize is not None and not callable(summarize):
         raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
     columns = dict(columns or {})
@@ -342,17 +388,20 @@ def _run_dask(records, task, scheduler, n_workers, bar):
         where = scheduler
     else:  # a Client (checked by _check_scheduler)
         client, where = scheduler, str(getattr(scheduler, "scheduler", "client"))
+    # the workers of our own cluster share this machine: they leave a fault report there
+    crash_dir = tempfile.mkdtemp(prefix="skilib-sweep-") if own_cluster is not None else None
     try:
         workers = len(client.scheduler_info().get("workers", {}))
-        futures = [client.submit(_run_guarded, *task, i, p, pure=False) for i, p in records]
+        futures = [client.submit(_run_guarded, *task, i, p, crash_dir, pure=False) for i, p in records]
         index = {f.key: i for f, (i, _) in zip(futures, records)}
         results = []
         for fut in as_completed(futures):
             if fut.status == "finished":
                 results.append(fut.result())
-            else:  # the task itself failed (a worker died): report it, keep going
-                exc = fut.exception()
-                results.append((index[fut.key], "error", f"{type(exc).__name__}: {exc} (Dask task failed)", {}))
+            else:  # the task itself failed (a worker died): report it with the worker's reason, keep going
+                exc, i = fut.exception(), index[fut.key]
+                results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed"
+                                f"{_death_reason(crash_dir, i)})", {}))
             fut.release()
             bar.update(1)
         return results, where, workers
@@ -361,6 +410,8 @@ def _run_dask(records, task, scheduler, n_workers, bar):
             own_client.close()
         if own_cluster is not None:
             own_cluster.close()
+        if crash_dir is not None:
+            shutil.rmtree(crash_dir, ignore_errors=True)
 
 
 def _assemble(params: pd.DataFrame, results, outputs) -> pd.DataFrame:
@@ -382,11 +433,28 @@ def _write(frame: pd.DataFrame, info: dict, path: Path) -> Path:
     import pyarrow.parquet as pq
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = pa.Table.from_pandas(_parquet_safe(frame), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[b"skilib.sweep"] = json.dumps(info, default=str).encode()
     pq.write_table(table.replace_schema_metadata(meta), path)
     return path
+
+
+def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every column Parquet can store: a column mixing types (a parameter
+    column with a string cell among numbers, which fails only its row) is written as text,
+    missing values kept missing; the returned frame itself is unchanged."""
+    out = None
+    for c in frame.columns:
+        col = frame[c]
+        if col.dtype != object:
+            continue
+        kinds = {type(v) for v in col if not (v is None or (isinstance(v, float) and math.isnan(v)))}
+        if len(kinds) <= 1 and not (kinds and next(iter(kinds)) not in (str, bool, int, float)):
+            continue
+        out = frame.copy() if out is None else out
+        out[c] = [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in col]
+    return frame if out is None else out
 
 
 def read_sweep(path) -> SweepResult:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..errors import SingularSystemError
 from ..evaluation import Evaluation
+from ..finite import nonfinite_error
 from ..system import MultibodySystem
 from .kernel import _KERNELS, _check_backend, _Kernel, kernel_cache_dir
 from .trace import _resolve, _Walk
@@ -40,6 +41,7 @@ class CompiledSystem:
             raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
                                f"{self.c.size}; delete the kernel cache ({kernel_cache_dir()})")
         self._inputs = [(_resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
+        self._input_paths = [path for path, _, _ in kern.inputs]
         self.inputs = self._inputs
         #: force elements evaluated by the numeric engine (untraceable callables of the state)
         self.numeric_forces = self._numeric_forces = [f for i, f in enumerate(system.forces)
@@ -113,8 +115,30 @@ class CompiledSystem:
         x = self._kernel_solve(float(t), q, qd, float(alpha), float(beta))
         # (the C driver checks finiteness itself; a NaN or inf anywhere makes the sum non-finite)
         if x is None or (self._check_finite and not math.isfinite(x.sum())):
-            raise SingularSystemError(self.system.singular_message(t, q, self._K))
+            raise self._failure(t, q, qd)
         return x
+
+    def _failure(self, t, q, qd):
+        """The error of a failed solve: a ``NonFiniteError`` naming where a NaN or inf entered
+        (input law or force, numeric force, body, constraint), else ``SingularSystemError``."""
+        labels, k = [], 0
+        for (fn, kind, shape), path in zip(self._inputs, self._input_paths):
+            size = 1 if kind[0] == "signal" else int(np.prod(shape) if shape else 1)
+            obj = {"forces": self.system.forces, "constraints": self.system.constraints}.get(path[0])
+            who = f"{path[0][:-1]} '{obj[path[1]].name}'" if obj is not None else str(path[0])
+            labels.append((f"{who} ({'.'.join(str(x) for x in path[2:])})", self._p[k: k + size]))
+            k += size
+        forces = {f.name: Q for f, Q in zip(self._numeric_forces, self._numeric_Q)}
+        if self._numeric_forces:
+            s = self.system.state(t, q, qd)
+            forces = {f.name: f.generalized(s) for f in self._numeric_forces}
+        err = nonfinite_error(self.system, t, q, qd, inputs=labels, forces=forces)
+        if err is None:  # the generated terms, recomputed on this state
+            o = self.terms(t, q, qd)
+            traced = {f.name: o["QF"][i] for i, f in enumerate(self._traced_forces)}
+            err = nonfinite_error(self.system, t, q, qd, forces=traced, M=o["M"], Qv=o["Qv"], C=o["C"], Cq=o["Cq"],
+                                  Cdot=o["Cvel"], quad=o["Cquad"])
+        return err or SingularSystemError(self.system.singular_message(t, q, self._K))
 
     def evaluate(self, t, q, qd, alpha=0.0, beta=0.0) -> Evaluation:
         """Solve eq. 101 with the kernel: the ``Evaluation`` whose arrays are views of the

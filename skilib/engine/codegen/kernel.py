@@ -2,6 +2,7 @@
 disk cache (see ``skilib.engine.codegen``)."""
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import importlib.util
@@ -14,6 +15,7 @@ import sys
 import tempfile
 import threading
 import types
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,16 @@ import numpy as np
 from ..system import MultibodySystem
 from .trace import _trace, _Walk
 
-__all__ = ['BACKENDS', 'c_compiler', 'clear_kernel_cache', 'default_backend', 'kernel_cache_dir']
+__all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'clear_kernel_cache',
+           'default_backend', 'kernel_cache_dir']
+
+
+class KernelCacheWarning(UserWarning):
+    """A cached kernel file was damaged, truncated or foreign: it is rebuilt, never loaded."""
+
+
+class BackendFallbackWarning(UserWarning):
+    """A backend could not be used (no working compiler, numba does not import): the next one is."""
 
 
 
@@ -38,7 +49,7 @@ def clear_kernel_cache() -> None:
     _KERNELS.clear()
 
 
-_FORMAT = 6  # bump when the generated file layout changes
+_FORMAT = 8  # bump when the generated file layout changes (7: sha256 in the metadata)
 BACKENDS = ("c", "numba", "python")
 
 
@@ -50,6 +61,56 @@ def kernel_cache_dir() -> Path:
         root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
                             "skilib")
     return Path(root) / "kernels"
+
+
+_PROCESS_DIR: list = []  # the one per-process folder used when the cache is not writable
+
+
+def _process_dir() -> Path:
+    """One temporary folder for this process's kernels when the cache folder is not writable,
+    removed when the interpreter exits (so no run leaves temporary folders behind)."""
+    if not _PROCESS_DIR:
+        d = Path(tempfile.mkdtemp(prefix=f"skilib-kernels-{os.getpid()}-"))
+        _PROCESS_DIR.append(d)
+        atexit.register(shutil.rmtree, d, True)
+    return _PROCESS_DIR[0]
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_meta(meta_path: Path, digest: str, what: Path):
+    """The metadata of a cached kernel, or None (with a warning naming the file) if it is
+    unreadable, not skilib's, or does not vouch for ``what`` (its sha256 differs)."""
+    try:
+        meta = json.loads(meta_path.read_text())
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        _damaged(meta_path, f"unreadable kernel metadata ({type(exc).__name__}: {exc})")
+        return None
+    if meta.get("digest") != digest or "sha256" not in meta:
+        _damaged(meta_path, "metadata of another kernel or of an older skilib")
+        return None
+    try:
+        actual = _sha256(what)
+    except OSError as exc:
+        _damaged(what, f"unreadable ({exc})")
+        return None
+    if actual != meta["sha256"]:
+        _damaged(what, f"its sha256 {actual[:16]}… differs from the one recorded in {meta_path.name} "
+                       f"({str(meta['sha256'])[:16]}…): damaged, truncated or foreign")
+        return None
+    return meta
+
+
+def _damaged(path: Path, why: str) -> None:
+    warnings.warn(f"kernel cache: {path}: {why}; rebuilding it", KernelCacheWarning, stacklevel=4)
 
 
 def c_compiler() -> str | None:
@@ -96,13 +157,21 @@ class _Kernel:
     """
 
     def __init__(self, key, system: MultibodySystem, backend: str):
-        self.backend = backend
-        digest = _digest(key, backend)
         self.path = None
-        if backend == "c":
-            self._init_c(system, digest)
-        else:
-            self._init_py(system, digest, backend)
+        self.requested = backend
+        for backend in BACKENDS[BACKENDS.index(backend):]:  # C → numba → Python
+            digest = _digest(key, backend)
+            try:
+                if backend == "c":
+                    self._init_c(system, digest)
+                else:
+                    self._init_py(system, digest, backend)
+                break
+            except _BackendUnusable as exc:
+                nxt = BACKENDS[BACKENDS.index(backend) + 1]
+                warnings.warn(f"backend {backend!r} is unusable ({exc}); falling back to {nxt!r}",
+                              BackendFallbackWarning, stacklevel=4)
+        self.backend = backend
         meta = self.meta
         self.inputs = [tuple(x) if isinstance(x, list) else x for x in meta["inputs"]]
         self.n_inputs, self.n_params, self.n_ops = meta["n_inputs"], meta["n_params"], meta["n_ops"]
@@ -112,7 +181,21 @@ class _Kernel:
     def _init_py(self, system, digest, backend):
         numba = _numba(backend == "numba")
         path = kernel_cache_dir() / f"k{digest}.py" if numba else None
-        mod = _load(path, digest) if path is not None and path.exists() else None
+        mod = None
+        if path is not None and path.exists():
+            meta = _read_meta(path.with_suffix(".json"), digest, path)
+            if meta is not None:
+                mod = _load(path, digest)
+                if mod is None:
+                    _damaged(path, "the module does not load")
+                elif not _probe(mod, path):  # numba's own cache files (__pycache__) are damaged
+                    _clear_numba_cache(path)
+                    sys.modules.pop(f"skilib_kernel_{digest}", None)
+                    mod = _load(path, digest)
+                    if mod is not None and not _probe(mod, path):
+                        mod = None
+            else:
+                _clear_numba_cache(path)
         if mod is None:
             meta, body = _trace(_Walk(system, symbolic=True), system, "python")
             src = _module_source(meta, body, numba is not None)
@@ -144,16 +227,27 @@ class _Kernel:
     def _init_c(self, system, digest):
         folder = kernel_cache_dir()
         so, meta_path = folder / f"k{digest}.so", folder / f"k{digest}.json"
-        if not (so.exists() and meta_path.exists()):
+        meta = None
+        if so.exists() and meta_path.exists():
+            # checked before ctypes maps it: a truncated library would kill the process (SIGBUS)
+            meta = _read_meta(meta_path, digest, so)
+        if meta is None:
+            cc = c_compiler()
+            if cc is None:
+                raise _BackendUnusable("no C compiler found: set $CC, or install cc/gcc")
             meta, body = _trace(_Walk(system, symbolic=True), system, "c")
+            meta["digest"] = digest
             src = _c_source(meta, body)
             try:
-                _compile_c(src, so, meta_path, meta)
-            except OSError:  # the cache folder is not writable: compile for this process only
-                folder = Path(tempfile.mkdtemp(prefix="skilib-kernels-"))
+                _compile_c(cc, src, so, meta_path, meta)
+            except _CacheUnwritable:  # compile for this process only, in its one temporary folder
+                folder = _process_dir()
                 so, meta_path = folder / so.name, folder / meta_path.name
-                _compile_c(src, so, meta_path, meta)
-        self.meta = json.loads(meta_path.read_text())
+                _compile_c(cc, src, so, meta_path, meta)
+            meta = _read_meta(meta_path, digest, so)
+            if meta is None:
+                raise _BackendUnusable(f"the library just compiled into {so} does not match its metadata")
+        self.meta = meta
         self.path = so
         self.source = so.with_suffix(".c").read_text() if so.with_suffix(".c").exists() else ""
         self._lib = ctypes.CDLL(str(so))
@@ -191,12 +285,56 @@ class _Kernel:
         return terms, solve
 
 
+class _BackendUnusable(RuntimeError):
+    """This backend cannot be used on this machine (the reason is the message)."""
+
+
+class _CacheUnwritable(OSError):
+    """The kernel cache folder cannot be written."""
+
+
 def _numba(use_numba):
     if not use_numba:
         return None
-    import numba
-
+    try:
+        import numba
+    except Exception as exc:  # noqa: BLE001 - any failure to import makes the backend unusable
+        raise _BackendUnusable(f"numba does not import: {type(exc).__name__}: {exc}") from exc
     return numba
+
+
+def _probe(mod, path: Path) -> bool:
+    """Call a loaded numba module's two functions once, as the run will (same types), so that
+    numba loads or compiles them now.  False, with a warning naming the files, if numba's
+    cached machine code (``__pycache__/<module>.*.nbi/.nbc``) cannot be read."""
+    m = mod.META
+    sh = {k: tuple(v) for k, v in m["shapes"].items()}
+    n, nc, nf = sh["Qv"][0], sh["C"][0], sh["QF"][0]
+    outs = [np.zeros(sh[k]) for k in ("M", "Qv", "C", "Cq", "Cvel", "Cquad", "QF")]
+    q = np.full(n, 0.3)
+    c, p = np.zeros(m["n_params"]), np.zeros(max(m["n_inputs"], 1))
+    try:
+        mod.generated(0.0, q, q.copy(), c, p, *outs)
+        mod.eom(0.0, q, q.copy(), c, p, 0.0, 0.0, np.zeros(n), *outs, np.zeros((n + nc, n + nc)), np.zeros(n + nc),
+                np.zeros(nf + 2 * nc))
+    except (np.linalg.LinAlgError, ArithmeticError):  # the probe's state is arbitrary: the code ran
+        pass
+    except Exception as exc:  # noqa: BLE001 - a damaged cache is rebuilt, never trusted
+        _damaged(path.parent / "__pycache__" / f"{path.stem}.*",
+                 f"numba's cached machine code does not load ({type(exc).__name__}: {exc})")
+        return False
+    return True
+
+
+def _clear_numba_cache(path: Path) -> None:
+    """Remove numba's cached machine code of the module ``path`` (its ``__pycache__`` index
+    and data files): after the module is rebuilt they would be stale or damaged too."""
+    cache = path.parent / "__pycache__"
+    for f in cache.glob(f"{path.stem}.*") if cache.is_dir() else ():
+        try:
+            f.unlink()
+        except OSError:
+            pass
 
 
 def _c_source(meta, body) -> str:
@@ -207,26 +345,38 @@ def _c_source(meta, body) -> str:
     return "\n".join(head + [body, _C_DRIVER])
 
 
-def _compile_c(src: str, so: Path, meta_path: Path, meta: dict) -> None:
-    cc = c_compiler()
-    if cc is None:
-        raise RuntimeError("backend 'c': no C compiler found (set $CC, or install cc/gcc); "
-                           "or use backend='numba' or 'python'")
-    so.parent.mkdir(parents=True, exist_ok=True)
+def _compile_c(cc: str, src: str, so: Path, meta_path: Path, meta: dict) -> None:
+    """Compile into temporary files, record the library's sha256 in the metadata, then rename
+    both into place (the library last): another process sees a complete kernel or none."""
     tag = f"{os.getpid()}.{threading.get_ident()}"
     c_file, tmp_so = so.with_suffix(f".{tag}.c"), so.with_suffix(f".{tag}.so")
-    c_file.write_text(src)
-    # -O2 without -ffast-math: IEEE arithmetic, so results do not depend on the flags' whims
-    cmd = [cc, "-O2", "-std=c99", "-shared", "-fPIC", "-o", str(tmp_so), str(c_file), "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"backend 'c': compiling the generated kernel failed ({' '.join(cmd)}):\n"
-                           f"{proc.stderr[-2000:]}")
     tmp_meta = meta_path.with_suffix(f".{tag}.json")
-    tmp_meta.write_text(json.dumps(meta))
-    os.replace(c_file, so.with_suffix(".c"))
-    os.replace(tmp_meta, meta_path)
-    os.replace(tmp_so, so)  # last: the .so's presence means the kernel is complete
+    try:
+        so.parent.mkdir(parents=True, exist_ok=True)
+        c_file.write_text(src)
+    except OSError as exc:
+        raise _CacheUnwritable(str(exc)) from exc
+    try:
+        # -O2 without -ffast-math: IEEE arithmetic, so results do not depend on the flags' whims
+        cmd = [cc, "-O2", "-std=c99", "-shared", "-fPIC", "-o", str(tmp_so), str(c_file), "-lm"]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+        except OSError as exc:
+            raise _BackendUnusable(f"the C compiler {cc!r} cannot be run: {exc}") from exc
+        if proc.returncode != 0:
+            raise _BackendUnusable(f"compiling the generated kernel failed ({' '.join(cmd)}): "
+                                   f"{proc.stderr[-2000:]}")
+        meta = dict(meta, sha256=_sha256(tmp_so))
+        tmp_meta.write_text(json.dumps(meta))
+        os.replace(c_file, so.with_suffix(".c"))
+        os.replace(tmp_meta, meta_path)
+        os.replace(tmp_so, so)  # last: the .so's presence means the kernel is complete
+    finally:
+        for f in (c_file, tmp_so, tmp_meta):
+            try:
+                f.unlink()
+            except FileNotFoundError:
+                pass
 
 
 def _module_source(meta, body, jit: bool) -> str:
@@ -261,12 +411,23 @@ def _load(path: Path, digest: str):
 
 
 def _store(path: Path, src: str, digest: str):
+    """Write the module and its metadata (the module's sha256) atomically, then load it."""
+    tag = f"{os.getpid()}.{threading.get_ident()}"
+    tmp, tmp_meta = path.with_suffix(f".{tag}.tmp"), path.with_suffix(f".{tag}.jtmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(src)
+        tmp_meta.write_text(json.dumps({"digest": digest, "sha256": _sha256(tmp)}))
+        _clear_numba_cache(path)
         os.replace(tmp, path)  # atomic: concurrent workers never see half a file
+        os.replace(tmp_meta, path.with_suffix(".json"))
     except OSError:
         return None
+    finally:
+        for f in (tmp, tmp_meta):
+            try:
+                f.unlink()
+            except OSError:
+                pass
     return _load(path, digest)
 

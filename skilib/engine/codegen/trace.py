@@ -8,7 +8,7 @@ import numpy as np
 
 from ..bodies import RigidBody
 from ..constraints import Constraint
-from ..forces import ConstantForce, Drag, Gravity, LineForce, SpringDamper
+from ..forces import AxisForce, ConstantForce, Drag, Gravity, LineForce, SpringDamper
 from ..kinematics import State
 from ..system import MultibodySystem
 from ..timefunctions import Constant, Polynomial, RotationPath
@@ -17,7 +17,7 @@ __all__ = []
 
 
 _TRACEABLE_LAWS = (Constant, Polynomial, RotationPath)
-_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, Drag, SpringDamper)
+_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper)
 # objects whose attributes are walked for parameters (their float data become c[k])
 _PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
 
@@ -112,7 +112,8 @@ class _Walk:
             self.key.append((path[-1], "type", v.__qualname__))
             return v
         signal = _is_signal(v)
-        if isinstance(v, _PARAM_OBJECTS) or signal:
+        traceable = _traceable_law(v) if isinstance(v, _TRACEABLE_LAWS) else isinstance(v, _PARAM_OBJECTS)
+        if traceable or signal:
             self.key.append((path[-1], "object", type(v).__qualname__))
             clone = copy.copy(v) if self.symbolic else None
             for name in sorted(vars(v)):
@@ -176,7 +177,7 @@ class _TracingState(State):
         return syms.reshape(shape) if shape else syms[0]
 
     def law(self, fn):
-        if isinstance(fn, _TRACEABLE_LAWS):
+        if _traceable_law(fn):
             return fn(self.t)
         shapes = [np.shape(v) for v in fn(0.0)]
         return tuple(self._input(fn, ("law", d), shp) for d, shp in enumerate(shapes))
@@ -189,6 +190,15 @@ class _TracingState(State):
                 pass
         return self._input(fn, ("signal",), ())
 
+
+
+def _traceable_law(fn) -> bool:
+    """Whether a law can be traced symbolically: a Constant or Polynomial, or a RotationPath
+    whose angle law is one (its angle is called with the symbolic t; anything else would bake
+    that law's numbers into the kernel, so it becomes a numeric input instead)."""
+    if isinstance(fn, RotationPath):
+        return _traceable_law(fn.angle)
+    return isinstance(fn, _TRACEABLE_LAWS)
 
 
 def _trace(walk: _Walk, system, language: str):

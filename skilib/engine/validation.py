@@ -1,0 +1,91 @@
+"""One check for every number a user gives: ``check_number`` and its companions.
+
+Every public entry point (``SkierParams``, ``simulate_run``, the options of an integration,
+sweeps, the force loader) passes its numbers through here, so that a wrong value is refused
+the same way everywhere: a ``ValueError`` whose message starts with the field's name.
+
+Refused: booleans (``True`` is not 1 kg), strings (``"75"`` is not 75 kg), ``None``,
+NaN, ±inf (unless ``finite=False``, which still refuses NaN), non-integers where an
+integer is needed (2.0 is an integer: pandas stores an integer column with one missing
+value as floats), and values outside ``[low, high]``.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = ["check_number", "check_bool", "check_choice", "check_finite_array"]
+
+
+def _show(value) -> str:
+    return repr(value) if not isinstance(value, float) else f"{value!r}"
+
+
+def check_number(name: str, value, *, positive: bool = False, nonnegative: bool = False,
+                 integer: bool = False, finite: bool = True, low=None, high=None, unit: str = ""):
+    """``value`` as a Python float (or int with ``integer=True``), or a ``ValueError`` naming ``name``.
+
+    positive / nonnegative : require > 0 / >= 0.
+    integer : require an integer value (an int, or a float such as 2.0); returns an int.
+    finite : refuse ±inf (NaN is always refused).
+    low, high : inclusive bounds (the message states them, with ``unit``).
+
+    >>> check_number("strokes", 2.0, integer=True, positive=True)
+    2
+    >>> check_number("mass", True)
+    Traceback (most recent call last):
+    ...
+    ValueError: mass: must be a number, got True (a bool)
+    """
+    u = f" {unit}" if unit else ""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}: must be a number, got {value!r} (a bool)")
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, numbers.Real):
+        kind = type(value).__name__
+        raise ValueError(f"{name}: must be a number, got {value!r} (a {kind})")
+    x = float(value)
+    if math.isnan(x):
+        raise ValueError(f"{name}: must be a number, got NaN")
+    if finite and math.isinf(x):
+        raise ValueError(f"{name}: must be finite, got {x!r}")
+    if integer:
+        if not (math.isfinite(x) and x == math.floor(x)):
+            raise ValueError(f"{name}: must be an integer, got {_show(value)}")
+        x = int(value) if isinstance(value, (int, np.integer)) else int(x)
+    if positive and not x > 0:
+        raise ValueError(f"{name}: must be > 0, got {_show(value)}{u}")
+    if nonnegative and not x >= 0:
+        raise ValueError(f"{name}: must be >= 0, got {_show(value)}{u}")
+    if (low is not None and x < low) or (high is not None and x > high):
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name}: must be in [{lo}, {hi}]{u}, got {_show(value)}{u}")
+    return x
+
+
+def check_bool(name: str, value) -> bool:
+    """``value`` if it is True or False (numpy's too), else a ``ValueError`` naming ``name``
+    (``"no"`` is not False, 0 is not False)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}: must be True or False, got {value!r}")
+
+
+def check_choice(name: str, value, choices) -> str:
+    """``value`` if it is one of ``choices`` (compared as given), else a ``ValueError`` naming ``name``."""
+    if isinstance(value, str) and value in choices:
+        return value
+    raise ValueError(f"{name}: must be one of {tuple(choices)}, got {value!r}")
+
+
+def check_finite_array(name: str, values, *, where: str = "") -> np.ndarray:
+    """``values`` as a float array, or a ``ValueError`` naming ``name`` and the first non-finite entry."""
+    a = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(a)):
+        i = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
+        raise ValueError(f"{name}: non-finite value {a.ravel()[i]!r} at index {i}{where}")
+    return a

@@ -1,0 +1,390 @@
+"""The free skater: a knife-edge ski, a centre of mass that never jumps, and the leg force as
+an output (the book's chapter "The free skater").
+
+The thesis's skier runs its ski on a straight line, restarts every stroke from its own pose
+and is driven by a prescribed force along the leg.  Here, in the spirit of the speed-skating
+models of Fintelman, den Braver & Schwab (2011) and van der Kruk et al. (2017) and of the
+thesis's own inverse mode (Bruzzo et al. 2016), the stance ski is a knife edge
+(``skilib.engine.KnifeEdge``) that follows a steered curve, the skier's centre of mass is
+*placed* relative to the ski by prescribed laws, and the leg force is what the placement
+drivers' multipliers say it must be.
+
+Bodies: the stance ski (a box, its frame x̄ along the ski, ȳ = n its lateral axis, z̄ up) and
+the skier's body B (origin at the centre of mass, held upright and facing +X).  Stance on side
+s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ(x) = 10x³ − 15x⁴ + 6x⁵:
+
+    ski on the snow:   R_ski,z = 0, flat, heading ψ(τ) = s(−a/2 + Δψ σ(τ/T))
+    knife edge:        n · Ṙ_ski = 0                                   (a velocity row)
+    placement (leg):   R_B − R_ski − h(τ) n − z(τ) ẑ = 0,  h(τ) = s(h0 + (h1 − h0)(τ/T)^p),
+                       z(τ) = z̄ − Δz sin²(πτ/T)
+
+One velocity degree of freedom: u, the ski's speed along itself.  Forces: gravity; friction
+μN along the ski against its sliding, N = (M + m_s) g + M z̈(τ) (the snow's load from the
+prescribed height, known in advance; with drag off it equals the snow row's multiplier); air
+drag ½ ρ CdA |v| v at the centre of mass.  At u = 0 the ski sticks (one more velocity row, no
+velocity along the ski, whose multiplier is the static friction) until the needed friction
+reaches μN, as for the thesis's skier (``skilib.skier.stroke``).
+
+Touch-down at τ = T: the other ski lands under the centre of mass (its position continuous;
+the new ski at −h′(0) n′ − z′(0) ẑ from it); the velocities satisfy the new stroke's rows and
+the centre of mass keeps its velocity along the new ski, e′·(Ṙ_B⁺ − Ṙ_B⁻) = 0; the edge takes
+the rest.  The kinetic energy of B and the stance ski before, minus after, is reported as lost
+at touch-down; the swing ski is part of B, so the new ski starts from nothing and this figure
+can be slightly negative.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from ..engine.bodies import RigidBody, box_inertia
+from ..engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver, RelativePointDriver
+from ..engine.forces import AxisForce, Drag, Gravity
+from ..engine.nonholonomic import KnifeEdge
+from ..engine.rotation import ZXZ
+from ..engine.system import MultibodySystem
+from ..engine.timefunctions import Constant, FromCallables, Polynomial, RotationPath, Stack, TimeFunction
+from ..engine.validation import check_bool, check_number
+from .params import ROTATIONS, SIDES
+from .work import extra_states
+
+__all__ = ["FreeSkaterParams", "FreeLaws", "FreeSkaterModel", "default_laws"]
+
+_EZ = np.array([0.0, 0.0, 1.0])
+#: how far the centre of mass may be from the ski's origin [m] (a leg's reach; larger is refused)
+MAX_REACH = 1.3
+
+
+@dataclass(frozen=True)
+class FreeSkaterParams:
+    """Every parameter of the free skater, with its default (book: The free skater).
+
+    body_mass M [kg], ski_mass m_s [kg], stroke_time T [s], skating_angle_deg a (the V-angle
+    between the skis at touch-down), steer_deg Δψ (the ski's inward turn during a stroke),
+    offset_start h0 and offset_end h1 [m] (the centre of mass's lateral offset towards the
+    inside), offset_exponent p, cm_height z̄ and cm_dip Δz [m], friction_coefficient μ,
+    air_drag, air_density ρ [kg/m³], cda CdA [m²], g [m/s²]; the ski's box and the body's
+    principal inertias about its sagittal (x), frontal (y) and vertical (z) axes [kg m²] (they
+    change the drivers' torques, not the motion).
+    """
+
+    body_mass: float = 75.0
+    ski_mass: float = 1.5
+    stroke_time: float = 0.8
+    skating_angle_deg: float = 40.0
+    steer_deg: float = 10.0
+    offset_start: float = 0.05
+    offset_end: float = 0.35
+    offset_exponent: float = 2.0
+    cm_height: float = 0.95
+    cm_dip: float = 0.05
+    friction_coefficient: float = 0.02
+    air_drag: bool = True
+    air_density: float = 1.2
+    cda: float = 0.55
+    g: float = 9.81
+    ski_length: float = 1.90
+    ski_width: float = 0.045
+    ski_height: float = 0.03
+    body_inertia: tuple = (11.0, 12.0, 1.5)
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "air_drag":
+                object.__setattr__(self, f.name, check_bool(f.name, v))
+            elif f.name == "body_inertia":
+                a = np.asarray(v, dtype=float) if not isinstance(v, str) else None
+                if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all(a > 0):
+                    raise ValueError(f"body_inertia: must be three positive inertias [kg m²], got {v!r}")
+                object.__setattr__(self, f.name, tuple(float(x) for x in a))
+            elif f.name in ("steer_deg", "cm_dip", "friction_coefficient", "offset_start", "offset_end"):
+                object.__setattr__(self, f.name, check_number(f.name, v))
+            else:
+                object.__setattr__(self, f.name, check_number(f.name, v, positive=True))
+        if not 0 < self.skating_angle_deg < 180:
+            raise ValueError(f"skating_angle_deg: must be between 0 and 180 degrees, got {self.skating_angle_deg}")
+        if self.friction_coefficient < 0:
+            raise ValueError(f"friction_coefficient: must be >= 0, got {self.friction_coefficient}")
+        if not 0 <= self.cm_dip < self.cm_height:
+            raise ValueError(f"cm_dip: must be >= 0 and below cm_height ({self.cm_height} m), got {self.cm_dip}")
+        for name in ("offset_start", "offset_end"):
+            reach = math.hypot(getattr(self, name), self.cm_height)
+            if reach > MAX_REACH:
+                raise ValueError(f"{name}: the centre of mass would be {reach:.3g} m from the ski, beyond a leg's "
+                                 f"reach ({MAX_REACH} m)")
+
+    @property
+    def weight(self) -> float:
+        return self.body_mass * self.g
+
+
+def _smoothstep(x):
+    """σ(x) = 10x³ − 15x⁴ + 6x⁵ with σ′, σ″."""
+    return (x**3 * (10 - 15 * x + 6 * x * x), 30 * x * x * (1 - x) ** 2, 60 * x * (1 - x) * (1 - 2 * x))
+
+
+@dataclass(frozen=True)
+class FreeLaws:
+    """The laws of a right-ski stroke as time functions of τ with two derivatives (each
+    ``law(τ) -> (f, ḟ, f̈)``): ``heading`` ψ [rad], ``offset`` h [m] (towards the inside,
+    along the ski's left normal n), ``height`` z [m].  A left stroke mirrors heading and
+    offset."""
+
+    heading: TimeFunction
+    offset: TimeFunction
+    height: TimeFunction
+
+    def __post_init__(self):
+        for name in ("heading", "offset", "height"):
+            law = getattr(self, name)
+            if not isinstance(law, TimeFunction):
+                raise ValueError(f"laws.{name}: must be a time function with its two derivatives "
+                                 f"(Polynomial, FromCallables, ...), got {law!r}")
+
+
+def default_laws(p: FreeSkaterParams) -> FreeLaws:
+    """The default laws (book: The free skater): a smooth inward steer, a lateral offset
+    growing as (τ/T)^p, and a sinking and rising centre of mass."""
+    T, a, dpsi = p.stroke_time, math.radians(p.skating_angle_deg), math.radians(p.steer_deg)
+    # σ(τ/T) is a polynomial in τ: ψ = −a/2 + Δψ (10 x³ − 15 x⁴ + 6 x⁵), x = τ/T
+    heading = Polynomial([-a / 2, 0.0, 0.0, 10 * dpsi / T**3, -15 * dpsi / T**4, 6 * dpsi / T**5])
+    h0, dh, pe = p.offset_start, p.offset_end - p.offset_start, p.offset_exponent
+    if float(pe).is_integer():
+        k = int(pe)
+        offset = Polynomial([h0] + [0.0] * (k - 1) + [dh / T**k]) if k >= 1 else Constant(h0 + dh)
+    else:
+        offset = FromCallables(lambda t: h0 + dh * (t / T) ** pe,
+                               lambda t: dh * pe * t ** (pe - 1) / T**pe if t > 0 else 0.0,
+                               lambda t: dh * pe * (pe - 1) * t ** (pe - 2) / T**pe if t > 0 else 0.0)
+    zbar, dz, w = p.cm_height, p.cm_dip, math.pi / T
+    # z = z̄ − Δz sin²(πτ/T) = z̄ − Δz/2 + (Δz/2) cos(2πτ/T)
+    height = FromCallables(lambda t: zbar - dz * math.sin(w * t) ** 2,
+                           lambda t: -dz * w * math.sin(2 * w * t),
+                           lambda t: -2 * dz * w * w * math.cos(2 * w * t))
+    return FreeLaws(heading, offset, height)
+
+
+def mirrored(law, sign):
+    """s·f(τ): a Polynomial or Constant stays one (so code generation traces it), any other
+    law is wrapped."""
+    if sign == 1.0:
+        return law
+    if isinstance(law, Polynomial):
+        return Polynomial(sign * law.c, t0=law.t0)
+    if isinstance(law, Constant):
+        return Constant(sign * law.value)
+    return _Mirrored(law, sign)
+
+
+class _Mirrored(TimeFunction):
+    """s·f(τ) for the side s = ±1."""
+
+    def __init__(self, law, sign):
+        self.law, self.sign = law, float(sign)
+
+    def __call__(self, t):
+        f, fd, fdd = self.law(t)
+        return self.sign * f, self.sign * fd, self.sign * fdd
+
+
+class _FreeRows:
+    """Where the free skater's rows sit: ``model`` (all but the stick row), ``stick``, ``leg``
+    (the placement drivers), ``edge``, ``snow`` (the ski's height row), ``heading`` (the ski's
+    orientation drivers), ``posture`` (B's orientation drivers), ``cm`` (B's x in q)."""
+
+    def __init__(self, model, system):
+        names = [c.name for c in system.constraints]
+        self.stick = system.rows("stick") if "stick" in names else None
+        self.leg, self.edge, self.snow = system.rows("leg"), system.rows("edge"), system.rows("snow")
+        self.heading = [system.rows(n) for n in model.heading_rows]
+        self.posture = [system.rows(n) for n in model.posture_rows]
+        keep = np.ones(system.nc, dtype=bool)
+        if self.stick is not None:
+            keep[self.stick] = False
+        self.model = np.nonzero(keep)[0]
+        self.cm = model.cm.start
+        others = {r for sl in [self.leg, self.edge, self.snow, *self.heading, *self.posture]
+                  + ([self.stick] if self.stick is not None else []) for r in range(sl.start, sl.stop)}
+        self.other = [slice(r, r + 1) for r in range(system.nc) if r not in others]  # e.g. EP norm rows
+
+    def stick_index(self) -> int:
+        return self.stick.start
+
+
+#: the free skater's works over a stroke [J]
+FREE_WORK_TERMS = ("work_leg", "work_friction", "work_gravity", "work_drag", "work_edge", "work_heading",
+                   "work_posture", "work_other")
+
+
+class FreeSkaterModel:
+    """One stroke of the free skater on side ``side`` with its ski's origin at ``start_point``
+    at τ = 0 (see the module docstring), built from the engine's components.
+
+    Implements what ``skilib.skier.stroke.Stroke`` needs of a model, so the free skater is
+    integrated, book-kept and tabulated by the same machinery as the thesis's skier.
+    """
+
+    extra_states = extra_states(FREE_WORK_TERMS)
+    REACTIONS = ()
+    N_FRAME_ROWS = 0
+
+    def __init__(self, params: FreeSkaterParams, side: str, start_point, laws: FreeLaws | None = None,
+                 rotation: str = "zxz"):
+        if side not in SIDES:
+            raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
+        if rotation not in ROTATIONS:
+            raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
+        self.params = p = params
+        self.side = side
+        self.sign = 1.0 if side == "right" else -1.0
+        self.laws = laws if laws is not None else default_laws(p)
+        self.rotation = rotation
+        self.P = np.array(start_point, dtype=float)
+        rot = ROTATIONS[rotation]
+        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
+                             rotation=rot)
+        self.body = RigidBody("body", p.body_mass, list(p.body_inertia), rotation=rot)
+        self.bodies = (self.ski, self.body)
+        self.nq = self.ski.nq + self.body.nq
+        self.cm = slice(self.ski.nq, self.ski.nq + 3)
+        self.heading_law = mirrored(self.laws.heading, self.sign)
+        self.offset_law = mirrored(self.laws.offset, self.sign)
+        self.height_law = self.laws.height
+        O = np.zeros(3)
+        if rotation == "zxz":  # flat ski: ψ and θ held, φ the heading; B: all three angles held
+            ski_or = (FixedCoordinate("ski_theta", self.ski, 4, 0.0), FixedCoordinate("ski_psi", self.ski, 5, 0.0),
+                      CoordinateDriver("ski_heading", self.ski, 3, self.heading_law))
+            posture = tuple(FixedCoordinate(f"body_{a}", self.body, k, 0.0)
+                            for a, k in (("phi", 3), ("theta", 4), ("psi", 5)))
+        else:
+            ski_or = (OrientationDriver("ski_heading", self.ski, RotationPath(np.eye(3), _EZ, self.heading_law)),)
+            posture = (OrientationDriver("body_posture", self.body, Constant(np.eye(3))),)
+        self.heading_rows = tuple(c.name for c in ski_or)
+        self.posture_rows = tuple(c.name for c in posture)
+        self.constraints = (
+            FixedCoordinate("snow", self.ski, 2, 0.0), *ski_or, *posture,
+            KnifeEdge("edge", self.ski, O, [0.0, 1.0, 0.0]),
+            RelativePointDriver("leg", self.ski, O, self.body, O, Stack(0.0, self.offset_law, self.height_law)),
+        )
+        self.forces_common = [Gravity(g=(0.0, 0.0, -p.g))]
+        if p.air_drag:
+            self.forces_common.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
+        self._systems = {}
+
+    # -- laws -----------------------------------------------------------------------------
+    def normal_load(self, tau) -> float:
+        """N = (M + m_s) g + M z̈(τ): the snow's load under the ski [N]."""
+        p = self.params
+        return (p.body_mass + p.ski_mass) * p.g + p.body_mass * float(self.height_law(tau)[2])
+
+    def friction_limit(self, tau) -> float:
+        """μ N(τ), the largest friction force [N]."""
+        return self.params.friction_coefficient * self.normal_load(tau)
+
+    def heading(self, tau) -> float:
+        return float(self.heading_law(tau)[0])
+
+    def axes(self, tau):
+        """e (along the ski) and n (its left normal) at τ from the heading law."""
+        h = self.heading(tau)
+        return np.array([math.cos(h), math.sin(h), 0.0]), np.array([-math.sin(h), math.cos(h), 0.0])
+
+    # -- systems --------------------------------------------------------------------------
+    def system(self, mode: int, anchor=None) -> MultibodySystem:
+        """The system for friction mode +1, −1 (sliding) or 0 (stuck: no velocity along the ski)."""
+        if mode not in self._systems:
+            if mode in (1, -1):
+                fric = AxisForce("friction", self.ski, np.zeros(3), [1.0, 0.0, 0.0],
+                                 _Friction(self, -float(mode)))
+                self._systems[mode] = MultibodySystem(self.bodies, self.constraints, self.forces_common + [fric])
+            elif mode == 0:
+                stick = KnifeEdge("stick", self.ski, np.zeros(3), [1.0, 0.0, 0.0])
+                self._systems[mode] = MultibodySystem(self.bodies, self.constraints + (stick,), self.forces_common)
+            else:
+                raise ValueError(f"mode must be +1, -1 or 0, got {mode!r}")
+        return self._systems[mode]
+
+    def pose(self, tau: float) -> np.ndarray:
+        """The exact coordinates at τ with the ski's origin at ``start_point``."""
+        e, n = self.axes(tau)
+        R_ski = self.P
+        R_b = R_ski + float(self.offset_law(tau)[0]) * n + float(self.height_law(tau)[0]) * _EZ
+        rot = self.ski.rotation
+        if rot is ZXZ:
+            return np.concatenate([R_ski, [self.heading(tau), 0.0, 0.0], R_b, [0.0, 0.0, 0.0]])
+        return np.concatenate([R_ski, rot.from_matrix(_rot_z(self.heading(tau))), R_b, rot.from_matrix(np.eye(3))])
+
+    # -- what the stroke machinery needs --------------------------------------------------
+    def rows(self, system) -> _FreeRows:
+        return _FreeRows(self, system)
+
+    def work_terms(self, rows: _FreeRows) -> dict:
+        stick = [rows.stick] if rows.stick is not None else []
+        return {"work_leg": ((), [rows.leg], False), "work_friction": (("friction",), stick, False),
+                "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
+                "work_edge": ((), [rows.edge, rows.snow], False), "work_heading": ((), rows.heading, False),
+                "work_posture": ((), rows.posture, False), "work_other": ((), rows.other, False)}
+
+    def ski_direction(self, q) -> np.ndarray:
+        return self.ski.rotation.A(np.asarray(q)[3: self.ski.nq])[:, 0]
+
+    def ski_speed(self, tau, q, qd) -> float:
+        """u = e · Ṙ_ski, the ski's speed along itself."""
+        return float(np.asarray(qd)[:3] @ self.ski_direction(q))
+
+    def ski_acceleration(self, tau, q, qd, qdd) -> float:
+        """u̇ = e · R̈_ski + (ω × e) · Ṙ_ski."""
+        rot, k = self.ski.rotation, self.ski.nq
+        e = self.ski_direction(q)
+        w = rot.G(np.asarray(q)[3:k]) @ np.asarray(qd)[3:k]
+        return float(np.asarray(qdd)[:3] @ e + np.cross(w, e) @ np.asarray(qd)[:3])
+
+    def stick_anchor(self, tau, q):
+        return None
+
+    def point_columns(self, e, seg, tau, q, qd) -> dict:
+        """The leg force on B (the placement drivers' force, N and body weights), the leg's
+        power (of its force on both bodies) and F·(Ṙ_B − Ṙ_ski), friction along the ski,
+        drag, the snow's normal force, the edge's lateral force and residual."""
+        rows, i3 = seg.rows, self.cm.start
+        leg = -e.Cq[rows.leg, i3: i3 + 3].T @ e.lam[rows.leg]
+        v_rel = qd[i3: i3 + 3] - qd[:3]
+        ski_e = self.ski_direction(q)
+        fric = (e.forces["friction"][:3] @ ski_e) if seg.mode else -e.lam[rows.stick_index()]
+        drag = float(np.linalg.norm(e.forces["drag"][i3: i3 + 3])) if "drag" in e.forces else 0.0
+        return {"u": float(qd[:3] @ ski_e), "leg_fx": leg[0], "leg_fy": leg[1], "leg_fz": leg[2],
+                "leg_force_bw": float(np.linalg.norm(leg)) / self.params.weight,
+                "leg_power": float(e.row_power[rows.leg].sum()), "leg_power_translational": float(leg @ v_rel),
+                "friction_force": float(fric), "drag_force": drag,
+                "snow_force": float(-e.lam[rows.snow][0]), "edge_force": float(-e.lam[rows.edge][0]),
+                "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0]))}
+
+    def grid_columns(self, grid, q, qd, lam, segments) -> dict:
+        heading = np.degrees(np.array([math.atan2(*self.ski_direction(qk)[1::-1]) for qk in q]))
+        return {"ski_heading_deg": heading}
+
+
+class _Friction:
+    """−mode · μ N(τ): the sliding ski's friction along x̄ (signed), a callable of τ."""
+
+    def __init__(self, model, sign):
+        self.model, self.sign = model, sign
+
+    def __call__(self, tau):
+        return self.sign * self.model.friction_limit(tau)
+
+
+def _rot_z(h):
+    c, s = math.cos(h), math.sin(h)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def with_overrides(params: FreeSkaterParams | None, **over) -> FreeSkaterParams:
+    """``params`` (default ``FreeSkaterParams()``) with the given fields replaced (validated)."""
+    p = FreeSkaterParams() if params is None else params
+    if not isinstance(p, FreeSkaterParams):
+        raise ValueError(f"params: must be a FreeSkaterParams, got {type(p).__name__}")
+    return replace(p, **{k: v for k, v in over.items() if v is not None})

@@ -1,0 +1,241 @@
+"""Runs of the free skater (``skilib.skier.free``): alternating strokes joined at touch-down, and
+the periodic stroke (the steady state).  The strokes are integrated, book-kept and tabulated by
+the same machinery as the thesis's skier (``skilib.skier.stroke``, ``work``, ``frame``)."""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..engine.options import Integrator, Stabilization
+from ..engine.solver import consistent_initial_conditions
+from ..engine.validation import check_bool, check_choice, check_number
+from .frame import output_grid, stroke_frame
+from .free import FREE_WORK_TERMS, FreeLaws, FreeSkaterModel, FreeSkaterParams, with_overrides
+from .params import ROTATIONS, SIDES
+from .result import SimResult
+from .stroke import MAX_STEP_DIVISOR, Budget, Stroke
+
+__all__ = ["simulate_free", "free_steady_state", "FreeSteadyState", "touch_down"]
+
+_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
+
+
+def _side(first_ski, k):
+    return SIDES[(SIDES.index(first_ski) + k) % 2]
+
+
+def start_state(model: FreeSkaterModel, u0: float):
+    """Consistent q, q̇ at τ = 0 with the ski's speed along itself u0 (Newton–Raphson polish
+    of the exact pose)."""
+    system = model.system(1)
+    e = model.axes(0.0)[0]
+    qd = np.zeros(system.nq)
+    qd[:3] = u0 * e
+    # the ski's x velocity is a valid independent one: its heading is never ±90°
+    return consistent_initial_conditions(system, 0.0, model.pose(0.0), qd, independent=[0])
+
+
+def touch_down(old: FreeSkaterModel, q, qd, side: str):
+    """The next stroke's model and state: the other ski lands under the centre of mass, which
+    keeps its position and its velocity along the new ski; the edge takes the rest."""
+    p = old.params
+    probe = FreeSkaterModel(p, side, np.zeros(3), old.laws, old.rotation)
+    R_b = q[old.cm]
+    e1, n1 = probe.axes(0.0)
+    P = R_b - float(probe.offset_law(0.0)[0]) * n1
+    P[2] = 0.0
+    new = FreeSkaterModel(p, side, P, old.laws, old.rotation)
+    system = new.system(1)
+    q1 = consistent_initial_conditions(system, 0.0, new.pose(0.0), independent=[0, 1])[0]
+    jet = system.constraint_jet(0.0, q1)
+    row = np.zeros(system.nq)
+    row[new.cm] = e1
+    qd1 = np.linalg.solve(np.vstack([jet.J, row]), np.concatenate([-jet.t, [e1 @ qd[old.cm]]]))
+    return new, q1, qd1
+
+
+@dataclass(frozen=True)
+class _Options:
+    params: FreeSkaterParams
+    laws: FreeLaws | None
+    strokes: int
+    v0: float
+    first_ski: str
+    rotation: str
+    stabilization: Stabilization
+    integrator: Integrator
+    grid: np.ndarray
+    compiled: bool
+    budget: Budget
+
+
+def _options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
+             compiled, dt_out, n_out, max_evaluations, max_wall_time) -> _Options:
+    p = with_overrides(params)
+    strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
+    v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    rotation = check_choice("rotation", rotation, tuple(ROTATIONS))
+    if laws is not None and not isinstance(laws, FreeLaws):
+        raise ValueError(f"laws: must be None or a FreeLaws, got {type(laws).__name__}")
+    stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta)
+    T = p.stroke_time
+    integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=T / MAX_STEP_DIVISOR, stabilization=stab)
+    budget = Budget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
+                    None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True))
+    return _Options(p, laws, strokes, v0, first_ski, rotation, stab, integ, output_grid(T, dt_out, n_out),
+                    check_bool("compiled", compiled), budget)
+
+
+def _summary(k, model, y0, y_end, frame, T, change) -> dict:
+    n, cm = model.nq, model.cm
+    W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
+    q, qd, q0, qd0 = y_end[:n], y_end[n: 2 * n], y0[:n], y0[n: 2 * n]
+    system = model.system(1)
+    ke_start, ke_end = system.kinetic_energy(q0, qd0), system.kinetic_energy(q, qd)
+    works = {key: W[key] for key in FREE_WORK_TERMS}
+    residual = ke_end - ke_start - sum(works.values()) - W["projection_energy"]
+    return dict(stroke=k + 1, side=model.side, u_start=model.ski_speed(0.0, q0, qd0), u_end=model.ski_speed(T, q, qd),
+                mean_speed=W["int_speed"] / T, mean_vx=float(q[cm][0] - q0[cm][0]) / T,
+                mean_vy=float(q[cm][1] - q0[cm][1]) / T, mean_power=W["work_leg"] / T,
+                peak_leg_force_bw=float(frame["leg_force_bw"].max()),
+                ke_loss_at_start=change["ke_loss"] if change else 0.0, ke_start=ke_start, ke_end=ke_end,
+                **works, projection_energy=W["projection_energy"], energy_residual=residual,
+                distance_x=float(q[cm][0] - q0[cm][0]), max_constraint_norm=float(frame["constraint_norm"].max()),
+                max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
+
+
+def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: float = 0.0, first_ski: str = "right",
+                  laws: FreeLaws | None = None, rotation: str = "zxz", stabilization: str = "baumgarte",
+                  method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None,
+                  beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
+                  max_evaluations: int = 5_000_000, max_wall_time: float | None = None) -> SimResult:
+    """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
+    with its ski's origin at the global origin and speed u = ``v0`` along itself.
+
+    params : FreeSkaterParams (defaults of the book's chapter "The free skater").
+    laws : None for the default laws, or a ``FreeLaws`` of time functions (with derivatives).
+    rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
+    max_evaluations, max_wall_time : as ``skilib.simulate_run``.
+
+    Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
+    ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
+    on B), leg_force_bw, leg_power, friction_force, drag_force, snow_force, edge_force,
+    constraint_norm, nonholonomic_norm, works, q…, qd…), ``strokes`` (u_start, mean_speed,
+    mean_vx, mean_power (the leg's), peak_leg_force_bw, ke_loss_at_start, each work and the
+    energy_residual) and ``changes`` (one row per touch-down).
+
+    Examples
+    --------
+    >>> import skilib as sk
+    >>> res = sk.simulate_free(strokes=2, v0=3.0)
+    >>> bool(res.strokes["energy_residual"].abs().max() < 1e-6 and res.frame["nonholonomic_norm"].max() < 1e-8)
+    True
+    """
+    t_start = time.perf_counter()
+    o = _options(params, strokes=strokes, v0=v0, first_ski=first_ski, laws=laws, rotation=rotation,
+                 stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha, beta=beta,
+                 compiled=compiled, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
+                 max_wall_time=max_wall_time)
+    T = o.params.stroke_time
+    frames, srows, crows, erows, models = [], [], [], [], []
+    nfev = 0
+    model = q = qd = None
+    o.budget.start()
+    for k in range(o.strokes):
+        change = None
+        if k == 0:
+            model = FreeSkaterModel(o.params, o.first_ski, np.zeros(3), o.laws, o.rotation)
+            q, qd = start_state(model, o.v0)
+        else:
+            old, q_old, qd_old = model, q, qd
+            model, q, qd = touch_down(old, q_old, qd_old, _side(o.first_ski, k))
+            ke_b, ke_a = old.system(1).kinetic_energy(q_old, qd_old), model.system(1).kinetic_energy(q, qd)
+            change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
+                          u_before=old.ski_speed(T, q_old, qd_old), u_after=model.ski_speed(0.0, q, qd),
+                          cm_jump=float(np.linalg.norm(q[model.cm] - q_old[old.cm])))
+            crows.append(change)
+        models.append(model)
+        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=k + 1)
+        y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
+        segments, y_end, events = stroke.run(y0, T)
+        nfev += stroke.nfev
+        erows += [dict(stroke=k + 1, tau=te, t=k * T + te, mode_before=a, mode_after=b) for te, a, b in events]
+        frames.append(stroke_frame(model, stroke, segments, o.grid, y_end, k + 1, k * T))
+        srows.append(_summary(k, model, y0, y_end, frames[-1], T, change))
+        q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
+    st = o.stabilization
+    info = dict(model="free", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
+                alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
+                v0=o.v0, first_ski=o.first_ski, nfev=nfev, work_terms=FREE_WORK_TERMS,
+                runtime_s=time.perf_counter() - t_start)
+    return SimResult(frame=pd.concat(frames, ignore_index=True), strokes=pd.DataFrame(srows),
+                     changes=pd.DataFrame(crows, columns=_CHANGE_COLUMNS),
+                     events=pd.DataFrame(erows, columns=["stroke", "tau", "t", "mode_before", "mode_after"]),
+                     params=o.params, models=models, info=info)
+
+
+@dataclass
+class FreeSteadyState:
+    """The periodic stroke: ``u0`` repeats at every touch-down (left and right mirrored)."""
+
+    u0: float
+    mean_speed: float
+    mean_power: float
+    peak_leg_force_bw: float
+    frame: pd.DataFrame
+    strokes: pd.DataFrame
+    iterations: int
+    residual: float
+    history: list
+
+
+def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
+                      max_iter: int = 30, **kwargs) -> FreeSteadyState:
+    """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
+    speed at the start of the next stroke after one stroke from u0), by the secant method to
+    |Δu| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+
+    Examples
+    --------
+    >>> import skilib as sk
+    >>> ss = sk.free_steady_state()
+    >>> bool(ss.residual <= 1e-10 and ss.mean_speed > 0)
+    True
+    """
+    p = with_overrides(params)
+    tol = check_number("tol", tol, positive=True)
+    history = []
+
+    def phi(u):  # one stroke from u, then the touch-down on the other ski
+        res = simulate_free(p, strokes=1, v0=u, n_out=2, **kwargs)
+        model, last = res.models[-1], res.frame.iloc[-1]
+        q = last[[f"q{j}" for j in range(model.nq)]].to_numpy(float)
+        qd = last[[f"qd{j}" for j in range(model.nq)]].to_numpy(float)
+        new, q1, qd1 = touch_down(model, q, qd, "left" if model.side == "right" else "right")
+        history.append((u, new.ski_speed(0.0, q1, qd1)))
+        return history[-1][1] - u, res
+
+    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
+    g_a, _ = phi(u_a)
+    u_b = u_a + g_a
+    g_b, res = phi(u_b)
+    it = 2
+    while abs(g_b) > tol:
+        if it >= max_iter:
+            raise RuntimeError(f"free_steady_state: no periodic stroke after {max_iter} stroke maps "
+                               f"(|Φ(u) − u| = {abs(g_b):.3e} at u = {u_b:.6g} m/s)")
+        if g_b == g_a:
+            break
+        u_a, g_a, u_b = u_b, g_b, u_b - g_b * (u_b - u_a) / (g_b - g_a)
+        g_b, res = phi(u_b)
+        it += 1
+    full = simulate_free(p, strokes=1, v0=u_b, **kwargs)
+    row = full.strokes.iloc[0]
+    return FreeSteadyState(u0=u_b, mean_speed=float(row["mean_speed"]), mean_power=float(row["mean_power"]),
+                           peak_leg_force_bw=float(row["peak_leg_force_bw"]), frame=full.frame, strokes=full.strokes,
+                           iterations=it, residual=abs(g_b), history=history)

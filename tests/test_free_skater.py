@@ -1,0 +1,161 @@
+"""The free skater (``skilib.skier.free``): a knife-edge ski, a placed centre of mass and the leg
+force as an output, checked against an independent one-coordinate derivation, a holonomic
+build of the straight-line case, the work–energy balance, the continuity of the centre of mass,
+the snow's load and the symmetry of the periodic stroke."""
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+import skilib as sk
+from skilib.skier.free import FreeSkaterModel
+
+
+def one_coordinate(p: sk.FreeSkaterParams, side: str, u0: float, t_eval):
+    """u(τ) and the ski's path from the Lagrange–d'Alembert equation along the ski, written from
+    the model's definition alone: Ṙ_s = u e(ψ), R_B = R_s + h n + z ẑ, so that
+    (m_s + M) u̇ = M (2 ḣ ψ̇ + h ψ̈) − μ N + F_drag · e, N = (M + m_s) g + M z̈."""
+    s = 1.0 if side == "right" else -1.0
+    T, a, dpsi = p.stroke_time, math.radians(p.skating_angle_deg), math.radians(p.steer_deg)
+    M, ms = p.body_mass, p.ski_mass
+
+    def laws(t):
+        x = t / T
+        psi = s * (-a / 2 + dpsi * x**3 * (10 - 15 * x + 6 * x * x))
+        psid = s * dpsi * 30 * x * x * (1 - x) ** 2 / T
+        psidd = s * dpsi * 60 * x * (1 - x) * (1 - 2 * x) / T**2
+        dh = p.offset_end - p.offset_start
+        h = s * (p.offset_start + dh * x**2)
+        hd = s * 2 * dh * x / T
+        w = math.pi / T
+        z = p.cm_height - p.cm_dip * math.sin(w * t) ** 2
+        zd = -p.cm_dip * w * math.sin(2 * w * t)
+        zdd = -2 * p.cm_dip * w * w * math.cos(2 * w * t)
+        return psi, psid, psidd, h, hd, z, zd, zdd
+
+    def rhs(t, y):
+        u = y[0]
+        psi, psid, psidd, h, hd, z, zd, zdd = laws(t)
+        e = np.array([math.cos(psi), math.sin(psi), 0.0])
+        n = np.array([-math.sin(psi), math.cos(psi), 0.0])
+        vB = (u - h * psid) * e + hd * n + zd * np.array([0.0, 0.0, 1.0])
+        drag = -0.5 * p.air_density * p.cda * np.linalg.norm(vB) * vB if p.air_drag else np.zeros(3)
+        N = (M + ms) * p.g + M * zdd
+        udot = (M * (2 * hd * psid + h * psidd) - p.friction_coefficient * N + drag @ e) / (M + ms)
+        return [udot, u * e[0], u * e[1]]
+
+    sol = solve_ivp(rhs, (0.0, T), [u0, 0.0, 0.0], t_eval=t_eval, method="DOP853", rtol=1e-12, atol=1e-13)
+    cm = []
+    for k, t in enumerate(sol.t):
+        psi, _, _, h, _, z, _, _ = laws(t)
+        cm.append([sol.y[1, k] - h * math.sin(psi), sol.y[2, k] + h * math.cos(psi), z])
+    return sol.y[0], np.array(cm)
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+@pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
+def test_one_coordinate_derivation_gives_the_same_motion(side, rotation, measured):
+    """u(τ) and the centre of mass's path of one stroke: the 14- (or 12-) coordinate multibody
+    model with a knife edge equals the one-coordinate equation along the ski to 1e-9."""
+    p = sk.FreeSkaterParams()
+    res = sk.simulate_free(p, strokes=1, v0=3.0, first_ski=side, rotation=rotation, rtol=1e-12, atol=1e-12)
+    f = res.frame
+    u, cm = one_coordinate(p, side, 3.0, f["tau"].to_numpy())
+    measured.allclose("u(τ) vs one-coordinate equation", f["u"], u, atol=1e-9, unit="m/s", where=f"{side}/{rotation}")
+    measured.allclose("CM path vs one-coordinate equation", f[["cm_x", "cm_y", "cm_z"]].to_numpy(), cm, atol=1e-9,
+                      unit="m", where=f"{side}/{rotation}")
+
+
+def test_without_steer_the_knife_edge_is_a_straight_line(measured):
+    """Steer 0: the ski's heading is constant, and the knife edge is the holonomic constraint
+    'on the line through the start along e' — a PointOnLine build of the same model gives the
+    same motion."""
+    p = sk.FreeSkaterParams(steer_deg=0.0)
+    res = sk.simulate_free(p, strokes=1, v0=3.0, compiled=False, rtol=1e-12, atol=1e-12, n_out=41)
+    model = res.models[0]
+    e = model.axes(0.0)[0]
+    cons = [sk.PointOnLine("line", model.ski, np.zeros(3), np.zeros(3), e) if c.name == "edge" else c
+            for c in model.constraints if c.name != "snow"]  # the line also holds z = 0
+    friction = model.system(1).forces[-1]
+    system = sk.MultibodySystem(model.bodies, cons, model.forces_common + [friction])
+    assert system.velocity_rows.size == 0 and system.dof == 1
+    q0 = res.frame[[f"q{j}" for j in range(12)]].to_numpy()[0]
+    qd0 = res.frame[[f"qd{j}" for j in range(12)]].to_numpy()[0]
+    t = res.frame["tau"].to_numpy()
+    ref = sk.solve_dynamics(system, (0.0, p.stroke_time), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-12,
+                            t_eval=t, h=0.05)
+    measured.allclose("CM path: knife edge vs point on a line", res.frame[["cm_x", "cm_y", "cm_z"]].to_numpy(),
+                      ref.q[:, 6:9], atol=1e-9, unit="m")
+
+
+def test_work_energy_continuity_and_snow_load(measured):
+    """Over three strokes from rest (stick and slip included): ΔKE equals the sum of the works to
+    1e-9 of the leg's work; the centre of mass does not move at a touch-down; the edge never
+    slips; with drag off, the snow row's multiplier is (M + m_s) g + M z̈(τ)."""
+    p = sk.FreeSkaterParams(air_drag=False)
+    res = sk.simulate_free(p, strokes=3, v0=0.0)
+    st = res.strokes
+    for _, row in st.iterrows():
+        measured.check("work–energy residual / leg work", abs(row["energy_residual"]) / abs(row["work_leg"]), 1e-9,
+                       "rel.", where=f"stroke {row['stroke']}")
+    measured.check("CM jump at touch-down", res.changes["cm_jump"].max(), 1e-12, "m")
+    measured.check("edge's lateral velocity", res.frame["nonholonomic_norm"].max(), 1e-9, "m/s")
+    f = res.frame
+    w = math.pi / p.stroke_time
+    zdd = -2 * p.cm_dip * w * w * np.cos(2 * w * f["tau"].to_numpy())
+    load = (p.body_mass + p.ski_mass) * p.g + p.body_mass * zdd
+    measured.allclose("snow's normal force vs (M + m_s) g + M z̈", f["snow_force"], load, atol=1e-6, unit="N")
+    assert len(res.events) > 0  # from rest the ski sticks before it slides
+
+
+def test_steady_state_is_a_fixed_point_and_mirrors(measured):
+    """The periodic stroke: one stroke from u0 and the touch-down give u0 back to 1e-10, and a
+    right and a left stroke from u0 are mirror images (y → −y)."""
+    ss = sk.free_steady_state()
+    measured.check("|Φ(u0) − u0|", ss.residual, 1e-10, "m/s")
+    two = sk.simulate_free(strokes=2, v0=ss.u0)
+    measured.check("start speed of the next stroke − u0", abs(two.strokes["u_start"].iloc[1] - ss.u0), 1e-9, "m/s")
+    a = two.frame[two.frame["stroke"] == 1]
+    b = two.frame[two.frame["stroke"] == 2]
+    measured.allclose("left stroke's u vs the right's", b["u"].to_numpy(), a["u"].to_numpy(), atol=1e-8, unit="m/s")
+    lat_a = a["cm_y"].to_numpy() - a["cm_y"].iloc[0]
+    lat_b = b["cm_y"].to_numpy() - b["cm_y"].iloc[0]
+    measured.allclose("left stroke's lateral CM path vs −(the right's)", lat_b, -lat_a, atol=1e-8, unit="m")
+    measured.allclose("leg force [BW], left vs right", b["leg_force_bw"].to_numpy(), a["leg_force_bw"].to_numpy(),
+                      atol=1e-8, unit="BW")
+
+
+def test_compiled_and_numeric_free_skater_agree(measured):
+    """The generated kernels (knife edge, relative driver, friction along the ski) give the numeric
+    engine's run to round-off."""
+    a = sk.simulate_free(strokes=2, v0=2.5, compiled=True)
+    b = sk.simulate_free(strokes=2, v0=2.5, compiled=False)
+    cols = ["cm_x", "cm_y", "u", "leg_force_bw"]
+    measured.allclose("compiled vs numeric", a.frame[cols].to_numpy(), b.frame[cols].to_numpy(), atol=1e-9)
+
+
+def test_user_laws_are_time_functions():
+    """A user's laws replace the defaults; a plain callable (no derivatives) is refused by name."""
+    p = sk.FreeSkaterParams()
+    lawful = sk.FreeLaws(heading=sk.Polynomial([-0.3, 0.2]), offset=sk.Polynomial([0.1, 0.2]),
+                         height=sk.Polynomial([0.95]))
+    res = sk.simulate_free(p, strokes=1, v0=2.0, laws=lawful, n_out=5)
+    assert np.allclose(res.frame["ski_heading_deg"], np.degrees(-0.3 + 0.2 * res.frame["tau"]), atol=1e-9)
+    with pytest.raises(ValueError, match="laws.height"):
+        sk.FreeLaws(heading=sk.Polynomial([0.0]), offset=sk.Polynomial([0.1]), height=lambda t: 0.9)
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("body_mass", -75.0, "body_mass"), ("ski_mass", float("nan"), "ski_mass"), ("stroke_time", "0.8", "stroke_time"),
+    ("offset_end", 1.5, "offset_end: the centre of mass would be"), ("cm_dip", 1.0, "cm_dip"),
+    ("air_drag", "yes", "air_drag"), ("skating_angle_deg", 190.0, "skating_angle_deg"),
+    ("friction_coefficient", -0.1, "friction_coefficient"),
+])
+def test_bad_parameters_name_the_field(field, value, match):
+    with pytest.raises(ValueError, match=match):
+        sk.FreeSkaterParams(**{field: value})
+    with pytest.raises(ValueError, match="strokes"):
+        sk.simulate_free(strokes=0)
+    with pytest.raises(ValueError, match="side"):
+        FreeSkaterModel(sk.FreeSkaterParams(), "middle", np.zeros(3))
