@@ -41,7 +41,7 @@ from .projection import Projector, project
 from .reactions import JointReaction, joint_reactions
 from .solver import DynamicsResult, consistent_initial_conditions, gimbal_events, solve_dynamics
 from .system import MultibodySystem
-from .timefunctions import Constant, FromCallables, Polynomial, RotationPath, Stack, TimeFunction
+from .timefunctions import Constant, FromCallables, Harmonic, Polynomial, RotationPath, Stack, TimeFunction
 
 __all__ = [
     "GROUND", "RigidBody", "box_inertia", "rod_inertia",
@@ -55,5 +55,5 @@ __all__ = [
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
     "Evaluation", "ProjectedRK", "Integrator", "Stabilization", "Projector", "JointReaction", "joint_reactions",
     "MultibodySystem",
-    "Constant", "FromCallables", "Polynomial", "RotationPath", "Stack", "TimeFunction",
+    "Constant", "FromCallables", "Harmonic", "Polynomial", "RotationPath", "Stack", "TimeFunction",
 ]

@@ -16,6 +16,7 @@ __all__ = [
     "Polynomial",
     "FromCallables",
     "Stack",
+    "Harmonic",
     "as_time_function",
     "RotationPath",
 ]
@@ -69,6 +70,24 @@ class FromCallables(TimeFunction):
 
     def __call__(self, t):
         return (np.asarray(self.f(t), float), np.asarray(self.fd(t), float), np.asarray(self.fdd(t), float))
+
+
+class Harmonic(TimeFunction):
+    """f(t) = c + a cos(ω t + φ), with ḟ and f̈ (a law code generation can trace)."""
+
+    def __init__(self, offset=0.0, amplitude=1.0, omega=1.0, phase=0.0):
+        self.c = np.array([offset, amplitude, omega, phase], dtype=float)
+        if not np.all(np.isfinite(self.c)):
+            raise ValueError(f"Harmonic: offset, amplitude, omega and phase must be finite, got {self.c.tolist()}")
+
+    def __call__(self, t):
+        c, a, w, ph = self.c
+        x = w * t + ph
+        cx, sx = _cos(x), _sin(x)
+        return c + a * cx, -a * w * sx, -a * w * w * cx
+
+    def __repr__(self):
+        return f"Harmonic(offset={self.c[0]}, amplitude={self.c[1]}, omega={self.c[2]}, phase={self.c[3]})"
 
 
 class Stack(TimeFunction):

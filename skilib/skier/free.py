@@ -45,7 +45,7 @@ from ..engine.forces import AxisForce, Drag, Gravity
 from ..engine.nonholonomic import KnifeEdge
 from ..engine.rotation import ZXZ
 from ..engine.system import MultibodySystem
-from ..engine.timefunctions import Constant, FromCallables, Polynomial, RotationPath, Stack, TimeFunction
+from ..engine.timefunctions import Constant, FromCallables, Harmonic, Polynomial, RotationPath, Stack, TimeFunction
 from ..engine.validation import check_bool, check_number
 from .params import ROTATIONS, SIDES
 from .work import extra_states
@@ -159,11 +159,8 @@ def default_laws(p: FreeSkaterParams) -> FreeLaws:
         offset = FromCallables(lambda t: h0 + dh * (t / T) ** pe,
                                lambda t: dh * pe * t ** (pe - 1) / T**pe if t > 0 else 0.0,
                                lambda t: dh * pe * (pe - 1) * t ** (pe - 2) / T**pe if t > 0 else 0.0)
-    zbar, dz, w = p.cm_height, p.cm_dip, math.pi / T
     # z = z̄ − Δz sin²(πτ/T) = z̄ − Δz/2 + (Δz/2) cos(2πτ/T)
-    height = FromCallables(lambda t: zbar - dz * math.sin(w * t) ** 2,
-                           lambda t: -dz * w * math.sin(2 * w * t),
-                           lambda t: -2 * dz * w * w * math.cos(2 * w * t))
+    height = Harmonic(p.cm_height - p.cm_dip / 2, p.cm_dip / 2, 2 * math.pi / T)
     return FreeLaws(heading, offset, height)
 
 
@@ -368,13 +365,24 @@ class FreeSkaterModel:
 
 
 class _Friction:
-    """−mode · μ N(τ): the sliding ski's friction along x̄ (signed), a callable of τ."""
+    """−mode · μ N(τ), N = (M + m_s) g + M z̈(τ): the sliding ski's friction along x̄ (signed),
+    a callable of τ.  It holds its numbers and the height law itself, so that code generation
+    traces it (``symbolic``) with each number a kernel parameter."""
 
     def __init__(self, model, sign):
-        self.model, self.sign = model, sign
+        p = model.params
+        self.scale = np.array([sign * p.friction_coefficient, p.body_mass + p.ski_mass, p.g, p.body_mass])
+        self.height = model.height_law
 
     def __call__(self, tau):
-        return self.sign * self.model.friction_limit(tau)
+        k, m, g, M = self.scale
+        return k * (m * g + M * float(self.height(tau)[2]))
+
+    def symbolic(self, tau):
+        if not isinstance(self.height, (Constant, Polynomial, Harmonic)):
+            raise NotImplementedError("a user's height law is evaluated numerically")
+        k, m, g, M = self.scale
+        return k * (m * g + M * self.height(tau)[2])
 
 
 def _rot_z(h):

@@ -11,12 +11,12 @@ from ..constraints import Constraint
 from ..forces import AxisForce, ConstantForce, Drag, Gravity, LineForce, SpringDamper
 from ..kinematics import State
 from ..system import MultibodySystem
-from ..timefunctions import Constant, Polynomial, RotationPath
+from ..timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
 
 __all__ = []
 
 
-_TRACEABLE_LAWS = (Constant, Polynomial, RotationPath)
+_TRACEABLE_LAWS = (Constant, Polynomial, Harmonic, RotationPath, Stack)
 _TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper)
 # objects whose attributes are walked for parameters (their float data become c[k])
 _PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
@@ -193,11 +193,14 @@ class _TracingState(State):
 
 
 def _traceable_law(fn) -> bool:
-    """Whether a law can be traced symbolically: a Constant or Polynomial, or a RotationPath
-    whose angle law is one (its angle is called with the symbolic t; anything else would bake
-    that law's numbers into the kernel, so it becomes a numeric input instead)."""
+    """Whether a law can be traced symbolically: a Constant, Polynomial or Harmonic, or a
+    RotationPath or Stack made of them (their inner laws are called with the symbolic t;
+    anything else would bake that law's numbers into the kernel, so it becomes a numeric
+    input instead)."""
     if isinstance(fn, RotationPath):
         return _traceable_law(fn.angle)
+    if isinstance(fn, Stack):
+        return all(_traceable_law(f) for f in fn.laws)
     return isinstance(fn, _TRACEABLE_LAWS)
 
 
