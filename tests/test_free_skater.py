@@ -159,3 +159,60 @@ def test_bad_parameters_name_the_field(field, value, match):
         sk.simulate_free(strokes=0)
     with pytest.raises(ValueError, match="side"):
         FreeSkaterModel(sk.FreeSkaterParams(), "middle", np.zeros(3))
+
+
+def kane_free_skater(p: sk.FreeSkaterParams, side: str):
+    """The sliding free skater by sympy's KanesMethod: coordinates x, y of the ski, the knife
+    edge as a velocity constraint, ψ(t), h(t), z(t) explicit functions of time, friction μN
+    along the ski and drag on the centre of mass (an independent derivation)."""
+    import sympy as sp
+    from sympy.physics.mechanics import KanesMethod, Particle, Point, ReferenceFrame, dynamicsymbols
+
+    t = dynamicsymbols._t
+    x, y = dynamicsymbols("x y")
+    ux, uy = dynamicsymbols("ux uy")
+    s = 1 if side == "right" else -1
+    T, a, dpsi = p.stroke_time, sp.rad(sp.Float(p.skating_angle_deg)), sp.rad(sp.Float(p.steer_deg))
+    xi = t / T
+    psi = s * (-a / 2 + dpsi * (10 * xi**3 - 15 * xi**4 + 6 * xi**5))
+    h = s * (p.offset_start + (p.offset_end - p.offset_start) * xi**2)
+    z = p.cm_height - p.cm_dip * sp.sin(sp.pi * t / T) ** 2
+    N = ReferenceFrame("N")
+    e = sp.cos(psi) * N.x + sp.sin(psi) * N.y
+    n = -sp.sin(psi) * N.x + sp.cos(psi) * N.y
+    O = Point("O")
+    O.set_vel(N, 0)
+    S = O.locatenew("S", x * N.x + y * N.y)
+    S.set_vel(N, ux * N.x + uy * N.y)
+    B = S.locatenew("B", h * n + z * N.z)
+    B.set_vel(N, S.vel(N) + (h * n + z * N.z).diff(t, N))
+    load = (p.body_mass + p.ski_mass) * p.g + p.body_mass * z.diff(t, 2)
+    vB = B.vel(N)
+    speed = sp.sqrt(vB.dot(vB))
+    forces = [(S, -p.friction_coefficient * load * e), (B, -0.5 * p.air_density * p.cda * speed * vB),
+              (B, -p.body_mass * p.g * N.z), (S, -p.ski_mass * p.g * N.z)]
+    kane = KanesMethod(N, q_ind=[x, y], u_ind=[ux], u_dependent=[uy], kd_eqs=[x.diff() - ux, y.diff() - uy],
+                       velocity_constraints=[S.vel(N).dot(n)])
+    kane.kanes_equations([Particle("ski", S, p.ski_mass), Particle("body", B, p.body_mass)], forces)
+    states = [x, y, ux, uy]
+    Mf = sp.lambdify([t] + states, kane.mass_matrix_full, "numpy")
+    ff = sp.lambdify([t] + states, kane.forcing_full, "numpy")
+    cm = sp.lambdify([t] + states, [B.pos_from(O).dot(N.x), B.pos_from(O).dot(N.y), B.pos_from(O).dot(N.z)], "numpy")
+    return (lambda tt, yy: np.linalg.solve(Mf(tt, *yy), ff(tt, *yy)).ravel()), cm, sp.lambdify(t, psi, "numpy")
+
+
+def test_kane_peer_with_a_velocity_constraint(measured):
+    """One stroke of the free skater: skilib's centre-of-mass path and ski speed equal those of
+    KanesMethod with the knife edge as a velocity constraint, to 1e-9."""
+    p = sk.FreeSkaterParams()
+    res = sk.simulate_free(p, strokes=1, v0=3.0, rtol=1e-12, atol=1e-12)
+    rhs, cm, psi = kane_free_skater(p, "right")
+    f = res.frame
+    tau = f["tau"].to_numpy()
+    e0 = np.array([math.cos(psi(0.0)), math.sin(psi(0.0))])
+    sol = solve_ivp(rhs, (0.0, p.stroke_time), [0.0, 0.0, 3.0 * e0[0], 3.0 * e0[1]], t_eval=tau, method="DOP853",
+                    rtol=1e-12, atol=1e-13)
+    path = np.array([cm(tk, *yk) for tk, yk in zip(sol.t, sol.y.T)])
+    u = sol.y[2] * np.cos(psi(sol.t)) + sol.y[3] * np.sin(psi(sol.t))
+    measured.allclose("CM path vs KanesMethod", f[["cm_x", "cm_y", "cm_z"]].to_numpy(), path, atol=1e-9, unit="m")
+    measured.allclose("u(τ) vs KanesMethod", f["u"].to_numpy(), u, atol=1e-9, unit="m/s")
