@@ -53,6 +53,14 @@ class Polynomial(TimeFunction):
     def __call__(self, t):
         x = t - self.t0
         K = len(self.c)
+        if self.c.ndim == 1 and isinstance(x, (float, int, np.floating)):
+            # scalar law at a number: Horner's scheme for f, ḟ, f̈ (no array temporaries)
+            f = fd = fdd = 0.0
+            for k in range(K - 1, -1, -1):
+                fdd = fdd * x + 2.0 * fd
+                fd = fd * x + f
+                f = f * x + float(self.c[k])
+            return f, fd, fdd
         p = np.array([x**k for k in range(K)])
         dp = np.array([k * x ** (k - 1) if k >= 1 else 0.0 for k in range(K)])
         ddp = np.array([k * (k - 1) * x ** (k - 2) if k >= 2 else 0.0 for k in range(K)])
