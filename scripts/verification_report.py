@@ -60,6 +60,9 @@ OTHER_TEST_FILES = {
     "test_verification_report.py": "checks this script and the `measured` fixture",
     "test_layout.py": "checks the package's layout (what imports what), no physics",
     "test_using.py": "runs the code of the book page 'Using this compendium', no physics",
+    "test_c3d.py": "C3D file round trips (float32 storage) and the force loader's C3D errors; no model error",
+    "test_inverse.py": "inverse-mode round trips; their errors are reported in notebook 07 (Seeing the skier)",
+    "test_plot.py": "drawings and animations of a model: geometry of the drawn points, player size",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"
