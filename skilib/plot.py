@@ -1,4 +1,4 @@
-"""Pictures of a model: labelled 3-D drawings, pose sequences and animations (matplotlib, Agg).
+"""Pictures of a model: labelled 3-D drawings, pose sequences and animations (matplotlib, any backend).
 
 Every function draws a :class:`skilib.skier.markers.Skeleton` — named points, segments and
 force arrows per time — so any model that can describe itself that way is drawn by the same
@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib import animation  # noqa: E402
+import matplotlib.pyplot as plt  # the caller's backend (Agg when headless, inline in notebooks)
+import numpy as np
+from matplotlib import animation
 
 __all__ = ["draw_model", "pose_sequence", "animate", "animation_html", "SEGMENT_STYLE"]
 
