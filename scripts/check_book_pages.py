@@ -15,6 +15,7 @@ table of contents (book/_toc.yml) lists, it
    - every ``<img>`` points to an existing, non-empty image file, and a notebook chapter
      shows at least as many images as its executed notebook (book/_executed) has figures;
    - no cell output is a traceback;
+   - every JavaScript animation player of the executed notebook (``anim-controls``) is on the page;
 3. checks that no ``<script>``, ``<link>``, ``<img>``, ``<iframe>`` or ``<source>`` of any
    built HTML file, and no inline script, refers to an http(s) URL.
 
@@ -140,6 +141,19 @@ def expected_figures(book: Path, page: str) -> int | None:
     return n
 
 
+ANIM_PLAYER = 'class="anim-controls"'  # matplotlib's JavaScript animation player (to_jshtml)
+
+
+def expected_animations(book: Path, page: str) -> int:
+    """JavaScript animation players in the executed notebook behind a page (0 if none)."""
+    nb_path = book / f"{page}.ipynb"
+    if not nb_path.exists():
+        return 0
+    nb = json.loads(nb_path.read_text())
+    return sum("".join(o.get("data", {}).get("text/html", "")).count(ANIM_PLAYER)
+               for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", []))
+
+
 def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
     cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
            "--disable-background-networking", "--disable-component-update", "--disable-extensions",
@@ -190,9 +204,13 @@ def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path
     n_fig = expected_figures(book, page)
     if n_fig is not None and len(dom.images) < n_fig:
         problems.append(f"the executed notebook has {n_fig} figures, the page shows {len(dom.images)} images")
+    n_anim, dom_anim = expected_animations(book, page), r.stdout.count(ANIM_PLAYER)
+    if dom_anim < n_anim:
+        problems.append(f"the executed notebook has {n_anim} animations, the page shows {dom_anim} players")
     if dom.tracebacks:
         problems.append(f"{dom.tracebacks} traceback output(s) on the page")
     fig = f"{len(dom.images)} images" + (f" (notebook: {n_fig} figures)" if n_fig is not None else "")
+    fig += f", {dom_anim} animation players" if n_anim else ""
     return problems, f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, {shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot}"
 
 

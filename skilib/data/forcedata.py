@@ -413,6 +413,9 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL, co
         If ``path`` does not exist.
     """
     path = Path(path)
+    if path.suffix.lower() == ".c3d":  # force-plate channels of a C3D file (skilib.data.c3d)
+        from .c3d import read_force_data
+        return read_force_data(path, metadata, dt_rtol=dt_rtol)
     dt_rtol = _check_dt_rtol(dt_rtol)
     mapping = _check_columns(columns)
     raw = path.read_bytes()  # FileNotFoundError as is, before any metadata problem

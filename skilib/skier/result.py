@@ -45,6 +45,12 @@ class SimResult:
     models: list = field(repr=False)
     info: dict = field(default_factory=dict)
 
+    def to_c3d(self, path):
+        """Write the run as a C3D motion-capture file (markers, analog forces, events, parameters;
+        ``skilib.data.c3d.write_run``).  Returns the path."""
+        from ..data.c3d import write_run
+        return write_run(self, path)
+
     def energy_balance(self) -> pd.DataFrame:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,
         joints) and of the projections' kinetic-energy change, with the residual ΔKE − ΣW."""
