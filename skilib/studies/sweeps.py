@@ -378,9 +378,15 @@ def _run_dask(records, task, scheduler, n_workers, bar):
     if scheduler is None:
         n = int(n_workers or os.cpu_count() or 1)
         # one single-threaded process per worker: the runs hold the GIL
-        # ':0': the scheduler's HTTP server takes a free port (another cluster may hold 8787)
-        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR)
+        # ':0': the scheduler's HTTP server takes a free port (another cluster may hold 8787).
+        # worker-saturation 1: a worker holds one task at a time, so that a row that kills its
+        # worker takes no queued row down with it (Dask marks every task processing on a dead
+        # worker as suspect, and a suspect task fails after a few deaths)
+        import dask
+
+        with dask.config.set({"distributed.scheduler.worker-saturation": 1.0}):
+            own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
         client = own_client = Client(own_cluster)
         where = "LocalCluster"
     elif isinstance(scheduler, str):
@@ -392,16 +398,27 @@ def _run_dask(records, task, scheduler, n_workers, bar):
     crash_dir = tempfile.mkdtemp(prefix="skilib-sweep-") if own_cluster is not None else None
     try:
         workers = len(client.scheduler_info().get("workers", {}))
+        params = dict(records)
         futures = [client.submit(_run_guarded, *task, i, p, crash_dir, pure=False) for i, p in records]
         index = {f.key: i for f, (i, _) in zip(futures, records)}
-        results = []
-        for fut in as_completed(futures):
+        results, retried = [], set()
+        pending = as_completed(futures)
+        for fut in pending:
             if fut.status == "finished":
                 results.append(fut.result())
             else:  # the task itself failed (a worker died): report it with the worker's reason, keep going
                 exc, i = fut.exception(), index[fut.key]
-                results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed"
-                                f"{_death_reason(crash_dir, i)})", {}))
+                reason = _death_reason(crash_dir, i)
+                if crash_dir is not None and not reason and i not in retried:
+                    # it left no report: it did not kill the worker, it was queued on one that
+                    # another row killed; run it again, once
+                    retried.add(i)
+                    again = client.submit(_run_guarded, *task, i, params[i], crash_dir, pure=False)
+                    index[again.key] = i
+                    pending.add(again)
+                    fut.release()
+                    continue
+                results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed{reason})", {}))
             fut.release()
             bar.update(1)
         return results, where, workers
