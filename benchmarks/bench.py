@@ -14,6 +14,7 @@ Targets:
 - peak memory of that run ≤ 200 MB (the peak resident set of a fresh process that
   imports skilib and does the run: libraries included, nothing subtracted);
 - a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
+- the free skater's steady state (``free_steady_state()``, defaults) in ≤ 50 ms;
 - the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
   temporary folder) close to ``pandas.read_csv`` in time and peak memory.
 The peer for scale: the same skier reduced to its coordinate s with
@@ -140,6 +141,15 @@ def bench_memory(compiled=True):
     return out
 
 
+def bench_free_steady(repeat):
+    """``free_steady_state()`` with its defaults, after a warm-up that loads (or compiles) its kernels."""
+    import skilib as sk
+
+    ss = sk.free_steady_state()
+    return {"seconds": median_time(sk.free_steady_state, repeat=repeat, warmup=0), "u0": ss.u0,
+            "stroke_maps": ss.iterations}
+
+
 def bench_peer(repeat):
     """KanesMethod + lambdify on the single coordinate s against skilib, one sliding phase."""
     sys.path.insert(0, str(HERE))
@@ -263,6 +273,10 @@ def table(r) -> str:
     rows.append(("table 9 run max |C|", f"{lr['max_constraint_norm']:.1e}", "target ≤ 1e-6"))
     rows.append(("table 9 run peak RSS, fresh process [MB]", f"{mem['peak_rss_mb']:.0f}",
                  f"target ≤ 200; Python heap peak of the run {mem['python_heap_peak_mb']:.1f} MB"))
+    fs = r.get("free_steady")
+    if fs:
+        rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
+                     f"target ≤ 50; {fs['stroke_maps']} stroke maps + 1 full stroke, u0 {fs['u0']:.4f} m/s"))
     if peer:
         rows.append(("peer: KanesMethod derive + lambdify [s]", f"{peer['kane_derive_s'] + peer['kane_lambdify_s']:.2f}",
                      "once per model"))
@@ -312,6 +326,7 @@ def main(argv=None) -> int:
     steps = [("rhs", lambda: bench_rhs(backends)),
              ("long_run", lambda: bench_long_run(True, args.repeat)),
              ("memory", bench_memory),
+             ("free_steady", lambda: bench_free_steady(args.repeat)),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
     if not args.quick:

@@ -31,6 +31,7 @@ NON_DEFAULT = {
     "05": ({"ranges": {"skating_angle_deg": [35.0, 65.0], "phase_time": [0.7, 1.5], "force_scale": [0.5, 1.5],
                        "friction": [0.0, 20.0], "mass": [60.0, 90.0]}}, "35–65 °"),
     "06": ({}, "Results read from"),
+    "07": ({"skating_angle_deg": 30.0}, "skating angle 30° between the skis"),
     "09": ({"noise_mm": 2.0}, "marker noise 2 mm"),
 }
 
