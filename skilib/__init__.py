@@ -32,6 +32,10 @@ _LAZY = {
     "simulate_phase": ("skilib.skier", "simulate_phase"), "steady_state": ("skilib.skier", "steady_state"),
     "SteadyState": ("skilib.skier", "SteadyState"), "simulate_run": ("skilib.skier", "simulate_run"),
     "ski_heading": ("skilib.skier", "ski_heading"), "stand_in_push_force": ("skilib.skier", "stand_in_push_force"),
+    "calibrate_force_scale": ("skilib.skier", "calibrate_force_scale"),
+    "power_breakdown": ("skilib.skier", "power_breakdown"),
+    "resistance_power": ("skilib.skier", "resistance_power"),
+    "power_balance_speed": ("skilib.skier", "power_balance_speed"),
     "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
 }
 
