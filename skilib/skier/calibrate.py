@@ -109,7 +109,7 @@ def calibrate_force_scale(params: SkierParams | None = None, *, target_speed: fl
 
     a = float(scale_guess)
     fa = err_or_none(a)
-    for _ in range(40):
+    for _ in range(10):
         if fa is not None:
             break
         a *= 0.5
@@ -139,7 +139,8 @@ def thesis_predictions(cal: Calibration, *, half_fraction: float = 0.5, other_an
     """The thesis's §5.6 figures predicted at a calibration's force scale s.
 
     Every quantity is a steady state (``steady_state``) except the level-off stroke, which
-    needs a run from rest (``strokes`` strokes, ``summary.level_off_stroke`` at 2 %):
+    needs a run from rest (``strokes`` strokes, ``summary.level_off_stroke`` at 2 %; None if it
+    does not level off, or if the run cannot be made: ``speed_kept`` has no change for a slow CM):
 
     mean_power              steady mean push power at s [W] (fig. 44: ≈ 300 W)
     half_force_change       steady speed at half_fraction·s over that at s, minus 1 (fig. 42: −32 %)
@@ -170,12 +171,16 @@ def thesis_predictions(cal: Calibration, *, half_fraction: float = 0.5, other_an
 
     half = speed(force_scale=cal.force_scale * half_fraction)
     other_half = speed(force_scale=cal.force_scale * half_fraction, skating_angle_deg=other)
-    run = simulate_run(params, strokes=strokes, force_scale=cal.force_scale, **kw)
+    try:
+        run = simulate_run(params, strokes=strokes, force_scale=cal.force_scale, **kw)
+        level, speeds = level_off_stroke(run), run.strokes.mean_speed.to_numpy()
+    except ValueError:  # 'speed_kept' from rest: a slow CM has no change that keeps its speed
+        level, speeds = None, np.array([])
     row = st.strokes.iloc[0]
     ch = change_after(st.result)
     return dict(force_scale=cal.force_scale, steady_speed=st.mean_speed, mean_power=st.mean_power,
                 half_force_change=half / st.mean_speed - 1.0, other_angle_deg=other,
                 other_angle_half_vs_full=other_half / st.mean_speed - 1.0,
-                vx_vy_ratio=float(row.mean_abs_vx / row.mean_abs_vy), level_off_stroke=level_off_stroke(run),
+                vx_vy_ratio=float(row.mean_abs_vx / row.mean_abs_vy), level_off_stroke=level,
                 ke_loss_per_change=float(ch["ke_loss"]), pe_loss_per_change=float(ch["pe_loss"]),
-                run_mean_speeds=run.strokes.mean_speed.to_numpy())
+                run_mean_speeds=speeds)
