@@ -51,6 +51,7 @@ VERIFICATION_FILES = (
     "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
+    "test_stroke_change.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -112,6 +113,10 @@ EXEMPT = {
         "test_designs_and_confidence_intervals_are_seeded": _API, "test_bad_designs": _EXCEPTIONS, "test_bad_outputs_are_errors_not_skips": _EXCEPTIONS,
     },
     "test_steady.py": {"test_bad_arguments": _EXCEPTIONS},
+    "test_stroke_change.py": {
+        "test_rule_names_and_validation": _EXCEPTIONS, "test_speed_kept_raises_without_solution": _EXCEPTIONS,
+        "test_no_steady_state_when_the_change_keeps_the_ski_speed": _EXCEPTIONS,
+    },
     "test_cases.py": {
         "test_cases_are_frozen_and_their_kwargs_fit_the_simulations": _API,
         "test_table7_cases_share_one_end_pose_and_order_as_the_thesis_argues": _API,
@@ -170,7 +175,7 @@ SECTIONS = (
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("skier", "The skier model (thesis ch. 4–5)",
-            ("test_skier.py", "test_steady.py", "test_sweeps.py", "test_cases.py")),
+            ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py")),
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),

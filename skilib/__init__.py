@@ -34,6 +34,10 @@ _LAZY = {
     "ski_heading": ("skilib.skier", "ski_heading"), "stand_in_push_force": ("skilib.skier", "stand_in_push_force"),
     "FreeSkaterParams": ("skilib.skier", "FreeSkaterParams"), "FreeLaws": ("skilib.skier", "FreeLaws"),
     "simulate_free": ("skilib.skier", "simulate_free"), "free_steady_state": ("skilib.skier", "free_steady_state"),
+    "calibrate_force_scale": ("skilib.skier", "calibrate_force_scale"),
+    "power_breakdown": ("skilib.skier", "power_breakdown"),
+    "resistance_power": ("skilib.skier", "resistance_power"),
+    "power_balance_speed": ("skilib.skier", "power_balance_speed"),
     "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
 }
 

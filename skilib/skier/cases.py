@@ -18,7 +18,7 @@ Thesis numbers (``ThesisValue``: value, unit, source and the thesis's own wordin
     ``FRICTION_MAX``, ``FRICTION_MEAN``, ``FRICTION_MIN`` (table 8), ``PEARSON_R`` (§5.3,
     fig. 32), ``STEADY_SPEED``, ``LEVEL_OFF_STROKE`` (§5.6, fig. 41), ``MEAN_POWER``
     (§5.6, fig. 44), ``HALF_FORCE_40_VS_50`` and ``HALF_FORCE_50_CHANGE`` (§5.6, fig. 42),
-    ``VY_VX_RATIO`` (§5.6, fig. 43), ``PHASE_SPEED_ORDER`` (§5.5 and ch. 6),
+    ``VY_VX_RATIO`` (§5.6, fig. 43, in the thesis's axes: our mean |Ẋ³| / mean |Ẏ³|), ``PHASE_SPEED_ORDER`` (§5.5 and ch. 6),
     ``PHASE3_SLOWS_AT_END`` (§5.5, fig. 38); all of them in ``THESIS_VALUES``.
 
 Nothing here is a result of this compendium; nothing here is tuned.
@@ -204,9 +204,14 @@ degrees, with ... only half of the force"; no number is given, so ``value`` is t
 relative change exceeds (0)."""
 HALF_FORCE_50_CHANGE = ThesisValue("relative change of the mean speed at 50° when the force is halved", -0.32, "–",
                                    "§5.6, fig. 42; ch. 6", "≈ −32 %")
-VY_VX_RATIO = ThesisValue("Y component of the CM velocity over its X component", 2.0, "–", "§5.6, fig. 43", "≈ 2")
+VY_VX_RATIO = ThesisValue("the thesis's Y component of the CM velocity over its X component, i.e. ours: "
+                          "mean |Ẋ³| (travel direction) / mean |Ẏ³| (sideways)", 2.0, "–", "§5.6, fig. 43; table 2",
+                          "≈ 2")
 """The thesis: "the Y component of the skier velocity is almost twice larger than the
-correspondent in the X direction"."""
+correspondent in the X direction".  Its table 2 measures the ski's line from the global **Y**
+axis, so its Y is the direction of travel, our X: the compendium compares mean |Ẋ³| / mean |Ẏ³|
+over a stroke (``vx_vy_ratio``).  The name is the thesis's axes."""
+
 PHASE_SPEED_ORDER = ThesisValue("mean speed of the table 7 cases, slowest first", (1, 2, 3), "case",
                                 "§5.5, figs. 37–38; ch. 6", "case 1 < case 2 < case 3")
 """Ch. 6: "When skiers skate with high skating angles and short stride rates, their velocity

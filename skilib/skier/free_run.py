@@ -3,7 +3,6 @@ the periodic stroke (the steady state).  The strokes are integrated, book-kept a
 the same machinery as the thesis's skier (``skilib.skier.stroke``, ``work``, ``frame``)."""
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 

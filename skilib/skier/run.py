@@ -1,14 +1,26 @@
 """Runs of the thesis's skier: one active phase (§5.5, table 7) and long runs of alternating
 strokes (§5.6, table 9, figs. 39–44).
 
-Stroke change (not written down in the thesis; the rule is discussed in the book's chapter
-"Differences from the thesis").  At τ = T the next stroke starts on the other ski from its
-own prescribed pose at τ = 0 (ℓ = ℓ0, γ = γ0).  The new ski is put where the CM keeps its
-horizontal position (the ski is on z = 0 and the pose fixes the CM height, so the height
-jumps by ℓ0 cos γ0 − ℓ(T) cos γ(T); it is reported).  The new velocities solve
-Cq q̇⁺ = −Ct (17 rows) with e′·(Ṙ³⁺ − Ṙ³⁻) = 0: the CM keeps its velocity along the new
-ski e′; the rest is taken by the ski's edge (a plastic plant).  The kinetic energy lost is
-reported per change.
+Stroke change (not written down in the thesis; the rules are defined in the book's chapter
+"The skier model", section "Skating angle and stroke change", and discussed in "Differences
+from the thesis").  At τ = T the next stroke starts on the other ski from its own prescribed
+pose at τ = 0 (ℓ = ℓ0, γ = γ0).  The new ski is put where the CM keeps its horizontal
+position (the ski is on z = 0 and the pose fixes the CM height, so the height jumps by
+ℓ0 cos γ0 − ℓ(T) cos γ(T); it is reported, with the potential energy it removes).  With the
+pose fixed, the model's one degree of freedom leaves one number to choose, the new ski speed
+ṡ⁺: every admissible velocity solves Cq q̇⁺ = −Ct (17 rows) and then Ṙ³⁺ = ṡ⁺ e′ + w, with
+e′ the new ski's heading and w = (ℓu)˙(0) the prescribed velocity of the CM relative to the
+ski (eqs. 187–188).  ``STROKE_CHANGE_RULES`` name the three rules that fix ṡ⁺:
+
+``along_ski`` (default)   e′·(Ṙ³⁺ − Ṙ³⁻) = 0: the CM keeps its velocity along the new ski;
+                          the rest is taken by the ski's edge (a plastic impact).
+``ski_speed_kept``        ṡ⁺ = ṡ⁻: the new ski starts at the old ski's final speed.
+``speed_kept``            |Ṙ³⁺| = |Ṙ³⁻|: the CM's speed is carried over (the forward root).
+
+Since Ṙ³⁺ − Ṙ³⁻ = ṡ⁺ e′ + (w − Ṙ³⁻) and |e′| = 1, the jump's squared norm is a parabola in ṡ⁺
+whose minimum is where its component along e′ vanishes: ``along_ski`` gives the smallest
+CM velocity jump |ΔṘ³| of every admissible rule (the other two included).  The kinetic energy
+lost (or gained) is reported per change.
 """
 from __future__ import annotations
 
@@ -29,10 +41,14 @@ from .push import MAX_FORCE_SCALE, ScaledPush, check_push_force, default_push_fo
 from .result import SimResult
 from .stroke import MAX_STEP_DIVISOR, Budget, Stroke
 
-__all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change"]
+__all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change", "STROKE_CHANGE_RULES"]
 
-_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "cm_z_jump", "s_dot_before", "s_dot_after",
-                   "cm_speed_before", "cm_speed_after"]
+#: the stroke-change rules (module docstring): the condition that fixes the new ski speed ṡ⁺
+STROKE_CHANGE_RULES = ("along_ski", "ski_speed_kept", "speed_kept")
+
+_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "pe_loss", "cm_z_jump", "s_dot_before",
+                   "s_dot_after", "cm_speed_before", "cm_speed_after", "cm_v_along_before", "cm_v_along_after",
+                   "cm_v_jump"]
 _EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
 #: bounds of a run's size: strokes, output points per stroke and in all, initial speed [m/s]
 MAX_STROKES = 10_000
@@ -51,8 +67,17 @@ def initial_state(model, v0):
     return consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), qd_guess, independent=[0])
 
 
-def stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zxz"):
-    """The next stroke's model and its initial state (the stroke-change rule above)."""
+def stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zxz", rule="along_ski", s_dot_end=None):
+    """The next stroke's model and its initial state (the stroke-change rules above).
+
+    ``rule`` is one of ``STROKE_CHANGE_RULES``; ``s_dot_end`` is the old ski's speed ṡ⁻ (needed
+    by ``ski_speed_kept`` only).  The new velocities are q̇⁺ = a + ṡ⁺ b, the solutions of
+    Cq q̇ = −Ct with the ski's speed e′·Ṙ¹ = ṡ⁺, and the rule picks ṡ⁺.  ``speed_kept`` raises
+    ``ValueError`` if no ṡ⁺ gives |Ṙ³⁺| = |Ṙ³⁻| (the old CM speed below the new pose's
+    prescribed velocity across the ski).
+    """
+    if rule not in STROKE_CHANGE_RULES:
+        raise ValueError(f"stroke_change: must be one of {STROKE_CHANGE_RULES}, got {rule!r}")
     probe = SkierModel(params, heading, side, np.zeros(3), push_force, rotation=rotation)
     u0 = probe.leg_axis(0.0)[0]
     R3 = q_end[probe.cm]
@@ -62,9 +87,26 @@ def stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zx
     q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0])[0]
     jet = sysm.constraint_jet(0.0, q0)
     row = np.zeros(sysm.nq)
-    row[model.cm] = model.e
-    qd0 = np.linalg.solve(np.vstack([jet.J, row]), np.concatenate([-jet.t, [model.e @ qd_end[model.cm]]]))
-    return model, q0, qd0
+    row[:3] = model.e                                    # ṡ = e′·Ṙ¹
+    lhs = np.vstack([jet.J, row])
+    a = np.linalg.solve(lhs, np.concatenate([-jet.t, [0.0]]))      # q̇⁺ at ṡ⁺ = 0
+    b = np.linalg.solve(lhs, np.concatenate([np.zeros(len(jet.t)), [1.0]]))  # ∂q̇⁺/∂ṡ⁺
+    v_old = np.asarray(qd_end[model.cm], dtype=float)
+    w, e3 = a[model.cm], b[model.cm]                     # Ṙ³⁺ = w + ṡ⁺ e3 (e3 = e′)
+    if rule == "along_ski":                              # e′·(Ṙ³⁺ − Ṙ³⁻) = 0
+        sdot = float(model.e @ (v_old - w) / (model.e @ e3))
+    elif rule == "ski_speed_kept":                       # ṡ⁺ = ṡ⁻
+        if s_dot_end is None:
+            raise ValueError("stroke_change: rule 'ski_speed_kept' needs s_dot_end, the old ski's speed")
+        sdot = float(s_dot_end)
+    else:                                                # |Ṙ³⁺|² = |Ṙ³⁻|², the larger root
+        A, B, C = e3 @ e3, 2.0 * (e3 @ w), w @ w - v_old @ v_old
+        disc = B * B - 4.0 * A * C
+        if disc < 0:
+            raise ValueError(f"stroke_change: rule 'speed_kept' has no solution: the CM speed {math.sqrt(v_old @ v_old):.4g}"
+                             f" m/s is below the new pose's velocity across the ski")
+        sdot = float((-B + math.sqrt(disc)) / (2.0 * A))
+    return model, q0, a + sdot * b
 
 
 @dataclass(frozen=True)
@@ -85,6 +127,7 @@ class RunOptions:
     budget: Budget = None
     force_file: str | None = None
     force_sha256: str | None = None
+    stroke_change: str = "along_ski"
 
     def info(self) -> dict:
         st, ig = self.stabilization, self.integrator
@@ -93,13 +136,13 @@ class RunOptions:
                     max_wall_time=self.budget.max_wall_time, method=ig.method, rtol=ig.rtol,
                     atol=ig.atol, alpha=st.alpha, beta=st.beta, v0=self.v0, first_ski=self.first_ski,
                     compiled=self.compiled, rotation=self.rotation, stabilization=st.kind,
-                    projection_tol=st.projection_tol if st.projects else None)
+                    projection_tol=st.projection_tol if st.projects else None, stroke_change=self.stroke_change)
 
 
 def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_deg, push_force, v0, first_ski,
                 force_scale, dt_out, n_out, method, rtol, atol, h, alpha, beta, compiled, rotation,
                 stabilization, projection_tol, max_evaluations=DEFAULT_MAX_EVALUATIONS,
-                max_wall_time=None) -> RunOptions:
+                max_wall_time=None, stroke_change="along_ski") -> RunOptions:
     """Check every argument of ``simulate_run`` once (``ValueError`` naming it)."""
     params = SkierParams() if params is None else params
     if not isinstance(params, SkierParams):
@@ -126,6 +169,8 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
         source = f"user PushForce: {base.provenance}"
     push = base if force_scale == 1.0 else ScaledPush(base, float(force_scale))
     check_push_force(push, T, params)
+    if not (isinstance(stroke_change, str) and stroke_change in STROKE_CHANGE_RULES):
+        raise ValueError(f"stroke_change: must be one of {STROKE_CHANGE_RULES}, got {stroke_change!r}")
     stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta, projection_tol=projection_tol)
     integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=T / MAX_STEP_DIVISOR, stabilization=stab)
     grid = output_grid(T, dt_out, n_out)
@@ -133,7 +178,7 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
         raise ValueError(f"dt_out/n_out: {strokes} strokes x {len(grid)} output points = {strokes * len(grid)} rows, "
                          f"more than {MAX_OUTPUT_ROWS}; use a coarser output grid or fewer strokes")
     return RunOptions(params, strokes, push, source, stab, integ, grid, v0, first_ski, force_scale, compiled, rotation,
-                      Budget(max_evaluations, max_wall_time), file, sha)
+                      Budget(max_evaluations, max_wall_time), file, sha, stroke_change)
 
 
 def _stroke_summary(k, model, side, hdg, y0, y_end, fr, T, ke_loss, dz) -> dict:
@@ -162,15 +207,34 @@ def _next_model(o: RunOptions, k, model, q, qd):
     if k == 0:
         model = SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
         return model, *initial_state(model, o.v0), None
-    prev_sys = model.system(1)
-    new, q1, qd1 = stroke_change(o.params, hdg, side, o.push, q, qd, o.rotation)
-    ke_before, ke_after = prev_sys.kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
+    new, q1, qd1 = stroke_change(o.params, hdg, side, o.push, q, qd, o.rotation, o.stroke_change, model.sdot_of(qd))
+    return new, q1, qd1, change_row(k, o.params.phase_time, model, q, qd, new, q1, qd1)
+
+
+def potential_energy(model, q) -> float:
+    """Σ mᵢ g zᵢ of the model's bodies [J] (0 without gravity)."""
+    p = model.params
+    if not p.gravity:
+        return 0.0
+    sysm = model.system(1)
+    return float(sum(b.mass * p.g * q[sysm.slice(b)][2] for b in model.bodies))
+
+
+def change_row(k, T, model, q, qd, new, q1, qd1) -> dict:
+    """The stroke change before stroke k + 1 (0-based k ≥ 1): energies, speeds and jumps.
+
+    ke_loss = KE⁻ − KE⁺ (kinetic energy lost; negative if gained), pe_loss = the potential
+    energy Σ mᵢ g zᵢ lost with the pose reset, cm_v_along_* = e′·Ṙ³ on the new ski's heading e′,
+    cm_v_jump = |Ṙ³⁺ − Ṙ³⁻|.
+    """
+    ke_before, ke_after = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
     cm = new.cm
-    change = dict(stroke=k + 1, t=k * o.params.phase_time, ke_before=ke_before, ke_after=ke_after,
-                  ke_loss=ke_before - ke_after, cm_z_jump=q1[cm][2] - q[cm][2], s_dot_before=model.sdot_of(qd),
-                  s_dot_after=new.sdot_of(qd1), cm_speed_before=float(np.linalg.norm(qd[cm])),
-                  cm_speed_after=float(np.linalg.norm(qd1[cm])))
-    return new, q1, qd1, change
+    return dict(stroke=k + 1, t=k * T, ke_before=ke_before, ke_after=ke_after,
+                ke_loss=ke_before - ke_after, pe_loss=potential_energy(model, q) - potential_energy(new, q1),
+                cm_z_jump=q1[cm][2] - q[cm][2], s_dot_before=model.sdot_of(qd),
+                s_dot_after=new.sdot_of(qd1), cm_speed_before=float(np.linalg.norm(qd[cm])),
+                cm_speed_after=float(np.linalg.norm(qd1[cm])), cm_v_along_before=float(new.e @ qd[cm]),
+                cm_v_along_after=float(new.e @ qd1[cm]), cm_v_jump=float(np.linalg.norm(qd1[cm] - qd[cm])))
 
 
 def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=None, skating_angle_deg=None,
@@ -179,7 +243,8 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                  method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05,
                  alpha=None, beta=None, compiled: bool = True, rotation: str = "zxz",
                  stabilization: str = "baumgarte", projection_tol: float = 1e-12,
-                 max_evaluations: int = DEFAULT_MAX_EVALUATIONS, max_wall_time: float | None = None) -> SimResult:
+                 max_evaluations: int = DEFAULT_MAX_EVALUATIONS, max_wall_time: float | None = None,
+                 stroke_change: str = "along_ski") -> SimResult:
     """A run of alternating strokes (thesis §5.6, table 9), joined by the stroke-change rule.
 
     Parameters
@@ -223,6 +288,12 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         Cq q̇ = −Ct after every accepted step, to ``projection_tol`` in max|C|; needs an
         explicit Runge–Kutta ``method``: DOP853, RK45, RK23; the kinetic energy it changes
         is ``projection_energy`` per stroke), or 'none' (α = β = 0: the constraints drift).
+    stroke_change : the rule that hands one stroke over to the next (module docstring; book:
+        The skier model, "Skating angle and stroke change"): 'along_ski' (default: the CM keeps
+        its velocity along the new ski), 'ski_speed_kept' (the new ski starts at the old ski's
+        final speed ṡ) or 'speed_kept' (the CM keeps its speed |Ṙ³|).  ``changes`` reports each
+        change's kinetic energy lost (``ke_loss``; negative: gained) and potential energy lost
+        with the pose reset (``pe_loss``).
     max_evaluations, max_wall_time : the run's work budget: evaluations of eq. 101 (default
         5 000 000; a table 9 stroke takes a few thousand) and wall-clock seconds (default
         None: no limit).  A run that exceeds either stops with ``BudgetExceededError``
@@ -251,7 +322,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                     force_scale=force_scale, dt_out=dt_out, n_out=n_out, method=method, rtol=rtol, atol=atol,
                     h=h, alpha=alpha, beta=beta, compiled=compiled, rotation=rotation,
                     stabilization=stabilization, projection_tol=projection_tol, max_evaluations=max_evaluations,
-                    max_wall_time=max_wall_time)
+                    max_wall_time=max_wall_time, stroke_change=stroke_change)
     o.budget.start()
     T = o.params.phase_time
     frames, srows, crows, erows, models = [], [], [], [], []

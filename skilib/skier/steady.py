@@ -9,8 +9,8 @@ The stroke map.  A stroke starts from the prescribed pose at τ = 0 (eqs. 187–
 ski sliding along its line at ṡ = u (the model has one degree of freedom, so u fixes every
 velocity; ``simulate_run``'s ``v0`` is the same quantity).  Integrating one stroke and applying
 the stroke-change rule (``skilib.skier.run.stroke_change``: the CM keeps its horizontal position
-and its velocity along the new ski) gives the next stroke's start speed u′ = Φ(u) on the other
-ski.  The next stroke is the mirror image (Y → −Y) of a stroke on the first ski started at u′:
+and, by default, its velocity along the new ski; ``simulate_run``'s ``stroke_change`` picks the
+rule) gives the next stroke's start speed u′ = Φ(u) on the other ski.  The next stroke is the mirror image (Y → −Y) of a stroke on the first ski started at u′:
 the model is symmetric about the travel direction X.  The periodic stroke is the fixed point
 u0 = Φ(u0); it is found with the secant method on Φ(u) − u.
 """
@@ -24,9 +24,15 @@ import pandas as pd
 
 from .params import SkierParams, ski_heading
 from .result import SimResult
-from .run import simulate_run, stroke_change
+from .run import change_row, simulate_run, stroke_change
 
-__all__ = ["SteadyState", "steady_state", "stroke_map"]
+__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after", "NoSteadyState"]
+
+
+class NoSteadyState(RuntimeError):
+    """The stroke map has no fixed point in reach: Φ(u) − u does not close (e.g. a stroke-change
+    rule that loses no speed and no speed-dependent resistance: every stroke adds the same
+    speed, the run speeds up without bound)."""
 
 
 @dataclass
@@ -73,17 +79,24 @@ class SteadyState:
         return int(st["stroke"].to_numpy()[np.argmax(close)]) if close.any() else None
 
 
-def _next_start_speed(res: SimResult) -> float:
-    """ṡ at the start of the next stroke after the (single) stroke of ``res``."""
+def change_after(res: SimResult) -> dict:
+    """The stroke change after the last stroke of ``res`` (by the run's own rule): the row
+    ``simulate_run`` would put in ``changes`` (ke_loss, pe_loss, s_dot_after, ...)."""
     model = res.models[-1]
     end = res.frame.iloc[-1]
     n = model.nq
     q = end[[f"q{j}" for j in range(n)]].to_numpy(float)
     qd = end[[f"qd{j}" for j in range(n)]].to_numpy(float)
-    first = res.info["first_ski"]
-    hdg, side = ski_heading(res.params, 1, first)
-    new, _, qd1 = stroke_change(res.params, hdg, side, model.push_force, q, qd, res.info["rotation"])
-    return float(new.sdot_of(qd1))
+    k = len(res.models)
+    hdg, side = ski_heading(res.params, k, res.info["first_ski"])
+    new, q1, qd1 = stroke_change(res.params, hdg, side, model.push_force, q, qd, res.info["rotation"],
+                                 res.info.get("stroke_change", "along_ski"), model.sdot_of(qd))
+    return change_row(k, res.params.phase_time, model, q, qd, new, q1, qd1)
+
+
+def _next_start_speed(res: SimResult) -> float:
+    """ṡ at the start of the next stroke after the (single) stroke of ``res``."""
+    return float(change_after(res)["s_dot_after"])
 
 
 def stroke_map(u, params: SkierParams | None = None, **run_kwargs):
@@ -97,7 +110,7 @@ def stroke_map(u, params: SkierParams | None = None, **run_kwargs):
 
 
 def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = None, tol: float = 1e-10,
-                 max_iter: int = 30, **run_kwargs) -> SteadyState:
+                 max_iter: int = 30, max_speed: float = 30.0, **run_kwargs) -> SteadyState:
     """The periodic stroke of the thesis's skier: Φ(u0) = u0 (module docstring).
 
     Parameters
@@ -105,13 +118,18 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     params : SkierParams (default SkierParams(): table 9's technique).
     u0_guess : first guess of the start speed [m/s]; None starts from rest, as table 9 does.
     tol : stop when |Φ(u) − u| ≤ tol [m/s].
-    max_iter : stroke-map evaluations at most (each simulates one stroke); RuntimeError beyond.
+    max_iter : stroke-map evaluations at most (each simulates one stroke); ``NoSteadyState`` (a
+        RuntimeError) beyond.
+    max_speed : the secant's iterates must stay within |u| ≤ max_speed [m/s]; ``NoSteadyState``
+        (a RuntimeError) if one leaves: Φ(u) − u then hardly falls with u, and a periodic stroke,
+        if any, is far beyond skiing speeds.
     run_kwargs : ``simulate_run`` keywords: phase_time, skating_angle_deg, c_ext, c_rot_deg,
         push_force, force_scale, first_ski, and the solver's (method, rtol, atol, dt_out, ...).
 
     The secant method on g(u) = Φ(u) − u, started from u_a = u0_guess and u_b = Φ(u_a) (the
-    long run's next stroke); Φ is smooth and close to linear with slope below 1 (each change
-    of ski keeps part of the speed), so it converges in a handful of strokes.
+    long run's next stroke), each step at most max(1 m/s, |u|) long; with the default stroke
+    change Φ is smooth and close to linear with slope below 1 (each change of ski keeps part of
+    the speed), so it converges in a handful of strokes.
 
     Examples
     --------
@@ -143,7 +161,7 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     best = (abs(ga), ua, ga, res)
     while abs(best[2]) > tol:
         if len(rows) >= max_iter:
-            raise RuntimeError(f"steady_state: no periodic stroke within {max_iter} strokes; "
+            raise NoSteadyState(f"steady_state: no periodic stroke within {max_iter} strokes; "
                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
         gb, res = g(ub)
         if abs(gb) < best[0]:
@@ -153,7 +171,13 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
         if gb == ga:  # flat secant: fall back to one step of the plain iteration u ← Φ(u)
             ua, ga, ub = ub, gb, ub + gb
             continue
-        ua, ga, ub = ub, gb, ub - gb * (ub - ua) / (gb - ga)
+        step = -gb * (ub - ua) / (gb - ga)
+        limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per secant step
+        ua, ga, ub = ub, gb, ub + max(-limit, min(limit, step))
+        if not (math.isfinite(ub) and abs(ub) <= max_speed):
+            raise NoSteadyState(f"steady_state: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
+                                f"{ga:.4g} m/s at u = {ua:.4g} m/s and the secant goes to u = {ub:.4g} m/s "
+                                f"(the start speed changes by about the same amount every stroke)")
     _, u, resid, res = best
     s = res.strokes.iloc[0]
     return SteadyState(u0=float(u), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
