@@ -46,12 +46,13 @@ def model_artefacts(phase=None, run=None, params=None) -> pd.DataFrame:
 
     ``phase`` and ``run`` are the results of ``artefact_runs`` (computed if None).  Rows:
 
-    push_speed      CM speed at the end of table 7's third phase (one 2 s push from rest) [m/s]
-    ke_loss         share of the kinetic energy lost at the change of ski into the long run's
-                    level-off stroke, 1 − KE_after/KE_before [%]
-    cm_drop         how far the CM drops at that change, −Δz_CM [m]
-    knee_force      the largest knee force of the long run as a share of M g [%]
-    ankle_force     the largest ankle force of the long run as a share of M g [%]
+    - ``push_speed``: CM speed at the end of table 7's third phase (one 2 s push from
+      rest) [m/s];
+    - ``ke_loss``: share of the kinetic energy lost at the change of ski into the long
+      run's level-off stroke, 1 − KE_after/KE_before [%];
+    - ``cm_drop``: how far the CM drops at that change, −Δz_CM [m];
+    - ``knee_force``: the largest knee force of the long run as a share of M g [%];
+    - ``ankle_force``: the largest ankle force of the long run as a share of M g [%].
     """
     if phase is None or run is None:
         p, r = artefact_runs(params)
