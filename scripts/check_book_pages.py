@@ -8,7 +8,8 @@ table of contents (book/_toc.yml) lists, it
 
 1. takes a screenshot of the whole page (PNG, for a person to look at): the page's height is
    measured first (a probe copy of the page records ``scrollHeight`` once it has rendered),
-   then Chromium captures it in tiles of at most ``--tile`` px that are stacked into one PNG;
+   then Chromium captures it in tiles of at most ``--tile`` px (the page shifted up by a CSS
+   transform for each) that are stacked into one PNG; a blank tile is a failure;
 2. loads the page with JavaScript and with every host name unresolvable (so nothing can come
    from the network) and reads the resulting DOM (``chromium --dump-dom``):
    - every formula of the page was typeset by MathJax (one ``mjx-container`` per math node
@@ -174,11 +175,10 @@ window.addEventListener("load", function () {
   }, 8000);
 });
 </script>"""
-SCROLL = """<style>/* the theme's sticky header and sidebars would repeat over every tile */
-.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary { position: static !important; }</style>
-<script>window.addEventListener("load", function () {
-  setTimeout(function () { window.scrollTo(0, %d); }, 8000);
-});</script>"""
+SHIFT = """<style>/* check_book_pages: show the page from %dpx down; the theme's sticky header and
+sidebars would otherwise repeat over every tile */
+.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary { position: static !important; }
+body { transform: translateY(-%dpx); }</style>"""
 
 
 def probe_copy(path: Path, script: str) -> Path:
@@ -200,13 +200,13 @@ def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, he
     try:
         for k, top in enumerate(range(0, height, tile)):
             h = min(tile, height - top)
-            src = probe_copy(path, SCROLL % top) if top else path
+            # a tile below the top: the page shifted up by `top` (window scrolling is not kept
+            # by a headless screenshot; a CSS transform is)
+            src = probe_copy(path, SHIFT % (top, top)) if top else path
             part = shot.with_name(f"{shot.stem}.part{k}.png")
             part.unlink(missing_ok=True)
-            # the last tile keeps the full tile height (the page cannot scroll past its end),
-            # then is cropped to the rows not yet captured
             r = chromium(binary, profile, src.resolve().as_uri(), "--hide-scrollbars",
-                         f"--window-size={width},{tile if top and h < tile else h}", f"--screenshot={part}")
+                         f"--window-size={width},{h}", f"--screenshot={part}")
             if src != path:
                 src.unlink(missing_ok=True)
             if r.returncode or not part.exists() or part.stat().st_size == 0:
@@ -214,8 +214,8 @@ def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, he
             parts.append(part)
             img = Image.open(part)
             img.load()
-            if top and h < tile:
-                img = img.crop((0, img.height - h, img.width, img.height))
+            if img.convert("L").getextrema()[0] >= 250:
+                return f"tile {k} of the screenshot (from {top} px down) is blank"
             tiles.append(img)
         page = Image.new("RGB", (max(t.width for t in tiles), sum(t.height for t in tiles)), "white")
         y = 0
@@ -230,11 +230,14 @@ def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, he
 
 
 def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
-    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-           "--disable-background-networking", "--disable-component-update", "--disable-extensions",
-           f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
-           "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    """One headless Chromium run with its own fresh profile under ``profile`` (a profile still
+    held by the previous run's lingering processes would make the next run wait)."""
+    with tempfile.TemporaryDirectory(dir=profile) as own:
+        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+               "--disable-background-networking", "--disable-component-update", "--disable-extensions",
+               f"--user-data-dir={own}", "--host-resolver-rules=MAP * ~NOTFOUND",
+               "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
 def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path, size: str,
@@ -344,9 +347,9 @@ def main(argv=None) -> int:
             if problems:
                 failed += 1
                 for p in problems:
-                    print(f"FAIL {page}: {p}")
+                    print(f"FAIL {page}: {p}", flush=True)
             else:
-                print(f"ok   {page}: {summary}")
+                print(f"ok   {page}: {summary}", flush=True)
     offline = check_offline(html_dir)
     for p in offline:
         print(f"FAIL network reference: {p}")
