@@ -27,6 +27,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -296,11 +297,31 @@ def table(r) -> str:
             rows.append((f"force loader, {how}, {ld['file_mb']:.0f} MB SYNTHETIC CSV [s]", f"{x['seconds']:.2f}",
                          f"peak RSS {x['peak_rss_mb']:.0f} MB" + (" (target: close to pandas)" if how == "skilib"
                                                                    else "")))
+    judged = [(a, b, *judge(b, c), c) for a, b, c in rows]
+    r["table"] = [dict(quantity=a, value=b, target=t, passed=ok, note=c) for a, b, t, ok, c in judged]
     w = max(len(a) for a, _, _ in rows)
     v = max(len(b) for _, b, _ in rows)
-    lines = [f"{'quantity':{w}s}  {'value':>{v}s}  note", "-" * (w + v + 40)]
-    lines += [f"{a:{w}s}  {b:>{v}s}  {c}" for a, b, c in rows]
+    tw = max(len("target"), *(len(t) for _, _, t, _, _ in judged))
+    mark = {True: "pass", False: "FAIL", None: "—"}
+    lines = [f"{'quantity':{w}s}  {'value':>{v}s}  {'target':{tw}s}  pass  note", "-" * (w + v + tw + 46)]
+    lines += [f"{a:{w}s}  {b:>{v}s}  {t:{tw}s}  {mark[ok]:4s}  {c}" for a, b, t, ok, c in judged]
     return "\n".join(lines)
+
+
+_TARGET = re.compile(r"(?:([-+0-9.e]+)×[^()]*\()?target ([≤≥]) ([-+0-9.e]+)")
+
+
+def judge(value: str, note: str) -> tuple[str, bool | None]:
+    """The target written in a row's note ("target ≤ 3", "speed-up 1.67× (target ≥ 1.7)") and
+    whether it is met: by the "N×" ratio just before "(target", else by the row's value.
+    A row without a target is ("—", None); a target in words ("target: close to pandas") is
+    shown and not judged (None)."""
+    m = _TARGET.search(note)
+    if m is None:
+        words = re.search(r"target: ([^)]*)", note)
+        return (words.group(1) if words else "—"), None
+    measured, rel, bound = float(m.group(1) or value), m.group(2), float(m.group(3))
+    return f"{rel} {m.group(3)}{'×' if m.group(1) else ''}", (measured <= bound) if rel == "≤" else (measured >= bound)
 
 
 def git_commit():

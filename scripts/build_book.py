@@ -11,7 +11,8 @@ their shared results to notebooks/results/), in name order: later notebooks may 
 earlier ones wrote.  The executed copies go to book/_executed/ (not tracked by git); the
 book's table of contents points there.  Then scripts/verification_report.py runs the
 verification tests and writes the Verification chapter's tables to book/_generated/ (with
---no-verification it writes tables that say no numbers were produced).  A notebook that
+--no-verification it writes tables that say no numbers were produced), and
+scripts/reading_numbers.py writes the results chapter's "How to read these numbers" box there.  A notebook that
 raises stops the build with a non-zero exit status, and so do a failing verification test
 and a failing `jupyter-book build`.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -156,10 +158,15 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             return 1
         times["verification report"] = time.perf_counter() - t0
+    if subprocess.call([sys.executable, str(ROOT / "scripts" / "reading_numbers.py")], cwd=ROOT):
+        print("[book] FAILED: scripts/reading_numbers.py (the results chapter's box)", file=sys.stderr)
+        return 1
     jb = shutil.which("jupyter-book", path=str(Path(sys.executable).parent)) or "jupyter-book"
     t0 = time.perf_counter()
     print("[book] jupyter-book build book/", flush=True)
-    rc = subprocess.call([jb, "build", str(BOOK), "--builder", "html"], cwd=ROOT)
+    # the API pages' autodoc imports skilib: this checkout's, whatever the venv has installed
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    rc = subprocess.call([jb, "build", str(BOOK), "--builder", "html"], cwd=ROOT, env=env)
     if rc:
         print(f"[book] jupyter-book build failed (exit {rc})", file=sys.stderr)
         return rc

@@ -6,7 +6,10 @@
 Run by `make screenshots` (scripts/screenshot_book.sh) after `make book`. For every page the
 table of contents (book/_toc.yml) lists, it
 
-1. takes a screenshot (PNG, for a person to look at);
+1. takes a screenshot of the whole page (PNG, for a person to look at): the page's height is
+   measured first (a probe copy of the page records ``scrollHeight`` once it has rendered),
+   then Chromium captures it in tiles of at most ``--tile`` px (the page shifted up by a CSS
+   transform for each) that are stacked into one PNG; a blank tile is a failure;
 2. loads the page with JavaScript and with every host name unresolvable (so nothing can come
    from the network) and reads the resulting DOM (``chromium --dump-dom``):
    - every formula of the page was typeset by MathJax (one ``mjx-container`` per math node
@@ -15,7 +18,8 @@ table of contents (book/_toc.yml) lists, it
    - every ``<img>`` points to an existing, non-empty image file, and a notebook chapter
      shows at least as many images as its executed notebook (book/_executed) has figures;
    - no cell output is a traceback;
-   - every JavaScript animation player of the executed notebook (``anim-controls``) is on the page;
+   - a notebook whose source calls ``to_jshtml`` (a matplotlib JavaScript animation) shows
+     its player on the page (``div.anim-controls``), as many as the executed notebook has;
 3. checks that no ``<script>``, ``<link>``, ``<img>``, ``<iframe>`` or ``<source>`` of any
    built HTML file, and no inline script, refers to an http(s) URL.
 
@@ -53,6 +57,7 @@ class Page(HTMLParser):
         self.remote, self.inline_urls, self.images = [], [], []
         self.math_nodes = self.mjx = 0
         self.mjx_errors, self.tracebacks = [], 0
+        self.players, self.scroll_height = 0, None
         self.text, self._stack, self._script = [], [], None
         self._main_depth = 0
 
@@ -67,8 +72,12 @@ class Page(HTMLParser):
             self._script = []
         if tag == "main":
             self._main_depth += 1
-        if tag == "img" and self._main_depth:
-            self.images.append(a.get("src") or "")
+        if tag == "img" and self._main_depth and not (not a.get("src") and (a.get("id") or "").startswith("_anim_img")):
+            self.images.append(a.get("src") or "")  # a player's frame before its script ran is not an image
+        if "anim-controls" in classes:
+            self.players += 1
+        if tag == "html" and a.get("data-scroll-height"):
+            self.scroll_height = int(float(a["data-scroll-height"]))
         if "math" in classes and tag in ("span", "div"):
             self.math_nodes += 1
         if tag == "mjx-container":
@@ -141,28 +150,98 @@ def expected_figures(book: Path, page: str) -> int | None:
     return n
 
 
-ANIM_PLAYER = 'class="anim-controls"'  # matplotlib's JavaScript animation player (to_jshtml)
-
-
-def expected_animations(book: Path, page: str) -> int:
-    """JavaScript animation players in the executed notebook behind a page (0 if none)."""
+def expected_players(book: Path, page: str) -> int | None:
+    """JavaScript animation players a notebook page must show: None if its notebook never calls
+    ``to_jshtml``, else the number of players in the executed notebook's outputs (at least 1)."""
     nb_path = book / f"{page}.ipynb"
     if not nb_path.exists():
-        return 0
+        return None
     nb = json.loads(nb_path.read_text())
-    return sum("".join(o.get("data", {}).get("text/html", "")).count(ANIM_PLAYER)
-               for cell in nb["cells"] if cell["cell_type"] == "code" for o in cell.get("outputs", []))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    if not any("to_jshtml" in "".join(c.get("source", "")) for c in code):
+        return None
+    n = sum("".join(o.get("data", {}).get("text/html", "")).count('class="anim-controls"')
+            for c in code if "remove-output" not in set(c.get("metadata", {}).get("tags", []))
+            and "remove-cell" not in set(c.get("metadata", {}).get("tags", []))
+            for o in c.get("outputs", []))
+    return max(n, 1)
+
+
+PROBE = """<script>/* check_book_pages: record the rendered page's height */
+window.addEventListener("load", function () {
+  setTimeout(function () {
+    var d = document.documentElement;
+    d.setAttribute("data-scroll-height", Math.ceil(Math.max(d.scrollHeight, document.body.scrollHeight)));
+  }, 8000);
+});
+</script>"""
+SHIFT = """<style>/* check_book_pages: show the page from %dpx down; the theme's sticky header and
+sidebars would otherwise repeat over every tile */
+.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary { position: static !important; }
+body { transform: translateY(-%dpx); }</style>"""
+
+
+def probe_copy(path: Path, script: str) -> Path:
+    """A copy of the page next to it (same relative links) with ``script`` before </body>."""
+    html = path.read_text(encoding="utf-8")
+    i = html.lower().rfind("</body>")
+    html = html[:i] + script + html[i:] if i >= 0 else html + script
+    copy = path.with_name(f".check-{path.stem}.html")
+    copy.write_text(html, encoding="utf-8")
+    return copy
+
+
+def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, height: int, tile: int) -> str | None:
+    """Screenshot the whole page, ``height`` px tall, in tiles of ≤ ``tile`` px stacked into
+    ``shot``; None if it worked, else the problem."""
+    from PIL import Image
+
+    tiles, parts = [], []
+    try:
+        for k, top in enumerate(range(0, height, tile)):
+            h = min(tile, height - top)
+            # a tile below the top: the page shifted up by `top` (window scrolling is not kept
+            # by a headless screenshot; a CSS transform is)
+            src = probe_copy(path, SHIFT % (top, top)) if top else path
+            part = shot.with_name(f"{shot.stem}.part{k}.png")
+            part.unlink(missing_ok=True)
+            r = chromium(binary, profile, src.resolve().as_uri(), "--hide-scrollbars",
+                         f"--window-size={width},{h}", f"--screenshot={part}")
+            if src != path:
+                src.unlink(missing_ok=True)
+            if r.returncode or not part.exists() or part.stat().st_size == 0:
+                return f"no screenshot of tile {k} (chromium exit {r.returncode}: {r.stderr.strip()[-300:]})"
+            parts.append(part)
+            img = Image.open(part)
+            img.load()
+            if img.convert("L").getextrema()[0] >= 250:
+                return f"tile {k} of the screenshot (from {top} px down) is blank"
+            tiles.append(img)
+        page = Image.new("RGB", (max(t.width for t in tiles), sum(t.height for t in tiles)), "white")
+        y = 0
+        for t in tiles:
+            page.paste(t, (0, y))
+            y += t.height
+        page.save(shot)
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
+    return None
 
 
 def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
-    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-           "--disable-background-networking", "--disable-component-update", "--disable-extensions",
-           f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
-           "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    """One headless Chromium run with its own fresh profile under ``profile`` (a profile still
+    held by the previous run's lingering processes would make the next run wait)."""
+    with tempfile.TemporaryDirectory(dir=profile) as own:
+        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+               "--disable-background-networking", "--disable-component-update", "--disable-extensions",
+               f"--user-data-dir={own}", "--host-resolver-rules=MAP * ~NOTFOUND",
+               "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
-def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path, size: str) -> tuple[list[str], str]:
+def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path, size: str,
+               tile: int = 8000) -> tuple[list[str], str]:
     path = html_dir / f"{page}.html"
     if not path.exists():
         return [f"the table of contents lists '{page}' but the build has no {path.relative_to(html_dir)}"], ""
@@ -170,16 +249,26 @@ def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path
     static = parse(path.read_text(encoding="utf-8"))
     problems = []
 
-    shot = out / (page.replace("/", "__") + ".png")
-    shot.unlink(missing_ok=True)
-    r = chromium(binary, profile, url, "--hide-scrollbars", f"--window-size={size}", f"--screenshot={shot}")
-    if r.returncode or not shot.exists() or shot.stat().st_size == 0:
-        problems.append(f"no screenshot (chromium exit {r.returncode}: {r.stderr.strip()[-300:]})")
-
-    r = chromium(binary, profile, url, "--dump-dom")
+    width, min_height = (int(x) for x in size.split(","))
+    probe = probe_copy(path, PROBE)
+    try:
+        r = chromium(binary, profile, probe.resolve().as_uri(), f"--window-size={width},{min_height}", "--dump-dom")
+    finally:
+        probe.unlink(missing_ok=True)
     if r.returncode or "<html" not in r.stdout[:500].lower():
         return problems + [f"chromium --dump-dom failed (exit {r.returncode}: {r.stderr.strip()[-300:]})"], ""
     dom = parse(r.stdout)
+    if dom.scroll_height is None:
+        problems.append("the page's height was not measured (its probe script did not run)")
+    height = max(dom.scroll_height or min_height, min_height)
+
+    shot = out / (page.replace("/", "__") + ".png")
+    shot.unlink(missing_ok=True)
+    problem = full_page_screenshot(binary, profile, path, shot, width, height, tile)
+    if problem:
+        problems.append(problem)
+    elif not shot.exists() or shot.stat().st_size == 0:
+        problems.append("no screenshot")
 
     if static.math_nodes and dom.mjx < static.math_nodes:
         problems.append(f"only {dom.mjx} of {static.math_nodes} formulas typeset by MathJax")
@@ -204,14 +293,17 @@ def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path
     n_fig = expected_figures(book, page)
     if n_fig is not None and len(dom.images) < n_fig:
         problems.append(f"the executed notebook has {n_fig} figures, the page shows {len(dom.images)} images")
-    n_anim, dom_anim = expected_animations(book, page), r.stdout.count(ANIM_PLAYER)
-    if dom_anim < n_anim:
-        problems.append(f"the executed notebook has {n_anim} animations, the page shows {dom_anim} players")
     if dom.tracebacks:
         problems.append(f"{dom.tracebacks} traceback output(s) on the page")
+    n_play = expected_players(book, page)
+    if n_play is not None and dom.players < n_play:
+        problems.append(f"the notebook makes {n_play} JavaScript animation(s) (to_jshtml), the page shows "
+                        f"{dom.players} player(s)")
     fig = f"{len(dom.images)} images" + (f" (notebook: {n_fig} figures)" if n_fig is not None else "")
-    fig += f", {dom_anim} animation players" if n_anim else ""
-    return problems, f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, {shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot}"
+    if dom.players or n_play is not None:
+        fig += f", {dom.players} animation player(s)"
+    return problems, (f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, page {height} px, "
+                      f"{shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot}")
 
 
 def check_offline(html_dir: Path) -> list[str]:
@@ -231,7 +323,9 @@ def main(argv=None) -> int:
     ap.add_argument("--html", default=None, help="default: BOOK/_build/html")
     ap.add_argument("--out", default=None, help="screenshots (default: BOOK/_build/screenshots)")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
-    ap.add_argument("--size", default="1280,2000", help="window size of the screenshots, W,H in px")
+    ap.add_argument("--size", default="1280,1000",
+                    help="W,H in px: the window width, and the smallest height captured (the whole page is)")
+    ap.add_argument("--tile", type=int, default=8000, help="tallest single capture in px; longer pages are stacked")
     args = ap.parse_args(argv)
     book = Path(args.book).resolve()
     html_dir = Path(args.html).resolve() if args.html else book / "_build" / "html"
@@ -249,13 +343,13 @@ def main(argv=None) -> int:
     pages = toc_pages(book)
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
         for page in pages:
-            problems, summary = check_page(args.chromium, profile, html_dir, book, page, out, args.size)
+            problems, summary = check_page(args.chromium, profile, html_dir, book, page, out, args.size, args.tile)
             if problems:
                 failed += 1
                 for p in problems:
-                    print(f"FAIL {page}: {p}")
+                    print(f"FAIL {page}: {p}", flush=True)
             else:
-                print(f"ok   {page}: {summary}")
+                print(f"ok   {page}: {summary}", flush=True)
     offline = check_offline(html_dir)
     for p in offline:
         print(f"FAIL network reference: {p}")

@@ -174,3 +174,27 @@ def test_page_checker_flags_what_it_should():
     err = cbp.parse('<mjx-container><g data-mml-node="merror" data-mjx-error="Undefined control sequence \\foo">'
                     '</g></mjx-container>')
     assert err.mjx_errors == ["Undefined control sequence \\foo"]
+
+
+def test_page_checker_finds_animation_players_and_the_page_height(tmp_path):
+    """A notebook that calls to_jshtml must show its player(s); the probe's height is read."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import check_book_pages as cbp
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    dom = cbp.parse('<html data-scroll-height="38012.4"><body><main><div class="animation">'
+                    '<img id="_anim_img1"><div class="anim-controls"></div></div></main></body></html>')
+    assert dom.players == 1 and dom.scroll_height == 38012 and dom.images == []  # frame not yet drawn
+    player = '<div class="animation"><img id="_anim_img9"><div class="anim-controls"></div></div>'
+    cell = {"cell_type": "code", "metadata": {}, "source": "HTML(anim.to_jshtml())",
+            "outputs": [{"output_type": "display_data", "data": {"text/html": player}}]}
+    (tmp_path / "_executed").mkdir()
+    (tmp_path / "_executed" / "07_x.ipynb").write_text(json.dumps({"cells": [cell, cell]}))
+    assert cbp.expected_players(tmp_path, "_executed/07_x") == 2
+    cell["source"] = "plt.plot()"
+    (tmp_path / "_executed" / "08_y.ipynb").write_text(json.dumps({"cells": [cell]}))
+    assert cbp.expected_players(tmp_path, "_executed/08_y") is None
+    assert "<script>" in cbp.PROBE and "data-scroll-height" in cbp.PROBE

@@ -277,7 +277,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
     compiled : evaluate eq. 101 with the generated, compiled kernel (``skilib.engine.codegen``,
         C by default; the first run on a machine traces and compiles it in a few seconds,
         later runs load it from the cache).  False uses the numeric engine: the same
-        equations, about 15× slower for the whole run; results agree to round-off (a
+        equations, tens of times slower for the whole run (`make bench` measures the ratio); results agree to round-off (a
         test checks it).
     rotation : 'zxz' (default: the thesis's ZXZ angles, 18 coordinates) or
         'euler_parameters' (21 coordinates, 17 + 3 rows; no gimbal lock).  The frame's

@@ -64,6 +64,7 @@ def sobol_indices(design: pd.DataFrame, output, *, seed: int = 0, num_resamples:
         rows must be in the design's order).
     output : one value per design row (array or Series); every value must be finite — a
         failed run leaves a hole in Saltelli's scheme, so it is an error, not a skip.
+
     Returns a DataFrame indexed by factor: S1, S1_conf, ST, ST_conf (half-widths of the
     bootstrap confidence intervals at ``conf_level``), and S2 per pair when the design has
     second-order rows.
