@@ -98,11 +98,12 @@ class _Cached:
         return self.cache[key]
 
 
-def _fd_grad(c: _Cached, x, step):
-    """Forward differences of (f, g) at x in the unit cube (backward at the upper bound)."""
+def _fd_grad(c: _Cached, x, step, only=None):
+    """Forward differences of (f, g) at x in the unit cube (backward at the upper bound), in
+    the coordinates ``only`` (default all; the others are 0)."""
     f0, g0 = c(x)
     gf, gg = np.zeros(len(x)), np.zeros(len(x))
-    for i in range(len(x)):
+    for i in range(len(x)) if only is None else only:
         s = step if x[i] + step <= 1.0 else -step
         xi = x.copy()
         xi[i] += s
@@ -120,7 +121,7 @@ def restore_power(h, x, lo, hi, *, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
     for _ in range(max_iter):
         if abs(g) <= tol:
             break
-        _, gg = _fd_grad(h, x, step)
+        _, gg = _fd_grad(h, x, step, [i for i in range(len(x)) if i not in fixed])
         free = np.array([(0.0 < x[i] < 1.0 or (x[i] == 0.0 and -g * gg[i] > 0) or (x[i] == 1.0 and -g * gg[i] < 0))
                          and i not in fixed for i in range(len(x))])
         d = np.where(free, gg, 0.0)
@@ -297,6 +298,8 @@ class Optimum:
     starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
         power_error [W], success, message, nit (SLSQP iterations), nfev (steady states).
     options : the steady-state keywords used; base : the parameters not optimised.
+    feasible : whether the power is met to the tolerance (False: no start reached it, e.g. too
+        few iterations; the point returned is then the one closest to the power).
     """
 
     model: str
@@ -310,6 +313,7 @@ class Optimum:
     starts: pd.DataFrame = field(repr=False)
     options: dict = field(default_factory=dict, repr=False)
     base: object = field(default=None, repr=False)
+    feasible: bool = True
 
     @property
     def names(self):
@@ -361,7 +365,8 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError
-    if no start ends within the power tolerance.
+    if every start fails; if none ends within the power tolerance, the result has
+    ``feasible=False``.
     """
     from .sweeps import sweep
 
@@ -396,16 +401,18 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
                            status="error", error=f"start failed: {row['error']}"))
     evaluations = pd.DataFrame(ev)
     table = table.drop(columns=["evaluations"], errors="ignore")
-    ok = table[(table["status"] == "ok") & (table["power_error"].abs() <= power_tol * power)]
-    if not len(ok):
-        raise RuntimeError(f"optimize_technique: no start reached the power {power:g} W within {power_tol:g} "
-                           f"(relative); starts:\n{table.to_string()}")
-    k = int(ok["mean_speed"].astype(float).idxmax())
+    ran = table[table["status"] == "ok"]
+    if not len(ran):
+        raise RuntimeError(f"optimize_technique: every start failed; starts:\n{table.to_string()}")
+    ok = ran[ran["power_error"].abs() <= power_tol * power]
+    feasible = bool(len(ok))
+    # the fastest start within the power tolerance; if none, the one closest to the power
+    k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["power_error"].abs().idxmin())
     x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
     tm = TechniqueModel(model, names, params, options)
     p = tm.params([x[n] for n in names])
     return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(power + table.loc[k, "power_error"]),
-                   float(power), b, evaluations, table, dict(options or {}), params)
+                   float(power), b, evaluations, table, dict(options or {}), params, feasible)
 
 
 # --------------------------------------------------------------------------- around the optimum
@@ -510,7 +517,7 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
     rows, opts, prev = [], [], None
     for P in powers:
         kw = dict(kwargs)
-        if prev is not None and "x0" not in kwargs:
+        if prev is not None and prev.feasible and "x0" not in kwargs:
             kw["x0"] = prev.x
         try:
             o = optimize_technique(model, float(P), **kw)
@@ -519,7 +526,7 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
             opts.append(None)
             continue
         ev = o.evaluations
-        rows.append(dict(power=float(P), mean_speed=o.mean_speed, mean_power=o.mean_power, **o.x,
+        rows.append(dict(power=float(P), mean_speed=o.mean_speed, mean_power=o.mean_power, feasible=o.feasible, **o.x,
                          n_evaluations=len(ev), n_failed=int((ev["status"] != "ok").sum()), error=""))
         opts.append(o)
         prev = o
