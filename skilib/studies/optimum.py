@@ -346,7 +346,7 @@ def _check_bounds(model, bounds):
 
 def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict | None = None, seed: int = 0,
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
-                       options: dict | None = None, fd_step: float = 1e-5, maxiter: int = 60,
+                       options: dict | None = None, fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8,
                        power_tol: float = 1e-8, n_workers=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
@@ -360,7 +360,8 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
         an address; a Client): where the starts run, one task each.
     options : keywords of the steady state (free_steady_state / steady_state: tol, rtol,
         push_force, dt_out, ...).
-    fd_step : forward-difference step in the unit-scaled parameters; maxiter : SLSQP's.
+    fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
+        (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
     power_tol : the power constraint's tolerance, relative to ``power``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
@@ -388,7 +389,7 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
         first = np.array([float(x0.get(n, getattr(base_vals, n))) for n in names])
         pts = np.vstack([np.clip(first, lo, hi), pts])
     grid = pd.DataFrame(pts, columns=list(names))
-    settings = dict(fd_step=fd_step, maxiter=maxiter, g_tol=power_tol)
+    settings = dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=power_tol)
     task = _StartTask(model, names, b, params, options, float(power), settings)
     res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
@@ -486,24 +487,30 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
     return pd.DataFrame(rows)
 
 
-def flatness(opt: Optimum, *, points: int = 7, within: float = 0.01) -> pd.DataFrame:
+def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.01) -> pd.DataFrame:
     """How flat the optimum is: for each parameter, a constrained scan (``constrained_scan``)
-    over ``points`` values across its bounds, and the range of its values whose speed is
-    within ``within`` (1 %) of the optimum's.  Returns one row per parameter: parameter,
-    optimum, low, high (the range within 1 % among the scanned values, NaN if only the
-    optimum), fraction (of the bounds' range), restored_by; the scans in ``.attrs["scans"]``."""
+    at the optimum ± each of ``offsets`` (fractions of its bounds' range, clipped to the
+    bounds), and the range of its values whose speed, with the power restored, is within
+    ``within`` (1 %) of the optimum's.  Returns one row per parameter: parameter, optimum, low,
+    high (the range within 1 % among the scanned values), fraction (of the bounds' range),
+    restored_by, infeasible (scanned values whose power could not be restored); the scans in
+    ``.attrs["scans"]``."""
     rows, scans = [], {}
     sens = constrained_sensitivity(opt).set_index("parameter")
     for n in opt.names:
         lo, hi = opt.bounds[n]
-        vals = np.unique(np.append(np.linspace(lo, hi, points), opt.x[n]))
+        d = np.asarray(offsets, float) * (hi - lo)
+        vals = np.unique(np.clip(np.concatenate([opt.x[n] - d, opt.x[n] + d]), lo, hi))
+        vals = vals[vals != opt.x[n]]
         sc = constrained_scan(opt, n, vals, adjust=str(sens.loc[n, "restored_by"]))
+        sc = pd.concat([sc, pd.DataFrame([{n: opt.x[n], str(sens.loc[n, "restored_by"]): opt.x[str(sens.loc[n, "restored_by"])],
+                                           "mean_speed": opt.mean_speed, "mean_power": opt.mean_power,
+                                           "feasible": True}])], ignore_index=True).sort_values(n)
         scans[n] = sc
         good = sc[sc["feasible"] & (sc["mean_speed"] >= (1 - within) * opt.mean_speed)][n]
-        rows.append(dict(parameter=n, optimum=opt.x[n], low=good.min() if len(good) else np.nan,
-                         high=good.max() if len(good) else np.nan,
-                         fraction=(good.max() - good.min()) / (hi - lo) if len(good) else np.nan,
-                         restored_by=str(sens.loc[n, "restored_by"])))
+        rows.append(dict(parameter=n, optimum=opt.x[n], low=good.min(), high=good.max(),
+                         fraction=(good.max() - good.min()) / (hi - lo), restored_by=str(sens.loc[n, "restored_by"]),
+                         infeasible=int((~sc["feasible"]).sum())))
     out = pd.DataFrame(rows)
     out.attrs["scans"] = scans
     return out
@@ -517,7 +524,7 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
     rows, opts, prev = [], [], None
     for P in powers:
         kw = dict(kwargs)
-        if prev is not None and prev.feasible and "x0" not in kwargs:
+        if prev is not None and prev.feasible:  # warm start: the previous power's optimum
             kw["x0"] = prev.x
         try:
             o = optimize_technique(model, float(P), **kw)
