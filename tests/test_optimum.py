@@ -89,3 +89,11 @@ def test_failures_are_recorded_and_penalised():
     tm = TechniqueModel("free", ("offset_end",))
     assert tm([5.0]) == PENALTY
     assert tm.log[-1]["status"] == "error" and "offset_end" in tm.log[-1]["error"]
+
+
+def test_dask_starts_give_the_serial_result():
+    """The starts run as a skilib.sweep on a LocalCluster give the serial result, evaluations included."""
+    kw = dict(power=200.0, starts=2, seed=0, maxiter=1)
+    a = optimize_technique("free", scheduler=None, n_workers=2, **kw)
+    b = optimize_technique("free", **kw)
+    assert a.x == b.x and a.mean_speed == b.mean_speed and a.evaluations.equals(b.evaluations)
