@@ -97,3 +97,16 @@ def test_dask_starts_give_the_serial_result():
     a = optimize_technique("free", scheduler=None, n_workers=2, **kw)
     b = optimize_technique("free", **kw)
     assert a.x == b.x and a.mean_speed == b.mean_speed and a.evaluations.equals(b.evaluations)
+
+
+def test_thesis_model_meets_its_push_power(measured):
+    """The thesis's skier (three SLSQP iterations, to stay quick): a SkierParams within the bounds
+    whose steady push power is the budget; runs with no periodic stroke are recorded, not dropped."""
+    from skilib.skier.params import SkierParams
+
+    o = optimize_technique("thesis", power=300.0, starts=1, seed=0, maxiter=3, options=dict(dt_out=0.05))
+    assert isinstance(o.params, SkierParams) and o.feasible
+    measured.check("|P − budget| / budget, thesis's skier", abs(o.mean_power - 300.0) / 300.0, 1e-6, "rel.")
+    out = max(max(lo - o.x[n], o.x[n] - hi, 0.0) for n, (lo, hi) in o.bounds.items())
+    measured.check("largest excursion beyond a bound, thesis's skier", out, 0.0, "")
+    assert (o.evaluations.status == "error").sum() == (o.evaluations.error != "").sum()
