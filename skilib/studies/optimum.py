@@ -112,10 +112,10 @@ def _fd_grad(c: _Cached, x, step, only=None):
     return gf, gg
 
 
-def restore_power(h, x, lo, hi, *, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
+def restore_power(h, x, *, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
     """Newton steps on g = h(x)[1] along its gradient (in the unit cube, over the coordinates
-    not at a bound and not in ``fixed``) until |g| ≤ tol.  Returns (x, f, g) at the last point.
-    h is a _Cached pair function of the unit-cube point."""
+    not at a bound and not in ``fixed``) until |g| ≤ tol, x in the unit cube [0, 1]^n.
+    Returns (x, f, g) at the last point.  h is a _Cached pair function of the unit-cube point."""
     x = np.clip(np.asarray(x, float), 0.0, 1.0)
     f, g = h(x)
     for _ in range(max_iter):
@@ -153,7 +153,7 @@ def _one_start(h, x0, *, fd_step, ftol, maxiter, g_tol):
                    method="SLSQP", bounds=[(0.0, 1.0)] * len(x0),
                    constraints=[dict(type="eq", fun=lambda x: c(np.clip(x, 0, 1))[1], jac=lambda x: jac(x)[1])],
                    options=dict(ftol=ftol, maxiter=maxiter))
-    x, f, g = restore_power(c, res.x, 0, 1, tol=g_tol, step=fd_step)
+    x, f, g = restore_power(c, res.x, tol=g_tol, step=fd_step)
     return dict(x=x, f=f, g=g, success=bool(res.success) and abs(g) <= g_tol, message=str(res.message),
                 nit=int(res.nit), nfev=len(c.cache))
 
@@ -481,7 +481,7 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
         u = u_opt.copy()
         u[i] = (float(val) - lo[i]) / (hi[i] - lo[i])
         fixed = tuple(k for k in range(len(names)) if k != j)
-        u, f, g = restore_power(c, u, 0, 1, tol=1e-8, fixed=fixed)
+        u, f, g = restore_power(c, u, tol=1e-8, fixed=fixed)
         rows.append({name: float(val), adjust: float(lo[j] + u[j] * (hi[j] - lo[j])), "mean_speed": f,
                      "mean_power": opt.power * (1 + g), "feasible": abs(g) <= 1e-6 and f > 0})
     return pd.DataFrame(rows)
@@ -558,7 +558,7 @@ def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adj
             u = u_opt.copy() if u_prev is None else u_prev.copy()
             u[i] = (float(xv) - lo[i]) / (hi[i] - lo[i])
             u[k] = (float(yv) - lo[k]) / (hi[k] - lo[k])
-            u, f, g = restore_power(c, u, 0, 1, tol=1e-6, fixed=fixed)
+            u, f, g = restore_power(c, u, tol=1e-6, fixed=fixed)
             ok = abs(g) <= 1e-4 and f > 0
             u_prev = u if ok else None
             rows.append({x_name: float(xv), y_name: float(yv), adjust: float(lo[j] + u[j] * (hi[j] - lo[j])),
