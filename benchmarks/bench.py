@@ -15,6 +15,8 @@ Targets:
   imports skilib and does the run: libraries included, nothing subtracted);
 - a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
 - the free skater's steady state (``free_steady_state()``, defaults) in ≤ 50 ms;
+- one optimisation of the free skater's technique at 200 W (``optimize_technique``, two seeded
+  starts on a 2-worker Dask cluster) in < 5 min;
 - the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
   temporary folder) close to ``pandas.read_csv`` in time and peak memory.
 The peer for scale: the same skier reduced to its coordinate s with
@@ -151,6 +153,16 @@ def bench_free_steady(repeat):
             "stroke_maps": ss.iterations}
 
 
+def bench_optimum(power=200.0, starts=2):
+    """One ``optimize_technique("free", power)``: ``starts`` seeded starts on a 2-worker LocalCluster."""
+    from skilib.studies.optimum import optimize_technique
+
+    t0 = time.perf_counter()
+    o = optimize_technique("free", power=power, starts=starts, seed=0, scheduler=None, n_workers=2)
+    return {"seconds": time.perf_counter() - t0, "power": power, "starts": starts, "mean_speed": o.mean_speed,
+            "evaluations": len(o.evaluations), "failed": int((o.evaluations.status != "ok").sum()), "x": o.x}
+
+
 def bench_peer(repeat):
     """KanesMethod + lambdify on the single coordinate s against skilib, one sliding phase."""
     sys.path.insert(0, str(HERE))
@@ -278,6 +290,11 @@ def table(r) -> str:
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
                      f"target ≤ 50; {fs['stroke_maps']} stroke maps + 1 full stroke, u0 {fs['u0']:.4f} m/s"))
+    op = r.get("optimum")
+    if op:
+        rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
+                     f"{op['seconds']:.0f}", f"target < 300; {op['evaluations']} steady states ({op['failed']} failed), "
+                                            f"{op['mean_speed']:.3f} m/s"))
     if peer:
         rows.append(("peer: KanesMethod derive + lambdify [s]", f"{peer['kane_derive_s'] + peer['kane_lambdify_s']:.2f}",
                      "once per model"))
@@ -348,6 +365,7 @@ def main(argv=None) -> int:
              ("long_run", lambda: bench_long_run(True, args.repeat)),
              ("memory", bench_memory),
              ("free_steady", lambda: bench_free_steady(args.repeat)),
+             ("optimum", bench_optimum),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
     if not args.quick:

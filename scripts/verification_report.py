@@ -51,7 +51,7 @@ VERIFICATION_FILES = (
     "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
-    "test_stroke_change.py", "test_artefacts.py",
+    "test_stroke_change.py", "test_artefacts.py", "test_optimum.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -114,6 +114,11 @@ EXEMPT = {
         "test_designs_and_confidence_intervals_are_seeded": _API, "test_bad_designs": _EXCEPTIONS, "test_bad_outputs_are_errors_not_skips": _EXCEPTIONS,
     },
     "test_steady.py": {"test_bad_arguments": _EXCEPTIONS},
+    "test_optimum.py": {
+        "test_bad_arguments": _EXCEPTIONS,
+        "test_failures_are_recorded_and_penalised": "a refused technique is logged with its error and a fixed penalty: no error to measure",
+        "test_dask_starts_give_the_serial_result": _INFRA,
+    },
     "test_stroke_change.py": {
         "test_rule_names_and_validation": _EXCEPTIONS, "test_speed_kept_raises_without_solution": _EXCEPTIONS,
         "test_no_steady_state_when_the_change_keeps_the_ski_speed": _EXCEPTIONS,
@@ -175,6 +180,7 @@ SECTIONS = (
             ("test_euler_parameters.py", "test_skier_parametrizations.py")),
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
+    Section("optimum", "The optimum technique (beyond the thesis)", ("test_optimum.py",)),
     Section("skier", "The skier model (thesis ch. 4–5)",
             ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py",
              "test_artefacts.py")),

@@ -38,6 +38,7 @@ _LAZY = {
     "power_breakdown": ("skilib.skier", "power_breakdown"),
     "resistance_power": ("skilib.skier", "resistance_power"),
     "power_balance_speed": ("skilib.skier", "power_balance_speed"),
+    "optimize_technique": ("skilib.studies.optimum", "optimize_technique"),
     "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
 }
 

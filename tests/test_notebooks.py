@@ -32,6 +32,7 @@ NON_DEFAULT = {
                        "friction": [0.0, 20.0], "mass": [60.0, 90.0]}}, "35–65 °"),
     "06": ({}, "Results read from"),
     "07": ({"skating_angle_deg": 30.0}, "skating angle 30° between the skis"),
+    "08": ({"power": 150.0}, "The optimum at **150 W** mean leg power"),
     "09": ({"noise_mm": 2.0}, "marker noise 2 mm"),
 }
 

@@ -1,0 +1,112 @@
+"""The optimum technique (skilib.studies.optimum): the optimizer on an analytic problem, and the
+free skater's optimum at one power: the power constraint, the bounds, first-order optimality
+along the constraint, determinism."""
+import numpy as np
+import pytest
+
+from skilib.studies.optimum import (FREE_BOUNDS, constrained_scan, constrained_sensitivity, latin_starts, maximize,
+                                    optimize_technique)
+
+POWER = 100.0
+# one start near the optimum (from a 2-start run at seed 0): keeps the test under a minute
+NEAR = {"skating_angle_deg": 15.0, "stroke_time": 0.45, "steer_deg": 2.0, "offset_end": 0.3, "cm_dip": 0.12}
+
+
+def test_known_constrained_optimum_is_found(measured):
+    """max x + 2y − z on the sphere x² + y² + z² = 1 within a box: (1, 2, −1)/√6 (Lagrange); with
+    the bound y ≤ 0.5 active: (√0.375, 0.5, −√0.375)."""
+    f = lambda x: x[0] + 2 * x[1] - x[2]
+    g = lambda x: x[0] ** 2 + x[1] ** 2 + x[2] ** 2 - 1
+    starts = -1 + 2 * latin_starts(3, 3, seed=0)
+    # a noise-free function: differences of step 1e-8 (the steady-state map needs 1e-5)
+    m = maximize(f, g, starts, [(-1.5, 1.5)] * 3, fd_step=1e-8)
+    measured.allclose("sphere optimum (1, 2, −1)/√6", m.x, np.array([1, 2, -1]) / 6 ** 0.5, atol=1e-6, unit="")
+    # active bound y <= 0.5: maximise x − z on x² + z² = 0.75 → x = −z = √0.375
+    m2 = maximize(f, g, starts, [(-1.5, 1.5), (-1.5, 0.5), (-1.5, 1.5)], fd_step=1e-8)
+    r = 0.375 ** 0.5
+    measured.allclose("optimum with the bound y ≤ 0.5 active", m2.x, [r, 0.5, -r], atol=1e-6, unit="")
+    measured.check("bound held exactly", max(m2.x[1] - 0.5, 0.0), 0.0)
+
+
+@pytest.fixture(scope="module")
+def opt():
+    return optimize_technique("free", power=POWER, starts=0, x0=NEAR, seed=0)
+
+
+def test_free_optimum_meets_the_power_and_the_bounds(opt, measured):
+    """The optimum's steady mean leg power equals the budget and every parameter is within its bounds."""
+    assert opt.feasible
+    measured.check("|P − budget| / budget at the optimum", abs(opt.mean_power - POWER) / POWER, 1e-6, "rel.")
+    ss_power = opt.technique_model()([opt.x[n] for n in opt.names])[1]
+    measured.check("power of the returned params, recomputed", abs(ss_power - POWER) / POWER, 1e-6, "rel.")
+    out = max(max(lo - opt.x[n], opt.x[n] - hi, 0.0) for n, (lo, hi) in FREE_BOUNDS.items())
+    measured.check("largest excursion beyond a bound", out, 0.0, "")
+    for n in opt.names:
+        assert getattr(opt.params, n) == opt.x[n]
+    assert set(opt.evaluations.status) <= {"ok", "error"} and len(opt.evaluations) >= opt.starts["nfev"].sum()
+
+
+def test_moving_along_the_constraint_does_not_raise_the_speed(opt, measured):
+    """Each parameter moved by ±2 % of its range (inwards only at a bound), the power restored by
+    another: the steady speed does not exceed the optimum's (first-order optimality)."""
+    sens = constrained_sensitivity(opt).set_index("parameter")
+    gains = []
+    for n in opt.names:
+        lo, hi = opt.bounds[n]
+        h = 0.02 * (hi - lo)
+        vals = [v for v in (opt.x[n] - h, opt.x[n] + h) if lo <= v <= hi]
+        sc = constrained_scan(opt, n, vals, adjust=str(sens.loc[n, "restored_by"]))
+        sc = sc[sc.feasible]
+        gains += list(sc.mean_speed - opt.mean_speed)
+    assert len(gains) >= len(opt.names)
+    measured.check("largest speed gain along the constraint", max(gains), 1e-5 * opt.mean_speed, "m/s")
+
+
+def test_same_seed_same_optimum(measured):
+    """Two runs with one seed give the same result, bit for bit (two SLSQP iterations, to stay quick)."""
+    a = optimize_technique("free", power=POWER, starts=1, seed=0, maxiter=2)
+    b = optimize_technique("free", power=POWER, starts=1, seed=0, maxiter=2)
+    measured.check("difference between two runs with one seed",
+                   max(abs(a.x[n] - b.x[n]) for n in a.names) + abs(a.mean_speed - b.mean_speed), 0.0)
+    assert a.evaluations.equals(b.evaluations)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="model"):
+        optimize_technique("bike", power=100)
+    with pytest.raises(ValueError, match="power"):
+        optimize_technique("free", power=-1)
+    with pytest.raises(ValueError, match="not a parameter"):
+        optimize_technique("free", power=100, bounds={"wingspan": (1, 2)})
+    with pytest.raises(ValueError, match="low < high"):
+        optimize_technique("free", power=100, bounds={"stroke_time": (2, 1)})
+
+
+def test_failures_are_recorded_and_penalised():
+    """A technique the model cannot run is a row with its error, and a penalty for the optimizer."""
+    from skilib.studies.optimum import PENALTY, TechniqueModel
+
+    tm = TechniqueModel("free", ("offset_end",))
+    assert tm([5.0]) == PENALTY
+    assert tm.log[-1]["status"] == "error" and "offset_end" in tm.log[-1]["error"]
+
+
+def test_dask_starts_give_the_serial_result():
+    """The starts run as a skilib.sweep on a LocalCluster give the serial result, evaluations included."""
+    kw = dict(power=200.0, starts=2, seed=0, maxiter=1)
+    a = optimize_technique("free", scheduler=None, n_workers=2, **kw)
+    b = optimize_technique("free", **kw)
+    assert a.x == b.x and a.mean_speed == b.mean_speed and a.evaluations.equals(b.evaluations)
+
+
+def test_thesis_model_meets_its_push_power(measured):
+    """The thesis's skier (three SLSQP iterations, to stay quick): a SkierParams within the bounds
+    whose steady push power is the budget; runs with no periodic stroke are recorded, not dropped."""
+    from skilib.skier.params import SkierParams
+
+    o = optimize_technique("thesis", power=300.0, starts=1, seed=0, maxiter=3, options=dict(dt_out=0.05))
+    assert isinstance(o.params, SkierParams) and o.feasible
+    measured.check("|P − budget| / budget, thesis's skier", abs(o.mean_power - 300.0) / 300.0, 1e-6, "rel.")
+    out = max(max(lo - o.x[n], o.x[n] - hi, 0.0) for n, (lo, hi) in o.bounds.items())
+    measured.check("largest excursion beyond a bound, thesis's skier", out, 0.0, "")
+    assert (o.evaluations.status == "error").sum() == (o.evaluations.error != "").sum()
