@@ -121,6 +121,7 @@ def test_untraceable_forces_stay_numeric_and_closures_are_not_baked(rng, measure
         qdd, lam = system.accelerations(t, q, qd)
         qdd_c, lam_c = compiled.accelerations(t, q, qd)
         measured.allclose("q̈ with a numeric user force vs engine", qdd_c, qdd, rtol=1e-11, atol=1e-11)
+        _check_terms(measured, compiled, system, t, q, qd)  # its Q and power in the Evaluation too
         out.append(qdd_c.copy())
     measured.exceeds("q̈ difference between the two closures", np.abs(out[0] - out[1]).max(), 1e-3)
 

@@ -147,22 +147,23 @@ class CompiledSystem:
         e = self._evaluation
         if x is not self._x:  # the Python backends return a new array
             self._x[:] = x
-        e.t, e.alpha, e.beta = t, alpha, beta
-        self._q[:] = q
-        self._qd[:] = qd
-        if self._numeric_forces:
+        # the state itself is referenced, not copied: the evaluation is overwritten by the next call anyway
+        e.t, e.alpha, e.beta, e.q, e.qd = t, alpha, beta, q, qd
+        if self._numeric_forces:  # powers: [traced forces | numeric forces | rows | rows' λCt]
+            nf, k, pw, P = self._nf_traced, len(self._numeric_forces), self._pw, self._powers
+            P[:nf], P[nf + k:] = pw[:nf], pw[nf:]
             s = self.system.state(t, q, qd)
             for i, f in enumerate(self._numeric_forces):
                 Q = f.generalized(s)
                 self._numeric_Q[i][:] = Q
-                self._powers[self._nf_traced + i] = Q @ self._qd
+                P[nf + i] = Q @ qd
         return e
 
     def _build_evaluation(self):
         """The one Evaluation of this compiled system, on views of the kernel's buffers."""
         n, m, o = self.nq, self.nc, self._out
         self._x = self._rhs  # the C driver solves in place into its right-hand side
-        self._q, self._qd = np.zeros(n), np.zeros(n)
+        zero = np.zeros(n)  # q, q̇ of the first evaluation; later calls set the caller's arrays
         self._nf_traced = nf = len(self._traced_forces)
         forces = {f.name: o["QF"][i] for i, f in enumerate(self._traced_forces)}
         self._numeric_Q = [np.zeros(n) for _ in self._numeric_forces]
@@ -173,7 +174,7 @@ class CompiledSystem:
             powers = self._powers
         else:
             self._powers = powers = self._pw
-        return Evaluation(t=0.0, q=self._q, qd=self._qd, alpha=0.0, beta=0.0, qdd=self._x[:n], lam=self._x[n:],
+        return Evaluation(t=0.0, q=zero, qd=zero, alpha=0.0, beta=0.0, qdd=self._x[:n], lam=self._x[n:],
                           M=o["M"], Qv=o["Qv"], C=o["C"], Cq=o["Cq"], Cdot=o["Cvel"], quad=o["Cquad"],
                           forces=forces, force_names=tuple(forces), powers=powers)
 
