@@ -3,21 +3,27 @@ question, Bruzzo 2012, ch. 6).
 
 For a model's technique parameters x within human bounds,
 
-    maximise   v(x)  (the steady state's mean speed)
+    maximise   v(x)  (the steady state's speed along the course)
     subject to P(x) = P_budget  (the steady state's mean power)
+               F(x) ≤ F_max  (optional: the free skater's peak leg force)
 
 with SciPy's SLSQP on the steady-state map (``skilib.free_steady_state`` for the free skater,
 whose power is the leg's; ``skilib.steady_state`` for the thesis's skier, whose power is the
-push-off's), from seeded starting points.
+push-off's), from seeded starting points.  The speed is the speed of progress along the course
+(X, the direction of travel: the CM's displacement over the periodic stroke divided by its
+time), not the mean CM speed, which also counts the sideways sway of every stroke
+(``speed="cm"`` optimises that one instead).  Without a budget (``power=None``) the speed is
+maximised within the bounds alone: for the thesis's skier this is the fastest technique for the
+push-off force it is given (its measured force), the thesis's own question.
 
 How it is solved.  The parameters are scaled to the unit cube (each bound's range → [0, 1]).
 v and P come from one steady state per point, cached, so one evaluation serves both; their
 gradients are forward differences of step ``fd_step`` in the unit cube (backward at an upper
 bound), taken from the same cache.  The steady state is found to |Φ(u) − u| ≤ 1e-10 m/s with
 the integrators at rtol 1e-10, so the differences are good to about 1e-5.  After SLSQP the
-point is clipped to the bounds and the power restored by Newton steps along the power's
-gradient (over the parameters not at a bound), so the constraint holds to ``power_tol``
-(relative) and the bounds exactly.
+point is clipped to the bounds and the constraints restored by least-norm Newton steps (over the
+parameters not at a bound), so the power holds to ``power_tol`` (relative), the force cap
+likewise, and the bounds exactly.
 
 Failures.  A technique the model refuses (a ``ValueError`` from the parameters, a
 ``RuntimeError`` such as no periodic stroke) is caught: the evaluation is recorded with its
@@ -45,7 +51,8 @@ import pandas as pd
 from scipy.optimize import minimize
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "latin_starts",
-           "constrained_sensitivity", "flatness", "speed_power_front", "speed_map", "restore_power"]
+           "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
+           "restore_power", "TechniqueModel", "SPEEDS"]
 
 #: the free skater's technique parameters and their human bounds (see the book's chapter "The
 #: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
@@ -62,8 +69,9 @@ FREE_BOUNDS = {"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0), "st
 #: C_rot < 45°/s (table 6's leg, table 9's ℓ0 and γ0).
 THESIS_BOUNDS = {"skating_angle_deg": (20.0, 80.0), "phase_time": (0.4, 2.0), "c_ext": (0.0, 0.2),
                  "c_rot_deg": (0.0, 44.0)}
-#: penalty given to the optimizer for a technique the model cannot run: (speed, power)
-PENALTY = (0.0, 0.0)
+#: penalty given to the optimizer for a technique the model cannot run: (speed, power, peak leg
+#: force)
+PENALTY = (0.0, 0.0, 0.0)
 
 
 # --------------------------------------------------------------------------- the plain core
@@ -71,10 +79,12 @@ PENALTY = (0.0, 0.0)
 class Maximum:
     """The result of :func:`maximize`.
 
-    x : the best point (within the bounds exactly); f, g : f(x) and g(x) there.
-    success : SLSQP's flag at the best start and |g| ≤ g_tol; message : its message.
-    starts : DataFrame, one row per start: start (index), x0_*, x_*, f, g, success, message,
-        nit, nfev.
+    x : the best point (within the bounds exactly); f : f(x) there; g : g(x) (0.0 without an
+    equality); c : c(x) (the inequality, NaN without one).
+    success : SLSQP's flag at the best start and the constraints met (|g| ≤ g_tol, c ≥ −g_tol);
+    message : its message.
+    starts : DataFrame, one row per start: start (index), x0_*, x_*, f, g, c, violation (the
+        largest constraint residual), success, message, nit, nfev.
     """
 
     x: np.ndarray
@@ -83,10 +93,11 @@ class Maximum:
     success: bool
     message: str
     starts: pd.DataFrame = field(repr=False)
+    c: float = float("nan")
 
 
 class _Cached:
-    """f and g of a point, each evaluated once (h returns the pair)."""
+    """The vector (f, equality rows…, inequality rows…) of a point, evaluated once per point."""
 
     def __init__(self, h):
         self.h, self.cache = h, {}
@@ -98,64 +109,97 @@ class _Cached:
         return self.cache[key]
 
 
-def _fd_grad(c: _Cached, x, step, only=None):
-    """Forward differences of (f, g) at x in the unit cube (backward at the upper bound), in
-    the coordinates ``only`` (default all; the others are 0)."""
-    f0, g0 = c(x)
-    gf, gg = np.zeros(len(x)), np.zeros(len(x))
+def _fd_jac(c: _Cached, x, step, only=None):
+    """Forward differences of the whole vector c(x) in the unit cube (backward at the upper
+    bound), in the coordinates ``only`` (default all; the other columns are 0): rows = the
+    vector's entries, columns = the coordinates."""
+    v0 = np.array(c(x))
+    jac = np.zeros((len(v0), len(x)))
     for i in range(len(x)) if only is None else only:
         s = step if x[i] + step <= 1.0 else -step
         xi = x.copy()
         xi[i] += s
-        fi, gi = c(xi)
-        gf[i], gg[i] = (fi - f0) / s, (gi - g0) / s
-    return gf, gg
+        jac[:, i] = (np.array(c(xi)) - v0) / s
+    return jac
+
+
+def _violation(v, n_eq):
+    """The constraint rows' residuals: the equalities' values and the inequalities' deficits."""
+    v = np.asarray(v[1:], float)
+    return np.concatenate([v[:n_eq], np.minimum(v[n_eq:], 0.0)])
+
+
+def restore(h, x, *, n_eq=1, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
+    """Newton steps onto the constraints: the equality rows and the violated inequality rows of
+    h(x) = (f, equalities[n_eq]…, inequalities c ≥ 0…) are driven to 0 by the least-norm step
+    (in the unit cube, over the coordinates not in ``fixed``; a coordinate at a bound takes part
+    only where the step moves it inwards) until every residual is within ``tol``.  Returns (x,
+    the vector h(x)) at the last point; h is a _Cached function of the unit-cube point."""
+    x = np.clip(np.asarray(x, float), 0.0, 1.0)
+    v = h(x)
+    r = _violation(v, n_eq)
+    for _ in range(max_iter):
+        if not len(r) or np.max(np.abs(r)) <= tol:
+            break
+        active = np.array([True] * n_eq + [bool(ri < 0) for ri in r[n_eq:]])
+        cols = [i for i in range(len(x)) if i not in fixed]
+        A = _fd_jac(h, x, step, cols)[1:][active]
+        free = [i for i in cols]
+        for _ in range(len(x) + 1):  # drop the coordinates a step would push out of the cube
+            d = np.zeros(len(x))
+            if free:
+                d[free] = -np.linalg.lstsq(A[:, free], r[active], rcond=None)[0]
+            out = [i for i in free if (x[i] <= 0.0 and d[i] < 0) or (x[i] >= 1.0 and d[i] > 0)]
+            if not out:
+                break
+            free = [i for i in free if i not in out]
+        if not np.any(d):
+            break
+        for scale in (1.0, 0.5):  # no progress: halve once, then give up
+            xn = np.clip(x + scale * d, 0.0, 1.0)
+            vn = h(xn)
+            rn = _violation(vn, n_eq)
+            if np.max(np.abs(rn)) < np.max(np.abs(r)):
+                break
+        else:
+            break
+        x, v, r = xn, vn, rn
+    return x, v
 
 
 def restore_power(h, x, *, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
-    """Newton steps on g = h(x)[1] along its gradient (in the unit cube, over the coordinates
-    not at a bound and not in ``fixed``) until |g| ≤ tol, x in the unit cube [0, 1]^n.
-    Returns (x, f, g) at the last point.  h is a _Cached pair function of the unit-cube point."""
-    x = np.clip(np.asarray(x, float), 0.0, 1.0)
-    f, g = h(x)
-    for _ in range(max_iter):
-        if abs(g) <= tol:
-            break
-        _, gg = _fd_grad(h, x, step, [i for i in range(len(x)) if i not in fixed])
-        free = np.array([(0.0 < x[i] < 1.0 or (x[i] == 0.0 and -g * gg[i] > 0) or (x[i] == 1.0 and -g * gg[i] < 0))
-                         and i not in fixed for i in range(len(x))])
-        d = np.where(free, gg, 0.0)
-        if not np.any(d):
-            break
-        xn = np.clip(x - g * d / (d @ d), 0.0, 1.0)
-        fn, gn = h(xn)
-        if abs(gn) >= abs(g):  # no progress: halve once, then give up
-            xn = np.clip(x - 0.5 * g * d / (d @ d), 0.0, 1.0)
-            fn, gn = h(xn)
-            if abs(gn) >= abs(g):
-                break
-        x, f, g = xn, fn, gn
-    return x, f, g
+    """:func:`restore` for h(x) = (f, g, inequalities…) with the one equality g: returns (x,
+    f, g) at the last point."""
+    x, v = restore(h, x, n_eq=1, tol=tol, step=step, max_iter=max_iter, fixed=fixed)
+    return x, v[0], v[1]
 
 
-def _one_start(h, x0, *, fd_step, ftol, maxiter, g_tol):
-    """SLSQP (maximise f s.t. g = 0 in the unit cube) from x0, then the restoration of g."""
+def _one_start(h, x0, *, n_eq, fd_step, ftol, maxiter, g_tol):
+    """SLSQP (maximise f s.t. the equalities = 0 and the inequalities ≥ 0, in the unit cube)
+    from x0, then the restoration of the constraints."""
     c = _Cached(h)
-    grads = {}
+    jacs = {}
 
     def jac(x):
         key = tuple(x)
-        if key not in grads:
-            grads[key] = _fd_grad(c, np.clip(np.asarray(x, float), 0, 1), fd_step)
-        return grads[key]
+        if key not in jacs:
+            jacs[key] = _fd_jac(c, np.clip(np.asarray(x, float), 0, 1), fd_step)
+        return jacs[key]
 
-    res = minimize(lambda x: -c(np.clip(x, 0, 1))[0], np.asarray(x0, float), jac=lambda x: -jac(x)[0],
-                   method="SLSQP", bounds=[(0.0, 1.0)] * len(x0),
-                   constraints=[dict(type="eq", fun=lambda x: c(np.clip(x, 0, 1))[1], jac=lambda x: jac(x)[1])],
-                   options=dict(ftol=ftol, maxiter=maxiter))
-    x, f, g = restore_power(c, res.x, tol=g_tol, step=fd_step)
-    return dict(x=x, f=f, g=g, success=bool(res.success) and abs(g) <= g_tol, message=str(res.message),
-                nit=int(res.nit), nfev=len(c.cache))
+    def value(x):
+        return c(np.clip(x, 0, 1))
+
+    m = len(c(np.asarray(x0, float))) - 1
+    cons = [dict(type="eq" if k < n_eq else "ineq", fun=lambda x, k=k: value(x)[1 + k],
+                 jac=lambda x, k=k: jac(x)[1 + k]) for k in range(m)]
+    res = minimize(lambda x: -value(x)[0], np.asarray(x0, float), jac=lambda x: -jac(x)[0], method="SLSQP",
+                   bounds=[(0.0, 1.0)] * len(x0), constraints=cons, options=dict(ftol=ftol, maxiter=maxiter))
+    x, v = restore(c, res.x, n_eq=n_eq, tol=g_tol, step=fd_step)
+    r = _violation(v, n_eq)
+    violation = float(np.max(np.abs(r))) if len(r) else 0.0
+    return dict(x=x, f=v[0], g=v[1] if n_eq else 0.0, c=v[1 + n_eq] if m > n_eq else np.nan,
+                violation=violation, success=bool(res.success) and violation <= g_tol, met=violation <= g_tol, message=str(res.message), nit=int(res.nit),
+                nfev=len(c.cache))
 
 
 def latin_starts(n_starts: int, dim: int, seed=0) -> np.ndarray:
@@ -169,12 +213,35 @@ def latin_starts(n_starts: int, dim: int, seed=0) -> np.ndarray:
     return u
 
 
-def maximize(f, g, x0, bounds, *, fd_step=1e-5, ftol=1e-12, maxiter=100, g_tol=1e-10) -> Maximum:
-    """Maximise f(x) subject to g(x) = 0 and bounds[i][0] ≤ x_i ≤ bounds[i][1], by SLSQP from
-    each start in x0 (one point, or an array of points, one per row), with forward-difference
-    gradients of step ``fd_step`` relative to each bound's range.  f and g may be one function:
-    pass g=None and f returning the pair (f(x), g(x)).  The best end point with |g| ≤ g_tol
-    (the best overall if none) is returned (:class:`Maximum`).
+def _maximize(h, n_eq, x0, lo, hi, **settings) -> Maximum:
+    """The core of :func:`maximize`: h(x) = (f, equalities[n_eq]…, inequalities…) in the
+    parameters' own units."""
+
+    def hu(u):
+        return h(lo + np.asarray(u) * (hi - lo))
+
+    starts = np.atleast_2d(np.asarray(x0, float))
+    rows = []
+    for k, s in enumerate(starts):
+        r = _one_start(hu, np.clip((s - lo) / (hi - lo), 0, 1), n_eq=n_eq, **settings)
+        rows.append(dict(start=k, **{f"x0_{i}": v for i, v in enumerate(s)},
+                         **{f"x_{i}": v for i, v in enumerate(lo + r["x"] * (hi - lo))},
+                         **{k2: r[k2] for k2 in ("f", "g", "c", "violation", "met", "success", "message", "nit", "nfev")}))
+    table = pd.DataFrame(rows)
+    pool = table[table["met"]]
+    best = int(pool["f"].idxmax()) if len(pool) else int(table["violation"].idxmin())
+    x = np.clip(np.array([table.loc[best, f"x_{i}"] for i in range(len(lo))]), lo, hi)
+    t = table.loc[best]
+    return Maximum(x, float(t["f"]), float(t["g"]), bool(t["success"]), str(t["message"]),
+                   table.drop(columns="met"), float(t["c"]))
+
+
+def maximize(f, g, x0, bounds, *, ineq=None, fd_step=1e-5, ftol=1e-12, maxiter=100, g_tol=1e-10) -> Maximum:
+    """Maximise f(x) subject to g(x) = 0 (None: no equality), ineq(x) ≥ 0 (None: none) and
+    bounds[i][0] ≤ x_i ≤ bounds[i][1], by SLSQP from each start in x0 (one point, or an array
+    of points, one per row), with forward-difference gradients of step ``fd_step`` relative to
+    each bound's range, then Newton steps back onto the constraints (to ``g_tol``).  The best end
+    point meeting the constraints (the one closest to g = 0 if none) is returned (:class:`Maximum`).
 
     >>> m = maximize(lambda x: x[0] + x[1], lambda x: x[0] ** 2 + x[1] ** 2 - 1, [0.5, 0.1], [(-2, 2), (-2, 2)])
     >>> bool(abs(m.x[0] - 2 ** -0.5) < 1e-6 and abs(m.x[1] - 2 ** -0.5) < 1e-6)
@@ -183,30 +250,13 @@ def maximize(f, g, x0, bounds, *, fd_step=1e-5, ftol=1e-12, maxiter=100, g_tol=1
     lo, hi = (np.asarray(b, float) for b in zip(*bounds))
     if np.any(hi <= lo):
         raise ValueError(f"bounds: each must be (low, high) with low < high, got {bounds!r}")
-    pair = f if g is None else (lambda x: (f(x), g(x)))
+    parts = [f] + [p for p in (g, ineq) if p is not None]
 
-    def h(u):
-        return pair(lo + np.asarray(u) * (hi - lo))
+    def h(x):
+        return tuple(p(x) for p in parts)
 
-    starts = np.atleast_2d(np.asarray(x0, float))
-    rows = []
-    for k, s in enumerate(starts):
-        r = _one_start(h, np.clip((s - lo) / (hi - lo), 0, 1), fd_step=fd_step, ftol=ftol, maxiter=maxiter,
-                       g_tol=g_tol)
-        rows.append(dict(start=k, **{f"x0_{i}": v for i, v in enumerate(s)},
-                         **{f"x_{i}": v for i, v in enumerate(lo + r["x"] * (hi - lo))},
-                         **{k2: r[k2] for k2 in ("f", "g", "success", "message", "nit", "nfev")}))
-    table = pd.DataFrame(rows)
-    best = _best(table, g_tol)
-    x = np.clip(np.array([table.loc[best, f"x_{i}"] for i in range(len(lo))]), lo, hi)
-    return Maximum(x, float(table.loc[best, "f"]), float(table.loc[best, "g"]), bool(table.loc[best, "success"]),
-                   str(table.loc[best, "message"]), table)
-
-
-def _best(table, g_tol) -> int:
-    ok = table[table["g"].abs() <= g_tol]
-    pool = ok if len(ok) else table.assign(f=-table["g"].abs())
-    return int(pool["f"].idxmax())
+    return _maximize(h, 0 if g is None else 1, x0, lo, hi, fd_step=fd_step, ftol=ftol, maxiter=maxiter,
+                     g_tol=g_tol)
 
 
 # --------------------------------------------------------------------------- the models
@@ -222,16 +272,28 @@ def _as_thesis_params(base, values):
     return replace(base if base is not None else SkierParams(), **values)
 
 
-class TechniqueModel:
-    """The steady-state map of one model as (mean speed, mean power) of named parameters;
-    picklable, so a Dask worker can run it.  Every call is logged in ``log`` (a list of dicts:
-    the parameters, mean_speed, mean_power, u0, status, error)."""
+SPEEDS = ("progress", "cm")
 
-    def __init__(self, model, names, base=None, options=None):
+
+class TechniqueModel:
+    """The steady-state map of one model as (speed, mean power, peak leg force) of named
+    parameters; picklable, so a Dask worker can run it.
+
+    speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
+        direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
+        speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
+    Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
+    parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power,
+    peak_leg_force_bw, u0, status, error)."""
+
+    def __init__(self, model, names, base=None, options=None, speed="progress"):
         if model not in ("free", "thesis"):
             raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
+        if speed not in SPEEDS:
+            raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
-        self.log = []
+        self.speed = speed
+        self.log, self._values = [], {}
 
     def params(self, x):
         values = {n: float(v) for n, v in zip(self.names, x)}
@@ -247,42 +309,71 @@ class TechniqueModel:
 
         return steady_state(p, **self.options)
 
-    def __call__(self, x):
-        row = {n: float(v) for n, v in zip(self.names, x)}
+    def values(self, x) -> dict:
+        """The logged row of point x (computed on the first call)."""
+        key = tuple(float(v) for v in x)
+        if key in self._values:
+            return self._values[key]
+        row = dict(zip(self.names, key))
         try:
-            ss = self.steady(x)
-            v, P = float(ss.mean_speed), float(ss.mean_power)
-            if not (math.isfinite(v) and math.isfinite(P)):
-                raise RuntimeError(f"non-finite steady state: speed {v}, power {P}")
-            self.log.append(dict(row, mean_speed=v, mean_power=P, u0=float(ss.u0), status="ok", error=""))
-            return v, P
+            ss = self.steady(key)
+            st = ss.strokes.iloc[0]
+            got = dict(progress_speed=float(st["mean_vx"]), cm_speed=float(ss.mean_speed),
+                       mean_power=float(ss.mean_power),
+                       peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
+            bad = [k for k in ("progress_speed", "cm_speed", "mean_power") if not math.isfinite(got[k])]
+            if bad:
+                raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
+            row.update(mean_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
         except (ValueError, RuntimeError, ArithmeticError) as e:
-            self.log.append(dict(row, mean_speed=np.nan, mean_power=np.nan, u0=np.nan, status="error",
-                                 error=f"{type(e).__name__}: {e}"))
+            row.update(mean_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
+                       peak_leg_force_bw=np.nan, u0=np.nan, status="error", error=f"{type(e).__name__}: {e}")
+        self.log.append(row)
+        self._values[key] = row
+        return row
+
+    def __call__(self, x):
+        """(speed, mean power, peak leg force in body weights) at x; ``PENALTY`` for a technique
+        the model cannot run."""
+        r = self.values(x)
+        if r["status"] != "ok":
             return PENALTY
+        return r["mean_speed"], r["mean_power"], r["peak_leg_force_bw"]
+
+
+def _vector(vals, power, cap):
+    """(speed, [(P − budget)/budget], [(cap − peak)/cap]) for the optimizer: the equality and the
+    inequality (≥ 0) rows that the budget and the cap ask for."""
+    v, P, peak = vals
+    out = [v]
+    if power is not None:
+        out.append((P - power) / power)
+    if cap is not None:
+        out.append((cap - peak) / cap)
+    return tuple(out)
 
 
 class _StartTask:
     """One start of optimize_technique, a row function for ``skilib.sweep``: the row holds the
     start's parameters; the result its end point, its evaluations (JSON) and SLSQP's report."""
 
-    def __init__(self, model, names, bounds, base, options, power, settings):
-        self.args = (model, names, bounds, base, options, power, settings)
+    def __init__(self, model, names, bounds, base, options, power, cap, speed, settings):
+        self.args = (model, names, bounds, base, options, power, cap, speed, settings)
 
     def __call__(self, row):
-        model, names, bounds, base, options, power, settings = self.args
-        tm = TechniqueModel(model, names, base, options)
-        m = maximize(lambda x: _scaled(tm(x), power), None, [row[n] for n in names], [bounds[n] for n in names],
-                     **settings)
-        out = {f"end_{n}": float(v) for n, v in zip(names, m.x)}
+        model, names, bounds, base, options, power, cap, speed, settings = self.args
+        tm = TechniqueModel(model, names, base, options, speed)
+        lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
+        m = _maximize(lambda x: _vector(tm(x), power, cap), 0 if power is None else 1, [row[n] for n in names],
+                      lo, hi, **settings)
+        end = tm.values(m.x)
         st = m.starts.iloc[0]
-        return dict(out, mean_speed=m.f, power_error=m.g * power, success=m.success, message=m.message,
-                    nit=int(st["nit"]), nfev=int(st["nfev"]), evaluations=json.dumps(tm.log))
-
-
-def _scaled(vp, power):
-    v, P = vp
-    return v, (P - power) / power
+        return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=m.f,
+                    mean_power=end["mean_power"], power_error=np.nan if power is None else m.g * power,
+                    peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
+                    cm_speed=end["cm_speed"], violation=float(st["violation"]),
+                    success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
+                    evaluations=json.dumps(tm.log))
 
 
 @dataclass
@@ -291,15 +382,21 @@ class Optimum:
 
     params : the model's parameters at the optimum (FreeSkaterParams or SkierParams).
     x : the optimum as {name: value} of the parameters optimised.
-    mean_speed, mean_power : its steady state's [m/s], [W]; power : the budget [W].
+    mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
+        or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
+    mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
+    peak_leg_force_bw : the free skater's peak leg force [body weights] (NaN for the thesis's
+        skier); max_leg_force_bw : the cap on it (None: no cap).
     bounds : {name: (low, high)} used.  model : "free" or "thesis".
     evaluations : DataFrame of every steady state computed (start, the parameters, mean_speed,
-        mean_power, u0, status "ok"/"error", error): failures included with their error.
+        progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
+        error): failures included with their error.
     starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
-        power_error [W], success, message, nit (SLSQP iterations), nfev (steady states).
+        mean_power, power_error [W], peak_leg_force_bw, violation (largest relative constraint
+        residual), success, message, nit (SLSQP iterations), nfev (steady states).
     options : the steady-state keywords used; base : the parameters not optimised.
-    feasible : whether the power is met to the tolerance (False: no start reached it, e.g. too
-        few iterations; the point returned is then the one closest to the power).
+    feasible : whether the constraints are met to the tolerance (False: no start met them, e.g.
+        too few iterations; the point returned is then the one closest to them).
     """
 
     model: str
@@ -307,20 +404,29 @@ class Optimum:
     x: dict
     mean_speed: float
     mean_power: float
-    power: float
+    power: float | None
     bounds: dict
     evaluations: pd.DataFrame = field(repr=False)
     starts: pd.DataFrame = field(repr=False)
     options: dict = field(default_factory=dict, repr=False)
     base: object = field(default=None, repr=False)
     feasible: bool = True
+    speed: str = "progress"
+    max_leg_force_bw: float | None = None
+    progress_speed: float = float("nan")
+    cm_speed: float = float("nan")
+    peak_leg_force_bw: float = float("nan")
 
     @property
     def names(self):
         return tuple(self.bounds)
 
     def technique_model(self) -> TechniqueModel:
-        return TechniqueModel(self.model, self.names, self.base, self.options)
+        return TechniqueModel(self.model, self.names, self.base, self.options, self.speed)
+
+    def vector(self, vals):
+        """The optimizer's vector (speed, power row, cap row) of TechniqueModel values."""
+        return _vector(vals, self.power, self.max_leg_force_bw)
 
 
 def _check_bounds(model, bounds):
@@ -344,16 +450,31 @@ def _check_bounds(model, bounds):
     return out
 
 
-def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict | None = None, seed: int = 0,
+def _positive_or_none(name, value, unit):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name}: must be None or a number > 0 in {unit}, got {value!r}")
+    return float(value)
+
+
+def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
-                       options: dict | None = None, fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8,
-                       power_tol: float = 1e-8, n_workers=None) -> Optimum:
+                       options: dict | None = None, speed: str = "progress", max_leg_force_bw: float | None = None,
+                       fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
+                       n_workers=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     model : "free" (``FreeSkaterParams``; the leg's mean power) or "thesis" (``SkierParams``;
         the push-off's mean power, ``steady_state``).
+    power : the mean power budget [W]; None: no budget — the fastest technique within the
+        bounds for the force the model is given (for the thesis's skier: its measured push-off
+        force, ``params.force_scale``; for the free skater the speed then rises to the bounds).
     bounds : {name: (low, high)}: the parameters optimised and their ranges; default
         ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
+    speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
+    max_leg_force_bw : the free skater only: a cap on the peak leg force, in body weights (an
+        inequality constraint); None: no cap.
     seed, starts : the Latin-hypercube starts (``latin_starts``); ``x0`` (a {name: value})
         adds one start in front.
     scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
@@ -362,19 +483,23 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
         push_force, dt_out, ...).
     fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
         (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
-    power_tol : the power constraint's tolerance, relative to ``power``.
+    power_tol : the constraints' tolerance (relative to the budget and to the cap).
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError
-    if every start fails; if none ends within the power tolerance, the result has
-    ``feasible=False``.
+    if every start fails; if none ends within the tolerance, the result has ``feasible=False``.
     """
     from .sweeps import sweep
 
     if model not in ("free", "thesis"):
         raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
-    if isinstance(power, bool) or not isinstance(power, (int, float)) or not (math.isfinite(power) and power > 0):
-        raise ValueError(f"power: must be a power > 0 in W, got {power!r}")
+    power = _positive_or_none("power", power, "W")
+    cap = _positive_or_none("max_leg_force_bw", max_leg_force_bw, "body weights")
+    if cap is not None and model != "free":
+        raise ValueError("max_leg_force_bw: only the free skater's leg force is an output; the thesis's skier's "
+                         "push-off force is its input (SkierParams.force_scale)")
+    if speed not in SPEEDS:
+        raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < (0 if x0 else 1):
         raise ValueError(f"starts: must be an integer >= 1, got {starts!r}")
     b = _check_bounds(model, bounds)
@@ -390,7 +515,7 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
         pts = np.vstack([np.clip(first, lo, hi), pts])
     grid = pd.DataFrame(pts, columns=list(names))
     settings = dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=power_tol)
-    task = _StartTask(model, names, b, params, options, float(power), settings)
+    task = _StartTask(model, names, b, params, options, power, cap, speed, settings)
     res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
     ev = []
@@ -405,15 +530,17 @@ def optimize_technique(model: str = "free", power: float = 200.0, bounds: dict |
     ran = table[table["status"] == "ok"]
     if not len(ran):
         raise RuntimeError(f"optimize_technique: every start failed; starts:\n{table.to_string()}")
-    ok = ran[ran["power_error"].abs() <= power_tol * power]
+    ok = ran[ran["violation"].astype(float) <= power_tol]
     feasible = bool(len(ok))
-    # the fastest start within the power tolerance; if none, the one closest to the power
-    k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["power_error"].abs().idxmin())
+    # the fastest start within the tolerance; if none, the one closest to the constraints
+    k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
     x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
-    tm = TechniqueModel(model, names, params, options)
+    tm = TechniqueModel(model, names, params, options, speed)
     p = tm.params([x[n] for n in names])
-    return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(power + table.loc[k, "power_error"]),
-                   float(power), b, evaluations, table, dict(options or {}), params, feasible)
+    end = table.loc[k]
+    return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
+                   evaluations, table, dict(options or {}), params, feasible, speed, cap,
+                   float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]))
 
 
 # --------------------------------------------------------------------------- around the optimum
@@ -425,7 +552,19 @@ def _unit(opt: Optimum):
 
 def _pair_in_unit(opt: Optimum, tm: TechniqueModel):
     lo, hi = _unit(opt)
-    return _Cached(lambda u: _scaled(tm(lo + np.asarray(u) * (hi - lo)), opt.power)), lo, hi
+    return _Cached(lambda u: opt.vector(tm(lo + np.asarray(u) * (hi - lo)))), lo, hi
+
+
+def _settle(opt: Optimum, tm: TechniqueModel, c, u, fixed, tol):
+    """Restore the power budget at u with the coordinates not in ``fixed`` (nothing to restore
+    without a budget); returns (u, speed, mean power, feasible): the budget met to 100 ``tol``,
+    the leg-force cap (if any) held to 1e-6, a positive speed."""
+    n_eq = 0 if opt.power is None else 1
+    u, v = restore(c, u, n_eq=n_eq, tol=tol, fixed=fixed) if n_eq else (u, c(u))
+    r = _violation(v, n_eq)
+    feasible = bool(v[0] > 0 and all(abs(x) <= 100 * tol for x in r[:n_eq]) and all(x >= -1e-6 for x in r[n_eq:]))
+    lo, hi = _unit(opt)
+    return u, v[0], tm.values(lo + u * (hi - lo))["mean_power"], feasible
 
 
 def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame:
@@ -434,9 +573,11 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
     For each parameter i: ∂v/∂x_i and ∂P/∂x_i (central differences of ``step`` × its range,
     one-sided at a bound), and dv/dx_i on the constraint — moving x_i and restoring the power
     with the parameter j ≠ i not at a bound whose power derivative (scaled) is largest:
-    dv/dx_i|_P = ∂v/∂x_i − (∂P/∂x_i / ∂P/∂x_j) ∂v/∂x_j.  At an interior optimum these are ≈ 0;
-    at a bound their sign says which way the bound holds the optimum.  Returns a DataFrame:
-    parameter, value, at_bound ("low"/"high"/""), dv_dx, dP_dx, restored_by, dv_dx_on_power.
+    dv/dx_i|_P = ∂v/∂x_i − (∂P/∂x_i / ∂P/∂x_j) ∂v/∂x_j (without a budget, ∂v/∂x_i itself).  At
+    an interior optimum these are ≈ 0; at a bound their sign says which way the bound holds the
+    optimum.  (A leg-force cap is not followed here; :func:`constrained_scan` marks points over
+    it.)  Returns a DataFrame: parameter, value, at_bound ("low"/"high"/""), dv_dx, dP_dx,
+    restored_by, dv_dx_on_power.
     """
     tm = opt.technique_model()
     lo, hi = _unit(opt)
@@ -448,13 +589,17 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
         a, b = max(u[i] - step, 0.0), min(u[i] + step, 1.0)
         ua, ub = u.copy(), u.copy()
         ua[i], ub[i] = a, b
-        (va, Pa), (vb, Pb) = tm(lo + ua * (hi - lo)), tm(lo + ub * (hi - lo))
+        (va, Pa, _), (vb, Pb, _) = tm(lo + ua * (hi - lo)), tm(lo + ub * (hi - lo))
         w = (b - a) * (hi[i] - lo[i])
         dv[i], dP[i] = (vb - va) / w, (Pb - Pa) / w
     at = ["low" if u[i] <= 0 else "high" if u[i] >= 1 else "" for i in range(n)]
     rows = []
     scaled_P = dP * (hi - lo)
     for i in range(n):
+        if opt.power is None:
+            rows.append(dict(parameter=opt.names[i], value=x[i], at_bound=at[i], dv_dx=dv[i], dP_dx=dP[i],
+                             restored_by="", dv_dx_on_power=dv[i]))
+            continue
         cand = [j for j in range(n) if j != i and not at[j]] or [j for j in range(n) if j != i]
         j = max(cand, key=lambda j: abs(scaled_P[j]))
         on = dv[i] - dP[i] / dP[j] * dv[j] if dP[j] != 0 else np.nan
@@ -466,13 +611,14 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
 def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = None) -> pd.DataFrame:
     """Steady speed with parameter ``name`` set to each of ``values``, the others at the
     optimum, and the power restored to the budget by ``adjust`` alone (default: the parameter
-    not at a bound whose scaled power derivative is largest; found by Newton steps).  Rows:
-    name's value, adjust's value, mean_speed, mean_power, feasible (power within 1e-6)."""
-    sens = constrained_sensitivity(opt) if adjust is None else None
-    if adjust is None:
-        adjust = str(sens.set_index("parameter").loc[name, "restored_by"])
+    not at a bound whose scaled power derivative is largest; found by Newton steps; without a
+    budget nothing is restored).  Rows: name's value, adjust's value, mean_speed, mean_power,
+    feasible (power within 1e-6, under the leg-force cap if there is one)."""
     names = opt.names
-    i, j = names.index(name), names.index(adjust)
+    if opt.power is not None and adjust is None:
+        adjust = str(constrained_sensitivity(opt).set_index("parameter").loc[name, "restored_by"])
+    i = names.index(name)
+    j = names.index(adjust) if opt.power is not None else None
     tm = opt.technique_model()
     c, lo, hi = _pair_in_unit(opt, tm)
     rows = []
@@ -480,10 +626,11 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
     for val in values:
         u = u_opt.copy()
         u[i] = (float(val) - lo[i]) / (hi[i] - lo[i])
-        fixed = tuple(k for k in range(len(names)) if k != j)
-        u, f, g = restore_power(c, u, tol=1e-8, fixed=fixed)
-        rows.append({name: float(val), adjust: float(lo[j] + u[j] * (hi[j] - lo[j])), "mean_speed": f,
-                     "mean_power": opt.power * (1 + g), "feasible": abs(g) <= 1e-6 and f > 0})
+        u, f, P, ok = _settle(opt, tm, c, u, tuple(k for k in range(len(names)) if k != j), 1e-8)
+        row = {name: float(val), "mean_speed": f, "mean_power": P, "feasible": ok}
+        if j is not None:
+            row[adjust] = float(lo[j] + u[j] * (hi[j] - lo[j]))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -502,14 +649,16 @@ def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.0
         d = np.asarray(offsets, float) * (hi - lo)
         vals = np.unique(np.clip(np.concatenate([opt.x[n] - d, opt.x[n] + d]), lo, hi))
         vals = vals[vals != opt.x[n]]
-        sc = constrained_scan(opt, n, vals, adjust=str(sens.loc[n, "restored_by"]))
-        sc = pd.concat([sc, pd.DataFrame([{n: opt.x[n], str(sens.loc[n, "restored_by"]): opt.x[str(sens.loc[n, "restored_by"])],
-                                           "mean_speed": opt.mean_speed, "mean_power": opt.mean_power,
-                                           "feasible": True}])], ignore_index=True).sort_values(n)
+        by = str(sens.loc[n, "restored_by"])
+        sc = constrained_scan(opt, n, vals, adjust=by or None)
+        at_opt = {n: opt.x[n], "mean_speed": opt.mean_speed, "mean_power": opt.mean_power, "feasible": True}
+        if by:
+            at_opt[by] = opt.x[by]
+        sc = pd.concat([sc, pd.DataFrame([at_opt])], ignore_index=True).sort_values(n)
         scans[n] = sc
         good = sc[sc["feasible"] & (sc["mean_speed"] >= (1 - within) * opt.mean_speed)][n]
         rows.append(dict(parameter=n, optimum=opt.x[n], low=good.min(), high=good.max(),
-                         fraction=(good.max() - good.min()) / (hi - lo), restored_by=str(sens.loc[n, "restored_by"]),
+                         fraction=(good.max() - good.min()) / (hi - lo), restored_by=by,
                          infeasible=int((~sc["feasible"]).sum())))
     out = pd.DataFrame(rows)
     out.attrs["scans"] = scans
@@ -519,8 +668,8 @@ def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.0
 def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kwargs) -> tuple:
     """The optimum at each power (``optimize_technique(model, power, **kwargs)``), each started
     also from the previous power's optimum.  Returns (DataFrame: power, mean_speed, mean_power,
-    the parameters, n_evaluations, n_failed; list of Optimum).  A power with no optimum is a row
-    of NaN with its error."""
+    peak_leg_force_bw, feasible, the parameters, n_evaluations, n_failed, error; list of
+    Optimum).  A power with no optimum is a row of NaN with its error."""
     rows, opts, prev = [], [], None
     for P in powers:
         kw = dict(kwargs)
@@ -533,20 +682,25 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
             opts.append(None)
             continue
         ev = o.evaluations
-        rows.append(dict(power=float(P), mean_speed=o.mean_speed, mean_power=o.mean_power, feasible=o.feasible, **o.x,
+        rows.append(dict(power=float(P), mean_speed=o.mean_speed, mean_power=o.mean_power,
+                         peak_leg_force_bw=o.peak_leg_force_bw, feasible=o.feasible, **o.x,
                          n_evaluations=len(ev), n_failed=int((ev["status"] != "ok").sum()), error=""))
         opts.append(o)
         prev = o
     return pd.DataFrame(rows), opts
 
 
-def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adjust: str) -> pd.DataFrame:
+def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adjust: str | None = None) -> pd.DataFrame:
     """Steady speed over a grid of two parameters at the optimum's power: at each (x, y) the
-    other parameters stay at the optimum and ``adjust`` alone restores the power (Newton steps);
-    a point whose power cannot be reached within adjust's bounds is infeasible (NaN speed).
-    Rows: x, y, adjust's value, mean_speed, mean_power, feasible."""
+    other parameters stay at the optimum and ``adjust`` alone restores the power (Newton steps;
+    without a budget nothing is restored); a point whose power cannot be reached within adjust's
+    bounds, or over the leg-force cap, is infeasible (NaN speed).  Rows: x, y, adjust's value,
+    mean_speed, mean_power, feasible."""
     names = opt.names
-    i, k, j = names.index(x_name), names.index(y_name), names.index(adjust)
+    if opt.power is not None and adjust is None:
+        raise ValueError("adjust: name the parameter that restores the power budget")
+    i, k = names.index(x_name), names.index(y_name)
+    j = names.index(adjust) if opt.power is not None else None
     tm = opt.technique_model()
     c, lo, hi = _pair_in_unit(opt, tm)
     u_opt = (np.array([opt.x[n] for n in names]) - lo) / (hi - lo)
@@ -558,9 +712,11 @@ def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adj
             u = u_opt.copy() if u_prev is None else u_prev.copy()
             u[i] = (float(xv) - lo[i]) / (hi[i] - lo[i])
             u[k] = (float(yv) - lo[k]) / (hi[k] - lo[k])
-            u, f, g = restore_power(c, u, tol=1e-6, fixed=fixed)
-            ok = abs(g) <= 1e-4 and f > 0
+            u, f, P, ok = _settle(opt, tm, c, u, fixed, 1e-6)
             u_prev = u if ok else None
-            rows.append({x_name: float(xv), y_name: float(yv), adjust: float(lo[j] + u[j] * (hi[j] - lo[j])),
-                         "mean_speed": f if ok else np.nan, "mean_power": opt.power * (1 + g), "feasible": ok})
+            row = {x_name: float(xv), y_name: float(yv), "mean_speed": f if ok else np.nan, "mean_power": P,
+                   "feasible": ok}
+            if j is not None:
+                row[adjust] = float(lo[j] + u[j] * (hi[j] - lo[j]))
+            rows.append(row)
     return pd.DataFrame(rows)
