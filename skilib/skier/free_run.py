@@ -210,7 +210,8 @@ class FreeSteadyState:
     mean_speed : time average of the centre of mass's speed |Ṙ_B| over the stroke [m/s]; it
         counts the lateral sway as well as the progress.
     progress_speed : the centre of mass's distance along X (the direction of travel) per time,
-        ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): the skier's speed over the ground.
+        ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): how fast the skier gets on, the
+        lateral sway left out.
     mean_power : time average of the leg's power over the stroke [W].
     peak_leg_force_bw : the largest leg force over the stroke [body weights].
     frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
