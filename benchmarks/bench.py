@@ -3,9 +3,10 @@
 
     python benchmarks/bench.py            # everything (~3 min on 2 cores)
     python benchmarks/bench.py --quick    # skip the numeric-engine run and the sweep scaling
+    python benchmarks/bench.py --only free_steady   # just these rows (names: --help)
 
 Prints one table and writes it as JSON to ``benchmarks/results/`` (``latest.json`` and a
-time-stamped copy).  Every time is the median of several repetitions after a warm-up.
+time-stamped copy; with ``--only``, the time-stamped copy alone).  Every time is the median of several repetitions after a warm-up.
 
 Targets:
 - one right-hand side of the skier (assemble M, Cq, Qe, Qv, Qd and solve the 35 × 35
@@ -265,14 +266,16 @@ def bench_loader(target_mb: float = 220.0):
 
 
 def table(r) -> str:
-    rhs, lr, mem, peer, sw = r["rhs"], r["long_run"], r["memory"], r.get("peer"), r.get("sweep")
-    rows = [("bare numpy.linalg.solve, %d×%d [µs]" % (rhs["system_size"], rhs["system_size"]),
-             f"{rhs['bare_solve_us']:.1f}", "")]
-    rows.append(("RHS, numeric engine (before) [µs]", f"{rhs['numeric_rhs_us']:.0f}",
-                 f"{rhs['numeric_rhs_us'] / rhs['bare_solve_us']:.0f}× solve"))
-    for be in r["backends"]:
-        rows.append((f"RHS, compiled '{be}' [µs]", f"{rhs[be + '_rhs_us']:.1f}",
-                     f"{rhs[be + '_rhs_us'] / rhs['bare_solve_us']:.2f}× solve (target ≤ 3)"))
+    rhs, lr, mem, peer, sw = r.get("rhs"), r.get("long_run"), r.get("memory"), r.get("peer"), r.get("sweep")
+    rows = []
+    if rhs:
+        rows.append(("bare numpy.linalg.solve, %d×%d [µs]" % (rhs["system_size"], rhs["system_size"]),
+                     f"{rhs['bare_solve_us']:.1f}", ""))
+        rows.append(("RHS, numeric engine (before) [µs]", f"{rhs['numeric_rhs_us']:.0f}",
+                     f"{rhs['numeric_rhs_us'] / rhs['bare_solve_us']:.0f}× solve"))
+        for be in r["backends"]:
+            rows.append((f"RHS, compiled '{be}' [µs]", f"{rhs[be + '_rhs_us']:.1f}",
+                         f"{rhs[be + '_rhs_us'] / rhs['bare_solve_us']:.2f}× solve (target ≤ 3)"))
     if "numeric" in r:
         nr = r["numeric"]
         rows.append(("table 9 run, numeric engine (before) [s]", f"{nr['seconds']:.2f}",
@@ -281,11 +284,13 @@ def table(r) -> str:
         nm = r["numeric_memory"]
         rows.append(("table 9 run peak RSS, numeric engine (before) [MB]", f"{nm['peak_rss_mb']:.0f}",
                      f"Python heap peak of the run {nm['python_heap_peak_mb']:.1f} MB"))
-    rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
-                 f"target ≤ 1 (stretch 0.3); {lr['rhs_evaluations']} RHS"))
-    rows.append(("table 9 run max |C|", f"{lr['max_constraint_norm']:.1e}", "target ≤ 1e-6"))
-    rows.append(("table 9 run peak RSS, fresh process [MB]", f"{mem['peak_rss_mb']:.0f}",
-                 f"target ≤ 200; Python heap peak of the run {mem['python_heap_peak_mb']:.1f} MB"))
+    if lr:
+        rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
+                     f"target ≤ 1 (stretch 0.3); {lr['rhs_evaluations']} RHS"))
+        rows.append(("table 9 run max |C|", f"{lr['max_constraint_norm']:.1e}", "target ≤ 1e-6"))
+    if mem:
+        rows.append(("table 9 run peak RSS, fresh process [MB]", f"{mem['peak_rss_mb']:.0f}",
+                     f"target ≤ 200; Python heap peak of the run {mem['python_heap_peak_mb']:.1f} MB"))
     fs = r.get("free_steady")
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
@@ -349,10 +354,16 @@ def git_commit():
         return None
 
 
+#: the rows, in the order they run (``--only`` picks some)
+STEPS = ("rhs", "long_run", "memory", "free_steady", "optimum", "peer", "loader", "numeric", "numeric_memory", "sweep")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the numeric-engine long run and the sweep scaling")
     ap.add_argument("--repeat", type=int, default=5, help="repetitions per timing (median reported)")
+    ap.add_argument("--only", nargs="+", choices=STEPS, metavar="NAME",
+                    help=f"run just these rows ({', '.join(STEPS)}); writes no latest.json")
     args = ap.parse_args(argv)
     from skilib.engine.codegen import c_compiler, default_backend
 
@@ -368,9 +379,11 @@ def main(argv=None) -> int:
              ("optimum", bench_optimum),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
-    if not args.quick:
+    if not args.quick or args.only:
         steps += [("numeric", lambda: bench_long_run(False, 3)), ("numeric_memory", lambda: bench_memory(False)),
                   ("sweep", bench_sweep)]
+    if args.only:
+        steps = [(name, fn) for name, fn in steps if name in args.only]
     for name, fn in steps:
         t0 = time.perf_counter()
         print(f"[bench] {name} …", file=sys.stderr, flush=True)
@@ -380,9 +393,10 @@ def main(argv=None) -> int:
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    for path in (RESULTS / f"bench-{stamp}.json", RESULTS / "latest.json"):
+    paths = [RESULTS / f"bench-{stamp}.json"] + ([] if args.only else [RESULTS / "latest.json"])
+    for path in paths:
         path.write_text(json.dumps(r, indent=2))
-    print(f"[bench] written {RESULTS / 'latest.json'}", file=sys.stderr)
+    print(f"[bench] written {paths[-1]}", file=sys.stderr)
     return 0
 
 

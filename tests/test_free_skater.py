@@ -10,6 +10,7 @@ from scipy.integrate import solve_ivp
 
 import skilib as sk
 from skilib.skier.free import FreeSkaterModel
+from skilib.skier.steady import NoSteadyState
 
 
 def one_coordinate(p: sk.FreeSkaterParams, side: str, u0: float, t_eval):
@@ -109,10 +110,15 @@ def test_work_energy_continuity_and_snow_load(measured):
     assert len(res.events) > 0  # from rest the ski sticks before it slides
 
 
-def test_steady_state_is_a_fixed_point_and_mirrors(measured):
+@pytest.fixture(scope="module")
+def steady():
+    return sk.free_steady_state()
+
+
+def test_steady_state_is_a_fixed_point_and_mirrors(steady, measured):
     """The periodic stroke: one stroke from u0 and the touch-down give u0 back to 1e-10, and a
     right and a left stroke from u0 are mirror images (y → −y)."""
-    ss = sk.free_steady_state()
+    ss = steady
     measured.check("|Φ(u0) − u0|", ss.residual, 1e-10, "m/s")
     two = sk.simulate_free(strokes=2, v0=ss.u0)
     measured.check("start speed of the next stroke − u0", abs(two.strokes["u_start"].iloc[1] - ss.u0), 1e-9, "m/s")
@@ -124,6 +130,39 @@ def test_steady_state_is_a_fixed_point_and_mirrors(measured):
     measured.allclose("left stroke's lateral CM path vs −(the right's)", lat_b, -lat_a, atol=1e-8, unit="m")
     measured.allclose("leg force [BW], left vs right", b["leg_force_bw"].to_numpy(), a["leg_force_bw"].to_numpy(),
                       atol=1e-8, unit="BW")
+
+
+def test_steady_state_progress_speed_and_value(steady, measured):
+    """The periodic stroke's progress_speed is the centre of mass's distance along X per time:
+    ΔX_B / T read off the frame, and ∫Ẋ_B dτ / T (Simpson's rule on the frame's Ẋ_B); it is below
+    the mean speed |Ṙ_B|, which counts the lateral sway too.  The default technique's u0 is the
+    value the stroke map has always given (2.1036717992461336 m/s), to 1e-10."""
+    from scipy.integrate import simpson
+
+    ss, T = steady, sk.FreeSkaterParams().stroke_time
+    f = ss.frame
+    measured.allclose("progress_speed vs ΔX_B / T of the frame", ss.progress_speed,
+                      (f["cm_x"].iloc[-1] - f["cm_x"].iloc[0]) / T, atol=1e-12, unit="m/s")
+    measured.allclose("progress_speed vs ∫Ẋ_B dτ / T (Simpson)", ss.progress_speed,
+                      simpson(f["cm_vx"].to_numpy(), x=f["tau"].to_numpy()) / T, atol=1e-6, unit="m/s")
+    measured.exceeds("mean_speed − progress_speed (the lateral sway)", ss.mean_speed - ss.progress_speed, 0.0,
+                     "m/s")
+    measured.check("|u0 − 2.1036717992461336| (the default technique)", abs(ss.u0 - 2.1036717992461336), 1e-10,
+                   "m/s")
+
+
+def test_a_stroke_that_does_not_glide_is_no_steady_state():
+    """At a 10° skating angle the stroke map's fixed point has the ski land moving backwards (u0 < 0);
+    at 15° the ski stops and slides back within the stroke: neither is a skating stroke, and
+    free_steady_state raises NoSteadyState naming u0, the ski's least speed and the angle."""
+    with pytest.raises(NoSteadyState, match=r"skating_angle_deg = 10°.*u0 = -0\.00\d+ m/s.*least speed"):
+        sk.free_steady_state(sk.FreeSkaterParams(skating_angle_deg=10.0))
+    with pytest.raises(NoSteadyState, match=r"skating_angle_deg = 15°.*u0 = 0\.06\d+ m/s.*stops"):
+        sk.free_steady_state(sk.FreeSkaterParams(skating_angle_deg=15.0))
+    with pytest.raises(NoSteadyState, match="no periodic stroke within 2 strokes"):
+        sk.free_steady_state(max_iter=2)
+    with pytest.raises(ValueError, match="max_speed"):
+        sk.free_steady_state(max_speed=-1.0)
 
 
 def test_compiled_and_numeric_free_skater_agree(measured):

@@ -16,6 +16,7 @@ from .frame import output_grid, stroke_frame
 from .free import FREE_WORK_TERMS, FreeLaws, FreeSkaterModel, FreeSkaterParams, with_overrides
 from .params import ROTATIONS, SIDES
 from .result import SimResult
+from .steady import NoSteadyState, secant_fixed_point
 from .stroke import MAX_STEP_DIVISOR, Budget, Stroke
 
 __all__ = ["simulate_free", "free_steady_state", "FreeSteadyState", "touch_down"]
@@ -180,10 +181,26 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
 
 @dataclass
 class FreeSteadyState:
-    """The periodic stroke: ``u0`` repeats at every touch-down (left and right mirrored)."""
+    """The periodic stroke of the free skater (``free_steady_state``): a stroke from u0 and the
+    touch-down give u0 back on the other ski, and the next stroke is the mirror image (Y → −Y).
+
+    u0 : the ski's speed along itself at every touch-down [m/s] (``v0`` of simulate_free).
+    mean_speed : time average of the centre of mass's speed |Ṙ_B| over the stroke [m/s]; it
+        counts the lateral sway as well as the progress.
+    progress_speed : the centre of mass's distance along X (the direction of travel) per time,
+        ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): how fast the skier gets on, the
+        lateral sway left out.
+    mean_power : time average of the leg's power over the stroke [W].
+    peak_leg_force_bw : the largest leg force over the stroke [body weights].
+    frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
+    iterations : stroke-map evaluations (one simulated stroke each).
+    residual : |Φ(u0) − u0| [m/s].
+    history : every evaluation (u, Φ(u)).
+    """
 
     u0: float
     mean_speed: float
+    progress_speed: float
     mean_power: float
     peak_leg_force_bw: float
     frame: pd.DataFrame
@@ -194,23 +211,40 @@ class FreeSteadyState:
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
-                      max_iter: int = 30, **kwargs) -> FreeSteadyState:
+                      max_iter: int = 30, max_speed: float = 30.0, **kwargs) -> FreeSteadyState:
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
-    speed at the start of the next stroke after one stroke from u0), by the secant method to
-    |Δu| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+    speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
+    secant method of the thesis's skier's ``steady_state`` (``skilib.skier.steady``: trust region,
+    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+
+    u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
+    max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
+        |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
+
+    A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
+    (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches
+    zero).  Any other fixed point (with the default laws, e.g. at skating angles of 10° and 15°: a
+    sideways sway at u0 ≈ 0 that hardly progresses along X) raises ``NoSteadyState`` with u0, the
+    least ski speed in the stroke and the skating angle.
 
     Examples
     --------
     >>> import skilib as sk
     >>> ss = sk.free_steady_state()
-    >>> bool(ss.residual <= 1e-10 and ss.mean_speed > 0)
+    >>> bool(ss.residual <= 1e-10 and 0 < ss.progress_speed < ss.mean_speed)
     True
     """
     p = with_overrides(params)
     tol = check_number("tol", tol, positive=True)
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
+    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
+    for k in ("strokes", "v0"):
+        if k in kwargs:
+            raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
     history = []
 
-    def phi(u):  # one stroke from u, then the touch-down on the other ski
+    def g(u):  # one stroke from u, then the touch-down on the other ski
         res = simulate_free(p, strokes=1, v0=u, n_out=2, **kwargs)
         model, last = res.models[-1], res.frame.iloc[-1]
         q = last[[f"q{j}" for j in range(model.nq)]].to_numpy(float)
@@ -219,22 +253,30 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
         history.append((u, new.ski_speed(0.0, q1, qd1)))
         return history[-1][1] - u, res
 
-    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
-    g_a, _ = phi(u_a)
-    u_b = u_a + g_a
-    g_b, res = phi(u_b)
-    it = 2
-    while abs(g_b) > tol:
-        if it >= max_iter:
-            raise RuntimeError(f"free_steady_state: no periodic stroke after {max_iter} stroke maps "
-                               f"(|Φ(u) − u| = {abs(g_b):.3e} at u = {u_b:.6g} m/s)")
-        if g_b == g_a:
-            break
-        u_a, g_a, u_b = u_b, g_b, u_b - g_b * (u_b - u_a) / (g_b - g_a)
-        g_b, res = phi(u_b)
-        it += 1
-    full = simulate_free(p, strokes=1, v0=u_b, **kwargs)
+    u0, resid, _, iterations = secant_fixed_point(g, u_a, tol=tol, max_iter=max_iter, max_speed=max_speed,
+                                                  who="free_steady_state")
+    full = simulate_free(p, strokes=1, v0=u0, **kwargs)
     row = full.strokes.iloc[0]
-    return FreeSteadyState(u0=u_b, mean_speed=float(row["mean_speed"]), mean_power=float(row["mean_power"]),
-                           peak_leg_force_bw=float(row["peak_leg_force_bw"]), frame=full.frame, strokes=full.strokes,
-                           iterations=it, residual=abs(g_b), history=history)
+    _check_gliding(p, u0, full)
+    return FreeSteadyState(u0=u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
+                           mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
+                           frame=full.frame, strokes=full.strokes, iterations=iterations, residual=abs(resid),
+                           history=history)
+
+
+def _check_gliding(p: FreeSkaterParams, u0: float, res: SimResult) -> None:
+    """``NoSteadyState`` unless the periodic stroke ``res`` (from u0) glides: u0 > 0 and the
+    ski's speed along itself stays above zero to the touch-down (no stick or slip event)."""
+    row = res.strokes.iloc[0]
+    u_min = min(u0, float(res.frame["u"].min()), float(row["u_end"]))
+    if len(res.events):  # the ski's speed reached zero between output points
+        u_min = min(u_min, 0.0)
+    if u0 > 0 and u_min > 0:
+        return
+    what = ("the ski lands at rest or moving backwards" if u0 <= 0
+            else "the ski stops (and slides back) during the stroke")
+    raise NoSteadyState(
+        f"free_steady_state: no gliding stroke at skating_angle_deg = {p.skating_angle_deg:g}°: the fixed point of "
+        f"the stroke map has u0 = {u0:.4g} m/s and the ski's least speed in the stroke is {u_min:.4g} m/s, so "
+        f"{what}; the centre of mass progresses at {float(row['mean_vx']):.3g} m/s along X (its mean speed, "
+        f"sideways sway included, is {float(row['mean_speed']):.3g} m/s)")

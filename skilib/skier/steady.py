@@ -26,7 +26,7 @@ from .params import SkierParams, ski_heading
 from .result import SimResult
 from .run import change_row, simulate_run, stroke_change
 
-__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after", "NoSteadyState"]
+__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after", "NoSteadyState", "secant_fixed_point"]
 
 
 class NoSteadyState(RuntimeError):
@@ -156,14 +156,38 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     ua = 0.0 if u0_guess is None else float(u0_guess)
     if not math.isfinite(ua):
         raise ValueError(f"u0_guess: must be a finite speed in m/s, got {u0_guess!r}")
+    u, resid, res, _ = secant_fixed_point(g, ua, tol=tol, max_iter=max_iter, max_speed=max_speed,
+                                          who="steady_state")
+    s = res.strokes.iloc[0]
+    return SteadyState(u0=float(u), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
+                       residual=float(resid), iterations=len(rows), history=pd.DataFrame(rows), result=res)
+
+
+def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str):
+    """The fixed point u = Φ(u) of a stroke map by the secant method on g(u) = Φ(u) − u, with a
+    trust region and a speed limit; shared by ``steady_state`` and the free skater's
+    ``free_steady_state`` (``skilib.skier.free_run``).
+
+    g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
+    ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
+    tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
+        evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
+        max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
+        step of u ← Φ(u) instead.
+    who : the caller's name, for the messages.
+
+    Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
+    """
     ga, res = g(ua)
+    n = 1
     ub = ua + ga
     best = (abs(ga), ua, ga, res)
     while abs(best[2]) > tol:
-        if len(rows) >= max_iter:
-            raise NoSteadyState(f"steady_state: no periodic stroke within {max_iter} strokes; "
-                               f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
+        if n >= max_iter:
+            raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} strokes; "
+                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
         gb, res = g(ub)
+        n += 1
         if abs(gb) < best[0]:
             best = (abs(gb), ub, gb, res)
         if abs(gb) <= tol:
@@ -175,10 +199,8 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
         limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per secant step
         ua, ga, ub = ub, gb, ub + max(-limit, min(limit, step))
         if not (math.isfinite(ub) and abs(ub) <= max_speed):
-            raise NoSteadyState(f"steady_state: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
+            raise NoSteadyState(f"{who}: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
                                 f"{ga:.4g} m/s at u = {ua:.4g} m/s and the secant goes to u = {ub:.4g} m/s "
                                 f"(the start speed changes by about the same amount every stroke)")
     _, u, resid, res = best
-    s = res.strokes.iloc[0]
-    return SteadyState(u0=float(u), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
-                       residual=float(resid), iterations=len(rows), history=pd.DataFrame(rows), result=res)
+    return u, resid, res, n
