@@ -34,6 +34,7 @@ can be slightly negative.
 """
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, fields, replace
 
@@ -270,6 +271,15 @@ class FreeSkaterModel:
         if p.air_drag:
             self.forces_common.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
         self._systems = {}
+
+    def moved(self, start_point) -> "FreeSkaterModel":
+        """The same stroke with its ski's origin at ``start_point``: a copy sharing the laws,
+        bodies, constraints, forces and built systems, none of which depends on where the ski
+        starts (the rows hold the ski on the snow and the centre of mass relative to the ski;
+        only ``pose`` uses the start point)."""
+        new = copy.copy(self)
+        new.P = np.array(start_point, dtype=float)
+        return new
 
     # -- laws -----------------------------------------------------------------------------
     def normal_load(self, tau) -> float:

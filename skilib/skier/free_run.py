@@ -3,6 +3,7 @@ the periodic stroke (the steady state).  The strokes are integrated, book-kept a
 the same machinery as the thesis's skier (``skilib.skier.stroke``, ``work``, ``frame``)."""
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 
@@ -28,34 +29,51 @@ def _side(first_ski, k):
     return SIDES[(SIDES.index(first_ski) + k) % 2]
 
 
-def start_state(model: FreeSkaterModel, u0: float):
-    """Consistent q, q̇ at τ = 0 with the ski's speed along itself u0 (Newton–Raphson polish
-    of the exact pose)."""
-    system = model.system(1)
-    e = model.axes(0.0)[0]
-    qd = np.zeros(system.nq)
-    qd[:3] = u0 * e
-    # the ski's x velocity is a valid independent one: its heading is never ±90°
-    return consistent_initial_conditions(system, 0.0, model.pose(0.0), qd, independent=[0])
+class _Stance:
+    """The strokes on one side, built once: the model with its ski's origin at the global origin,
+    its consistent pose at τ = 0 there, the velocity rows at that pose and the compiled systems.
+    A stroke on this side anywhere else is this model moved (``FreeSkaterModel.moved``): its pose
+    is this one translated, and its rows, which see only the ski's height and orientation and the
+    centre of mass relative to the ski, are the same."""
+
+    def __init__(self, params: FreeSkaterParams, side: str, laws: FreeLaws | None, rotation: str):
+        self.model = m = FreeSkaterModel(params, side, np.zeros(3), laws, rotation)
+        system = m.system(1)
+        self.q = consistent_initial_conditions(system, 0.0, m.pose(0.0), independent=[0, 1])[0]
+        jet = system.constraint_jet(0.0, self.q)
+        self.e, n = m.axes(0.0)
+        self.offset = float(m.offset_law(0.0)[0]) * n  # the centre of mass from the ski's origin, sideways
+        along_ski, along_cm = np.zeros(m.nq), np.zeros(m.nq)
+        along_ski[:3], along_cm[m.cm] = self.e, self.e
+        # the velocity rows and one more: the ski's (start) or the centre of mass's (touch-down)
+        # velocity along the ski; one degree of freedom, so either fixes every velocity
+        self.start_rows = np.vstack([jet.J, along_ski])
+        self.land_rows = np.vstack([jet.J, along_cm])
+        self.ct = -np.array(jet.t, dtype=float)
+        self.compiled = {}  # the compiled systems of the strokes on this side (``Stroke``'s ``systems``)
+
+    def start(self, u: float):
+        """The model at the origin and its q, q̇ at τ = 0 with the ski's speed u along itself."""
+        qd = np.linalg.solve(self.start_rows, np.concatenate([self.ct, [u]]))
+        return self.model, self.q.copy(), qd
+
+    def land(self, old: FreeSkaterModel, q, qd):
+        """The touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇) (see
+        ``touch_down``)."""
+        P = q[old.cm] - self.offset
+        P[2] = 0.0
+        new = self.model.moved(P)
+        q1 = self.q.copy()
+        q1[:3] += P
+        q1[new.cm] += P
+        qd1 = np.linalg.solve(self.land_rows, np.concatenate([self.ct, [self.e @ qd[old.cm]]]))
+        return new, q1, qd1
 
 
 def touch_down(old: FreeSkaterModel, q, qd, side: str):
     """The next stroke's model and state: the other ski lands under the centre of mass, which
     keeps its position and its velocity along the new ski; the edge takes the rest."""
-    p = old.params
-    probe = FreeSkaterModel(p, side, np.zeros(3), old.laws, old.rotation)
-    R_b = q[old.cm]
-    e1, n1 = probe.axes(0.0)
-    P = R_b - float(probe.offset_law(0.0)[0]) * n1
-    P[2] = 0.0
-    new = FreeSkaterModel(p, side, P, old.laws, old.rotation)
-    system = new.system(1)
-    q1 = consistent_initial_conditions(system, 0.0, new.pose(0.0), independent=[0, 1])[0]
-    jet = system.constraint_jet(0.0, q1)
-    row = np.zeros(system.nq)
-    row[new.cm] = e1
-    qd1 = np.linalg.solve(np.vstack([jet.J, row]), np.concatenate([-jet.t, [e1 @ qd[old.cm]]]))
-    return new, q1, qd1
+    return _Stance(old.params, side, old.laws, old.rotation).land(old, q, qd)
 
 
 @dataclass(frozen=True)
@@ -145,22 +163,26 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     frames, srows, crows, erows, models = [], [], [], [], []
     nfev = 0
     model = q = qd = None
+    stances = {}
     o.budget.start()
     for k in range(o.strokes):
         change = None
+        side = _side(o.first_ski, k)
+        if side not in stances:
+            stances[side] = _Stance(o.params, side, o.laws, o.rotation)
         if k == 0:
-            model = FreeSkaterModel(o.params, o.first_ski, np.zeros(3), o.laws, o.rotation)
-            q, qd = start_state(model, o.v0)
+            model, q, qd = stances[side].start(o.v0)
         else:
             old, q_old, qd_old = model, q, qd
-            model, q, qd = touch_down(old, q_old, qd_old, _side(o.first_ski, k))
+            model, q, qd = stances[side].land(old, q_old, qd_old)
             ke_b, ke_a = old.system(1).kinetic_energy(q_old, qd_old), model.system(1).kinetic_energy(q, qd)
             change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
                           u_before=old.ski_speed(T, q_old, qd_old), u_after=model.ski_speed(0.0, q, qd),
                           cm_jump=float(np.linalg.norm(q[model.cm] - q_old[old.cm])))
             crows.append(change)
         models.append(model)
-        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=k + 1)
+        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=k + 1,
+                        systems=stances[side].compiled)
         y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
         segments, y_end, events = stroke.run(y0, T)
         nfev += stroke.nfev
@@ -242,34 +264,59 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     for k in ("strokes", "v0"):
         if k in kwargs:
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
+    o = _run_options(p, kwargs)
+    T = o.params.stroke_time
+    first, other = (_Stance(o.params, side, o.laws, o.rotation) for side in (o.first_ski, _side(o.first_ski, 1)))
+    stroke = Stroke(first.model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=1,
+                    systems=first.compiled)
     history = []
 
     def g(u):  # one stroke from u, then the touch-down on the other ski
-        res = simulate_free(p, strokes=1, v0=u, n_out=2, **kwargs)
-        model, last = res.models[-1], res.frame.iloc[-1]
-        q = last[[f"q{j}" for j in range(model.nq)]].to_numpy(float)
-        qd = last[[f"qd{j}" for j in range(model.nq)]].to_numpy(float)
-        new, q1, qd1 = touch_down(model, q, qd, "left" if model.side == "right" else "right")
+        # the interpolant (for the frame) only where this is likely the last iterate: the secant's
+        # |g| falls as |g_k| ≈ |g_{k-1}|² / |g_{k-3}| (order (1 + √5)/2); the steps, and so
+        # Φ(u), are the same either way
+        r = [abs(phi - v) for v, phi in history[-3:]]
+        dense = len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
+        model, q, qd = first.start(u)
+        y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
+        o.budget.start()
+        segments, y_end, events = stroke.run(y0, T, dense)
+        n = model.nq
+        new, q1, qd1 = other.land(model, y_end[:n], y_end[n: 2 * n])
         history.append((u, new.ski_speed(0.0, q1, qd1)))
-        return history[-1][1] - u, res
+        return history[-1][1] - u, (y0, segments, y_end, events, dense)
 
-    u0, resid, _, iterations = secant_fixed_point(g, u_a, tol=tol, max_iter=max_iter, max_speed=max_speed,
-                                                  who="free_steady_state")
-    full = simulate_free(p, strokes=1, v0=u0, **kwargs)
-    row = full.strokes.iloc[0]
-    _check_gliding(p, u0, full)
+    u0, resid, (y0, segments, y_end, events, dense), iterations = secant_fixed_point(
+        g, u_a, tol=tol, max_iter=max_iter, max_speed=max_speed, who="free_steady_state")
+    if not dense:  # again, with the interpolant
+        o.budget.start()
+        segments, y_end, events = stroke.run(y0, T)
+    model = first.model
+    frame = stroke_frame(model, stroke, segments, o.grid, y_end, 1, 0.0)
+    strokes = pd.DataFrame([_summary(0, model, y0, y_end, frame, T, None)])
+    row = strokes.iloc[0]
+    _check_gliding(p, u0, frame, row, events)
     return FreeSteadyState(u0=u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
-                           frame=full.frame, strokes=full.strokes, iterations=iterations, residual=abs(resid),
+                           frame=frame, strokes=strokes, iterations=iterations, residual=abs(resid),
                            history=history)
 
 
-def _check_gliding(p: FreeSkaterParams, u0: float, res: SimResult) -> None:
-    """``NoSteadyState`` unless the periodic stroke ``res`` (from u0) glides: u0 > 0 and the
-    ski's speed along itself stays above zero to the touch-down (no stick or slip event)."""
-    row = res.strokes.iloc[0]
-    u_min = min(u0, float(res.frame["u"].min()), float(row["u_end"]))
-    if len(res.events):  # the ski's speed reached zero between output points
+def _run_options(params: FreeSkaterParams, kwargs: dict) -> _Options:
+    """``simulate_free``'s options of one stroke from its keywords ``kwargs`` (its defaults for
+    the others; an unknown keyword is a TypeError, as in a call of simulate_free)."""
+    bound = inspect.signature(simulate_free).bind(params, strokes=1, **kwargs)
+    bound.apply_defaults()
+    args = dict(bound.arguments)
+    return _options(args.pop("params"), **args)
+
+
+def _check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, events) -> None:
+    """``NoSteadyState`` unless the periodic stroke (from u0; its frame, its row of the strokes
+    table and its stick/slip events) glides: u0 > 0 and the ski's speed along itself stays above
+    zero to the touch-down."""
+    u_min = min(u0, float(frame["u"].min()), float(row["u_end"]))
+    if len(events):  # the ski's speed reached zero between output points
         u_min = min(u_min, 0.0)
     if u0 > 0 and u_min > 0:
         return

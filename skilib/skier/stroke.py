@@ -110,7 +110,7 @@ class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
     def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool,
-                 budget: Budget | None = None, stroke_number: int | None = None):
+                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None):
         self.model = model
         self.budget = budget
         if budget is not None and stroke_number is not None:
@@ -121,7 +121,9 @@ class Stroke:
         self.n = model.nq
         self.nfev = 0
         self.n_projections = 0
-        self._sliding = {}  # the systems of modes ±1, built once per stroke
+        # the compiled systems of modes ±1, built once per stroke, or kept in ``systems`` for the
+        # strokes of models whose systems are the same (the free skater's strokes on one side)
+        self._sliding = {} if systems is None else systems
 
     def system(self, mode, s_stick=None):
         """The (compiled, when asked) multibody system of a friction mode."""
@@ -166,8 +168,10 @@ class Stroke:
         ev.terminal = True
         return ev
 
-    def segment(self, mode, tau, y, T):
-        """Integrate one friction mode from (τ, y) to T or to its event."""
+    def segment(self, mode, tau, y, T, dense: bool = True):
+        """Integrate one friction mode from (τ, y) to T or to its event (``dense``: keep the
+        interpolant y(τ) as the segment's ``path``, else ``path`` is None; the steps, and so y at
+        the end and at the event, do not depend on it)."""
         m, n = self.model, self.n
         s_stick = None
         if mode == 0:
@@ -183,7 +187,7 @@ class Stroke:
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
         rhs = stroke_rhs(system, ledger, rows.cm, n, len(m.extra_states), self.alpha, self.beta, self.budget)
         ig = self.integ
-        opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=True,
+        opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=dense,
                     events=self._event(system, rows, mode))
         projector = None
         if self.stab.projects:
@@ -200,18 +204,20 @@ class Stroke:
             if hit:  # the event's state, read from the step's interpolant, onto the constraints
                 y_end = projector(t_end, y_end, True)
             self.n_projections += projector.count
-            path = projector.path(sol.sol)
+            path = projector.path(sol.sol) if dense else None
         return Segment(tau, t_end, mode, s_stick, system, path, rows), y_end, hit
 
-    def run(self, y0, T):
-        """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode))."""
+    def run(self, y0, T, dense: bool = True):
+        """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode)).
+        ``dense=False`` skips the segments' interpolants (``path`` None): for the end state only
+        (DOP853's interpolant costs three more evaluations of eq. 101 per step)."""
         n = self.n
         tau, y = 0.0, np.array(y0, dtype=float)
         sd = self.model.ski_speed(0.0, y[:n], y[n: 2 * n])
         mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(0.0, y)
         segments, events = [], []
         for _ in range(10000):
-            seg, y_end, hit = self.segment(mode, tau, y, T)
+            seg, y_end, hit = self.segment(mode, tau, y, T, dense)
             segments.append(seg)
             if not hit or seg.end >= T:
                 return segments, y_end, events
