@@ -137,3 +137,26 @@ def test_thesis_model_meets_its_push_power(measured):
     measured.check("largest excursion beyond a bound, thesis's skier", out, 0.0, "")
     assert (o.evaluations.status == "error").sum() == (o.evaluations.error != "").sum()
 
+
+
+@pytest.mark.parametrize("model", ["free", "thesis"])
+def test_the_speed_optimised_is_the_progress_along_the_course(model, measured):
+    """The optimizer's speed ("progress") is the CM's X displacement over the periodic stroke
+    divided by its time, read here off the steady state's frame, and the trapezoidal mean of the
+    CM's X velocity agrees; speed="cm" is the steady state's mean CM speed, which is larger (it
+    also counts the sideways sway)."""
+    from skilib.studies.optimum import TechniqueModel
+
+    name = "skating_angle_deg"
+    angle = 40.0 if model == "free" else 50.0
+    tm, tc = TechniqueModel(model, (name,)), TechniqueModel(model, (name,), speed="cm")
+    ss = tm.steady([angle])
+    f = ss.frame
+    T = f.t.iloc[-1] - f.t.iloc[0]
+    moved = (f.cm_x.iloc[-1] - f.cm_x.iloc[0]) / T
+    v, P, _ = tm([angle])
+    measured.check(f"{model}: progress speed vs ΔX_CM / T", abs(v - moved), 1e-12, "m/s")
+    # the trapezoid rule on the 0.01 s output grid errs by about h²/12 · max|Ẍ_CM| ≲ 1e-5 m/s
+    measured.check(f"{model}: progress speed vs the mean of Ẋ_CM (trapezoid)",
+                   abs(v - np.trapezoid(f.cm_vx, f.t) / T), 1e-5, "m/s")
+    assert tc([angle])[0] == ss.mean_speed > v and P == ss.mean_power
