@@ -293,21 +293,27 @@ class TechniqueModel:
             raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
-        self.log, self._values = [], {}
+        self.log, self._values, self._u0 = [], {}, None
 
     def params(self, x):
         values = {n: float(v) for n, v in zip(self.names, x)}
         return (_as_free_params if self.model == "free" else _as_thesis_params)(self.base, values)
 
     def steady(self, x):
+        """The steady state at x; the secant starts from the last steady state's u0 (the points
+        an optimizer asks for lie close together), unless ``options`` give a first guess."""
         p = self.params(x)
+        guess = "u_guess" if self.model == "free" else "u0_guess"
+        kw = dict(self.options)
+        if self._u0 is not None and guess not in kw:
+            kw[guess] = self._u0
         if self.model == "free":
             from ..skier.free_run import free_steady_state
 
-            return free_steady_state(p, **self.options)
+            return free_steady_state(p, **kw)
         from ..skier.steady import steady_state
 
-        return steady_state(p, **self.options)
+        return steady_state(p, **kw)
 
     def values(self, x) -> dict:
         """The logged row of point x (computed on the first call)."""
@@ -325,6 +331,7 @@ class TechniqueModel:
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
             row.update(mean_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
+            self._u0 = got["u0"]
         except (ValueError, RuntimeError, ArithmeticError) as e:
             row.update(mean_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
                        peak_leg_force_bw=np.nan, u0=np.nan, status="error", error=f"{type(e).__name__}: {e}")
@@ -576,7 +583,8 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
     dv/dx_i|_P = ∂v/∂x_i − (∂P/∂x_i / ∂P/∂x_j) ∂v/∂x_j (without a budget, ∂v/∂x_i itself).  At
     an interior optimum these are ≈ 0; at a bound their sign says which way the bound holds the
     optimum.  (A leg-force cap is not followed here; :func:`constrained_scan` marks points over
-    it.)  Returns a DataFrame: parameter, value, at_bound ("low"/"high"/""), dv_dx, dP_dx,
+    it.)  Returns a DataFrame: parameter, value, at_bound ("low"/"high"/"": within 1e-6 of the
+    range from a bound, or not), dv_dx, dP_dx,
     restored_by, dv_dx_on_power.
     """
     tm = opt.technique_model()
@@ -592,7 +600,8 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
         (va, Pa, _), (vb, Pb, _) = tm(lo + ua * (hi - lo)), tm(lo + ub * (hi - lo))
         w = (b - a) * (hi[i] - lo[i])
         dv[i], dP[i] = (vb - va) / w, (Pb - Pa) / w
-    at = ["low" if u[i] <= 0 else "high" if u[i] >= 1 else "" for i in range(n)]
+    # at a bound: within 1e-6 of its range (the restoration's Newton steps may leave ~1e-8)
+    at = ["low" if u[i] <= 1e-6 else "high" if u[i] >= 1 - 1e-6 else "" for i in range(n)]
     rows = []
     scaled_P = dP * (hi - lo)
     for i in range(n):
