@@ -294,7 +294,7 @@ def table(r) -> str:
     fs = r.get("free_steady")
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
-                     f"target ≤ 50; {fs['stroke_maps']} stroke maps + 1 full stroke, u0 {fs['u0']:.4f} m/s"))
+                     f"target ≤ 50; {fs['stroke_maps']} stroke maps (the last one tabulated), u0 {fs['u0']:.4f} m/s"))
     op = r.get("optimum")
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
