@@ -102,8 +102,6 @@ def test_bad_arguments():
         optimize_technique("free", power=100, bounds={"wingspan": (1, 2)})
     with pytest.raises(ValueError, match="low < high"):
         optimize_technique("free", power=100, bounds={"stroke_time": (2, 1)})
-    with pytest.raises(ValueError, match="max_leg_force_bw"):
-        optimize_technique("thesis", power=300.0, max_leg_force_bw=1.5)
     with pytest.raises(ValueError, match="speed"):
         optimize_technique("free", power=100, speed="fast")
 

@@ -5,7 +5,6 @@ For a model's technique parameters x within human bounds,
 
     maximise   v(x)  (the steady state's speed along the course)
     subject to P(x) = P_budget  (the steady state's mean power)
-               F(x) ≤ F_max  (optional: the free skater's peak leg force)
 
 with SciPy's SLSQP on the steady-state map (``skilib.free_steady_state`` for the free skater,
 whose power is the leg's; ``skilib.steady_state`` for the thesis's skier, whose power is the
@@ -22,8 +21,9 @@ gradients are forward differences of step ``fd_step`` in the unit cube (backward
 bound), taken from the same cache.  The steady state is found to |Φ(u) − u| ≤ 1e-10 m/s with
 the integrators at rtol 1e-10, so the differences are good to about 1e-5.  After SLSQP the
 point is clipped to the bounds and the constraints restored by least-norm Newton steps (over the
-parameters not at a bound), so the power holds to ``power_tol`` (relative), the force cap
-likewise, and the bounds exactly.
+parameters not at a bound), so the power holds to ``power_tol`` (relative) and the bounds
+exactly.  (:func:`maximize` also takes inequality constraints; the model's optimum does not
+need one.)
 
 Failures.  A technique the model refuses (a ``ValueError`` from the parameters, a
 ``RuntimeError`` such as no periodic stroke) is caught: the evaluation is recorded with its
@@ -348,30 +348,24 @@ class TechniqueModel:
         return r["mean_speed"], r["mean_power"], r["peak_leg_force_bw"]
 
 
-def _vector(vals, power, cap):
-    """(speed, [(P − budget)/budget], [(cap − peak)/cap]) for the optimizer: the equality and the
-    inequality (≥ 0) rows that the budget and the cap ask for."""
-    v, P, peak = vals
-    out = [v]
-    if power is not None:
-        out.append((P - power) / power)
-    if cap is not None:
-        out.append((cap - peak) / cap)
-    return tuple(out)
+def _vector(vals, power):
+    """(speed, [(P − budget)/budget]) for the optimizer: the equality row the budget asks for."""
+    v, P, _ = vals
+    return (v,) if power is None else (v, (P - power) / power)
 
 
 class _StartTask:
     """One start of optimize_technique, a row function for ``skilib.sweep``: the row holds the
     start's parameters; the result its end point, its evaluations (JSON) and SLSQP's report."""
 
-    def __init__(self, model, names, bounds, base, options, power, cap, speed, settings):
-        self.args = (model, names, bounds, base, options, power, cap, speed, settings)
+    def __init__(self, model, names, bounds, base, options, power, speed, settings):
+        self.args = (model, names, bounds, base, options, power, speed, settings)
 
     def __call__(self, row):
-        model, names, bounds, base, options, power, cap, speed, settings = self.args
+        model, names, bounds, base, options, power, speed, settings = self.args
         tm = TechniqueModel(model, names, base, options, speed)
         lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
-        m = _maximize(lambda x: _vector(tm(x), power, cap), 0 if power is None else 1, [row[n] for n in names],
+        m = _maximize(lambda x: _vector(tm(x), power), 0 if power is None else 1, [row[n] for n in names],
                       lo, hi, **settings)
         end = tm.values(m.x)
         st = m.starts.iloc[0]
@@ -392,8 +386,8 @@ class Optimum:
     mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
         or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
     mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
-    peak_leg_force_bw : the free skater's peak leg force [body weights] (NaN for the thesis's
-        skier); max_leg_force_bw : the cap on it (None: no cap).
+    peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
+        the thesis's skier).
     bounds : {name: (low, high)} used.  model : "free" or "thesis".
     evaluations : DataFrame of every steady state computed (start, the parameters, mean_speed,
         progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
@@ -419,7 +413,6 @@ class Optimum:
     base: object = field(default=None, repr=False)
     feasible: bool = True
     speed: str = "progress"
-    max_leg_force_bw: float | None = None
     progress_speed: float = float("nan")
     cm_speed: float = float("nan")
     peak_leg_force_bw: float = float("nan")
@@ -432,8 +425,8 @@ class Optimum:
         return TechniqueModel(self.model, self.names, self.base, self.options, self.speed)
 
     def vector(self, vals):
-        """The optimizer's vector (speed, power row, cap row) of TechniqueModel values."""
-        return _vector(vals, self.power, self.max_leg_force_bw)
+        """The optimizer's vector (speed, power row) of TechniqueModel values."""
+        return _vector(vals, self.power)
 
 
 def _check_bounds(model, bounds):
@@ -467,7 +460,7 @@ def _positive_or_none(name, value, unit):
 
 def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
-                       options: dict | None = None, speed: str = "progress", max_leg_force_bw: float | None = None,
+                       options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
                        n_workers=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
@@ -480,8 +473,6 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     bounds : {name: (low, high)}: the parameters optimised and their ranges; default
         ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
     speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
-    max_leg_force_bw : the free skater only: a cap on the peak leg force, in body weights (an
-        inequality constraint); None: no cap.
     seed, starts : the Latin-hypercube starts (``latin_starts``); ``x0`` (a {name: value})
         adds one start in front.
     scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
@@ -490,7 +481,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         push_force, dt_out, ...).
     fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
         (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
-    power_tol : the constraints' tolerance (relative to the budget and to the cap).
+    power_tol : the power constraint's tolerance, relative to ``power``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError
@@ -501,10 +492,6 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     if model not in ("free", "thesis"):
         raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
     power = _positive_or_none("power", power, "W")
-    cap = _positive_or_none("max_leg_force_bw", max_leg_force_bw, "body weights")
-    if cap is not None and model != "free":
-        raise ValueError("max_leg_force_bw: only the free skater's leg force is an output; the thesis's skier's "
-                         "push-off force is its input (SkierParams.force_scale)")
     if speed not in SPEEDS:
         raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < (0 if x0 else 1):
@@ -522,7 +509,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         pts = np.vstack([np.clip(first, lo, hi), pts])
     grid = pd.DataFrame(pts, columns=list(names))
     settings = dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=power_tol)
-    task = _StartTask(model, names, b, params, options, power, cap, speed, settings)
+    task = _StartTask(model, names, b, params, options, power, speed, settings)
     res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
     ev = []
@@ -546,7 +533,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     p = tm.params([x[n] for n in names])
     end = table.loc[k]
     return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
-                   evaluations, table, dict(options or {}), params, feasible, speed, cap,
+                   evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]))
 
 
@@ -565,11 +552,13 @@ def _pair_in_unit(opt: Optimum, tm: TechniqueModel):
 def _settle(opt: Optimum, tm: TechniqueModel, c, u, fixed, tol):
     """Restore the power budget at u with the coordinates not in ``fixed`` (nothing to restore
     without a budget); returns (u, speed, mean power, feasible): the budget met to 100 ``tol``,
-    the leg-force cap (if any) held to 1e-6, a positive speed."""
-    n_eq = 0 if opt.power is None else 1
-    u, v = restore(c, u, n_eq=n_eq, tol=tol, fixed=fixed) if n_eq else (u, c(u))
-    r = _violation(v, n_eq)
-    feasible = bool(v[0] > 0 and all(abs(x) <= 100 * tol for x in r[:n_eq]) and all(x >= -1e-6 for x in r[n_eq:]))
+    a positive speed."""
+    if opt.power is None:
+        v = c(u)
+        feasible = bool(v[0] > 0)
+    else:
+        u, v = restore(c, u, n_eq=1, tol=tol, fixed=fixed)
+        feasible = bool(v[0] > 0 and abs(v[1]) <= 100 * tol)
     lo, hi = _unit(opt)
     return u, v[0], tm.values(lo + u * (hi - lo))["mean_power"], feasible
 
@@ -582,8 +571,7 @@ def constrained_sensitivity(opt: Optimum, *, step: float = 1e-3) -> pd.DataFrame
     with the parameter j ≠ i not at a bound whose power derivative (scaled) is largest:
     dv/dx_i|_P = ∂v/∂x_i − (∂P/∂x_i / ∂P/∂x_j) ∂v/∂x_j (without a budget, ∂v/∂x_i itself).  At
     an interior optimum these are ≈ 0; at a bound their sign says which way the bound holds the
-    optimum.  (A leg-force cap is not followed here; :func:`constrained_scan` marks points over
-    it.)  Returns a DataFrame: parameter, value, at_bound ("low"/"high"/"": within 1e-6 of the
+    optimum.  Returns a DataFrame: parameter, value, at_bound ("low"/"high"/"": within 1e-6 of the
     range from a bound, or not), dv_dx, dP_dx,
     restored_by, dv_dx_on_power.
     """
@@ -622,7 +610,7 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
     optimum, and the power restored to the budget by ``adjust`` alone (default: the parameter
     not at a bound whose scaled power derivative is largest; found by Newton steps; without a
     budget nothing is restored).  Rows: name's value, adjust's value, mean_speed, mean_power,
-    feasible (power within 1e-6, under the leg-force cap if there is one)."""
+    feasible (power within 1e-6)."""
     names = opt.names
     if opt.power is not None and adjust is None:
         adjust = str(constrained_sensitivity(opt).set_index("parameter").loc[name, "restored_by"])
@@ -703,7 +691,7 @@ def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adj
     """Steady speed over a grid of two parameters at the optimum's power: at each (x, y) the
     other parameters stay at the optimum and ``adjust`` alone restores the power (Newton steps;
     without a budget nothing is restored); a point whose power cannot be reached within adjust's
-    bounds, or over the leg-force cap, is infeasible (NaN speed).  Rows: x, y, adjust's value,
+    bounds is infeasible (NaN speed).  Rows: x, y, adjust's value,
     mean_speed, mean_power, feasible."""
     names = opt.names
     if opt.power is not None and adjust is None:
