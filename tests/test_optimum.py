@@ -158,3 +158,28 @@ def test_the_speed_optimised_is_the_progress_along_the_course(model, measured):
     measured.check(f"{model}: progress speed vs the mean of Ẋ_CM (trapezoid)",
                    abs(v - np.trapezoid(f.cm_vx, f.t) / T), 1e-5, "m/s")
     assert tc([angle])[0] == ss.mean_speed > v and P == ss.mean_power
+
+
+def test_seeded_starts_are_points_the_model_can_run():
+    """The seeded starts are the first Latin-hypercube candidates whose steady state exists; the
+    candidates refused on the way are recorded (start −1) with their error, not dropped."""
+    from skilib.studies.optimum import SCREEN, TechniqueModel
+
+    o = optimize_technique("free", power=POWER, starts=2, seed=0, maxiter=1)
+    names = o.names
+    screened = o.evaluations[o.evaluations.start == -1]
+    assert len(o.starts) == 2 and 2 <= len(screened) <= 2 * SCREEN
+    lo, hi = (np.array([FREE_BOUNDS[n][k] for n in names]) for k in (0, 1))
+    cand = lo + latin_starts(2 * SCREEN, len(names), 0) * (hi - lo)
+    runs = [r.status == "ok" for r in screened.itertuples()]
+    # the screening tried the candidates in order and stopped at the second that runs
+    np.testing.assert_array_equal(screened[list(names)].to_numpy(), cand[: len(screened)])
+    assert sum(runs) == 2 and runs[-1]
+    kept = cand[: len(screened)][runs]
+    np.testing.assert_array_equal(o.starts[list(names)].to_numpy(), kept)
+    refused = screened[screened.status != "ok"]
+    assert len(refused) >= 1 and (refused.error.str.len() > 0).all()  # seed 0 draws two the model refuses
+    # and each refused candidate is one the model cannot run on its own
+    tm = TechniqueModel("free", names)
+    for r in refused.itertuples():
+        assert tm([getattr(r, n) for n in names]) == (0.0, 0.0, 0.0)

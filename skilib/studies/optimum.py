@@ -31,9 +31,11 @@ error in ``evaluations`` (nothing is dropped), and the optimizer is given a **pe
 — speed 0 and power 0 (so the constraint is violated by the whole budget) — which steers it
 back towards techniques that work.
 
-Starting points.  ``starts`` points drawn with ``numpy.random.default_rng(seed)`` as a Latin
-hypercube in the unit cube (one stratum per start and parameter, randomly paired), plus any
-``x0`` given.  Each start is one row of a ``skilib.sweep``: with ``scheduler="serial"`` (the
+Starting points.  ``SCREEN × starts`` candidate points drawn with
+``numpy.random.default_rng(seed)`` as a Latin hypercube in the unit cube (one stratum per point
+and parameter, randomly paired), of which the first ``starts`` that the model can run are kept
+(SLSQP cannot leave a point the model refuses: every difference there is zero), plus any ``x0``
+given.  Each start is one row of a ``skilib.sweep``: with ``scheduler="serial"`` (the
 default) in this process, otherwise on Dask (a LocalCluster, an address or a Client), one
 SLSQP run per task.  The best feasible end point wins.  Everything is deterministic for a seed.
 
@@ -389,7 +391,8 @@ class Optimum:
     peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
         the thesis's skier).
     bounds : {name: (low, high)} used.  model : "free" or "thesis".
-    evaluations : DataFrame of every steady state computed (start, the parameters, mean_speed,
+    evaluations : DataFrame of every steady state computed (start: the start's row, −1 for the
+        screening of the seeded candidates; the parameters, mean_speed,
         progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
         error): failures included with their error.
     starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
@@ -458,6 +461,25 @@ def _positive_or_none(name, value, unit):
     return float(value)
 
 
+#: seeded candidate points drawn per start; the starts are the first candidates the model can run
+SCREEN = 4
+
+
+def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed) -> np.ndarray:
+    """The first ``starts`` of ``SCREEN * starts`` Latin-hypercube points (``latin_starts`` with
+    ``seed``) whose steady state ``tm`` can compute: SLSQP cannot leave a point the model
+    refuses (every difference there is the penalty's zero).  The points tried are in ``tm.log``."""
+    if not starts:
+        return np.empty((0, len(lo)))
+    keep = []
+    for p in lo + latin_starts(SCREEN * starts, len(lo), seed) * (hi - lo):
+        if tm.values(p)["status"] == "ok":
+            keep.append(p)
+            if len(keep) == starts:
+                break
+    return np.array(keep).reshape(-1, len(lo))
+
+
 def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
@@ -473,8 +495,9 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     bounds : {name: (low, high)}: the parameters optimised and their ranges; default
         ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
     speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
-    seed, starts : the Latin-hypercube starts (``latin_starts``); ``x0`` (a {name: value})
-        adds one start in front.
+    seed, starts : the seeded starts: the first ``starts`` of ``SCREEN × starts`` Latin-hypercube
+        points (``latin_starts``) that the model can run (the others are recorded in
+        ``evaluations`` as start −1); ``x0`` (a {name: value}) adds one start in front.
     scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
         an address; a Client): where the starts run, one task each.
     options : keywords of the steady state (free_steady_state / steady_state: tol, rtol,
@@ -499,7 +522,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     b = _check_bounds(model, bounds)
     names = tuple(b)
     lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
-    pts = lo + latin_starts(starts, len(names), seed) * (hi - lo) if starts else np.empty((0, len(names)))
+    screen = TechniqueModel(model, names, params, options, speed)
+    pts = _screened_starts(screen, lo, hi, starts, seed)
     if x0:
         unknown = sorted(set(x0) - set(names))
         if unknown:
@@ -507,12 +531,15 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
         first = np.array([float(x0.get(n, getattr(base_vals, n))) for n in names])
         pts = np.vstack([np.clip(first, lo, hi), pts])
+    if not len(pts):
+        raise RuntimeError(f"optimize_technique: none of the {SCREEN * starts} seeded candidate points (seed {seed}) "
+                           f"can be run by the {model} model; first error: {screen.log[0]['error']}")
     grid = pd.DataFrame(pts, columns=list(names))
     settings = dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=power_tol)
     task = _StartTask(model, names, b, params, options, power, speed, settings)
     res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
-    ev = []
+    ev = [dict(start=-1, **e) for e in screen.log]
     for k, row in table.iterrows():
         if row["status"] == "ok":
             ev += [dict(start=k, **e) for e in json.loads(row["evaluations"])]
