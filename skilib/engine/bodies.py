@@ -2,7 +2,7 @@
 
 Each body carries one block of generalized coordinates qᵢ = [Rᵢ; θᵢ], the position of
 its centre of mass and its rotational coordinates.  The body frame's origin is the
-centre of mass, so the mass matrix decouples (eq. 91: m_Rθ = 0) and
+centre of mass, so the mass matrix decouples (eq. 91: m_Rθ = 0) and ::
 
     M = diag(m I, Gᵀ J G),   J = A Ī Aᵀ  (eqs. 40–46, written with the global G),
     (Qv)_R = 0,  (Qv)_θ = −Gᵀ[ω × (J ω) + J Ġθ̇]  (= −Ḡᵀ[ω̄ × (Īω̄) + Ī Ḡ̇θ̇]).

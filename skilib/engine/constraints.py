@@ -6,20 +6,25 @@ ground (the global frame).  Each component also names, per body, the point at wh
 its reaction force and moment are reported (``reaction_points``).
 
 Joints (scleronomic)
-    Spherical      r_Pi − r_Pj = 0                                  3 rows (eqs. 116–124)
-    Revolute       spherical + axis_i ⊥ two normals of axis_j       5 rows
-    Prismatic      a¹ᵢ·a_j, a²ᵢ·a_j, a¹ᵢ·d, a²ᵢ·d, a²ᵢ·b_j = 0     5 rows (eqs. 126–142)
-    PointOnPlane   (r_P − P)·n = 0                                   1 row  (eqs. 111–112)
-    PointOnLine    (r_P − P)·n₁ = (r_P − P)·n₂ = 0                   2 rows
-    ParallelAxes   axis_i ⟂ two normals of axis_j (axes stay parallel) 2 rows
-    Fixed          spherical + relative orientation held            6 rows
+    ============  ===================================================  =====================
+    Spherical     r_Pi − r_Pj = 0                                      3 rows (eqs. 116–124)
+    Revolute      spherical + axis_i ⊥ two normals of axis_j           5 rows
+    Prismatic     a¹ᵢ·a_j, a²ᵢ·a_j, a¹ᵢ·d, a²ᵢ·d, a²ᵢ·b_j = 0          5 rows (eqs. 126–142)
+    PointOnPlane  (r_P − P)·n = 0                                      1 row  (eqs. 111–112)
+    PointOnLine   (r_P − P)·n₁ = (r_P − P)·n₂ = 0                      2 rows
+    ParallelAxes  axis_i ⟂ two normals of axis_j (axes stay parallel)  2 rows
+    Fixed         spherical + relative orientation held                6 rows
+    ============  ===================================================  =====================
+
 Drivers (rheonomic)
-    CoordinateDriver   q_k − f(t) = 0                                1 row  (eqs. 110, 113–115)
-    DistanceDriver     |r_Pj − r_Pi| − ℓ(t) = 0                      1 row  (eq. 144)
-    OrientationDriver  A = A_d(t) (three off-diagonal rows of A_dᵀA) 3 rows
-    PointPathDriver    r_P − p(t) = 0                                3 rows (eq. 145)
-    RelativePointDriver  r_Pj − r_Pi − A_i d̄(t) = 0: a point of body j
-                       follows a path given in body i's axes          3 rows
+    ===================  =============================================  ==========================
+    CoordinateDriver     q_k − f(t) = 0                                 1 row  (eqs. 110, 113–115)
+    DistanceDriver       |r_Pj − r_Pi| − ℓ(t) = 0                       1 row  (eq. 144)
+    OrientationDriver    A = A_d(t) (three off-diagonal rows of A_dᵀA)  3 rows
+    PointPathDriver      r_P − p(t) = 0                                 3 rows (eq. 145)
+    RelativePointDriver  r_Pj − r_Pi − A_i d̄(t) = 0: a point of body j  3 rows
+                         follows a path given in body i's axes
+    ===================  =============================================  ==========================
 """
 from __future__ import annotations
 

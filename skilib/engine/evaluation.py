@@ -1,7 +1,7 @@
 """One solve of the equations of motion and every term it used.
 
 ``MultibodySystem.evaluate`` and ``CompiledSystem.evaluate`` both return an ``Evaluation``:
-the solution of eq. 101,
+the solution of eq. 101, ::
 
     [ M   Cqᵀ ] [ q̈ ]   [ Qe + Qv                         ]
     [ Cq   0  ] [ λ  ] = [ Qd − 2α(Cq q̇ + Ct) − β² C      ]
@@ -27,15 +27,26 @@ class Evaluation:
 
     Attributes
     ----------
-    t, q, qd : the instant and state evaluated.
-    alpha, beta : the Baumgarte parameters of the solve (eqs. 99–100).
-    qdd, lam : q̈ and the Lagrange multipliers λ (one per constraint row).
-    M : mass matrix (eqs. 40–46).       Qv : quadratic-velocity vector (eqs. 84–92).
-    C, Cq, Cdot : constraint vector, Jacobian and Ċ = Cq q̇ + Ct (eqs. 93–96).
-    quad : −Qd, so that Qd = −quad (eq. 97).
-    forces : {force name: generalized force Q_f} (eqs. 80–83).
-    force_names : the force names in the order of ``powers``.
-    powers : one vector [Q_f·q̇ for each force; −λ_r (Cq q̇)_r for each row; λ_r Ct_r for each
+    t, q, qd
+        the instant and state evaluated.
+    alpha, beta
+        the Baumgarte parameters of the solve (eqs. 99–100).
+    qdd, lam
+        q̈ and the Lagrange multipliers λ (one per constraint row).
+    M
+        mass matrix (eqs. 40–46).
+    Qv
+        quadratic-velocity vector (eqs. 84–92).
+    C, Cq, Cdot
+        constraint vector, Jacobian and Ċ = Cq q̇ + Ct (eqs. 93–96).
+    quad
+        −Qd, so that Qd = −quad (eq. 97).
+    forces
+        {force name: generalized force Q_f} (eqs. 80–83).
+    force_names
+        the force names in the order of ``powers``.
+    powers
+        one vector [Q_f·q̇ for each force; −λ_r (Cq q̇)_r for each row; λ_r Ct_r for each
         row]: the power of each force, of each row's constraint force Qc = −Cqᵀλ (§3.5), and
         the part of it that the rows' explicit time dependence makes (λ_r Ct_r).
     """

@@ -45,9 +45,11 @@ class Example:
     Attributes
     ----------
     system : MultibodySystem
-    q0, qd0 : consistent initial coordinates and velocities at t = 0
+    q0, qd0
+        consistent initial coordinates and velocities at t = 0
     bodies : {name: RigidBody}
-    params : the parameters the example was built with (SI units), and derived ones
+    params
+        the parameters the example was built with (SI units), and derived ones
     """
 
     system: MultibodySystem

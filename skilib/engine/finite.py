@@ -29,10 +29,10 @@ def nonfinite_error(system, t, q, qd, *, inputs=(), forces=None, M=None, Qv=None
                     quad=None) -> NonFiniteError | None:
     """The ``NonFiniteError`` naming the first non-finite term found, or None if all are finite.
 
-    inputs : (label, values) of the numeric inputs (laws, force magnitudes) of a compiled kernel.
-    forces : {force name: its generalized force}.
-    M, Qv : the mass matrix and quadratic-velocity vector (checked body by body).
-    C, Cq, Cdot, quad : constraint terms (checked constraint by constraint).
+    - inputs : (label, values) of the numeric inputs (laws, force magnitudes) of a compiled kernel.
+    - forces : {force name: its generalized force}.
+    - M, Qv : the mass matrix and quadratic-velocity vector (checked body by body).
+    - C, Cq, Cdot, quad : constraint terms (checked constraint by constraint).
     """
     if not math.isfinite(float(t)):
         return NonFiniteError(f"the time is {t!r}", source="t", t=t)

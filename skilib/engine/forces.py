@@ -1,6 +1,6 @@
 """Applied forces and their generalized forces (Bruzzo 2012, §3.6, eqs. 69–83).
 
-A force F acting at the body point r = R + Aū and a moment M contribute
+A force F acting at the body point r = R + Aū and a moment M contribute ::
 
     (Qe)_R = F,    (Qe)_θ = Gᵀ (M + u × F),   u = Aū    (eqs. 80–81).
 

@@ -2,14 +2,14 @@
 
 A constraint C(q, t) and its derivatives enter eq. 101 as C, Cq, Ct and
 Qd = −Ctt − (Cq q̇)_q q̇ − 2 Cqt q̇ (eq. 97).  Instead of differentiating each constraint by
-hand, every kinematic quantity e(q, t) is carried as a jet
+hand, every kinematic quantity e(q, t) is carried as a jet ::
 
     val  = e,        J = ∂e/∂q,       t = ∂e/∂t,
     vel  = ė = J q̇ + t,               quad = ë − J q̈,
 
 so that, for a constraint, Cq = J, Ct = t, Cq q̇ + Ct = vel and Qd = −quad.  The
 primitives are body points r = R + Aū and body vectors a = Aā, whose derivatives follow
-from ω = Gθ̇ and ω̇ = Gθ̈ + Ġθ̇:
+from ω = Gθ̇ and ω̇ = Gθ̈ + Ġθ̇::
 
     ∂(Aā)/∂θ = −ã G,   d/dt(Aā) = ω × a,   quad(Aā) = (Ġθ̇) × a + ω × (ω × a),
 

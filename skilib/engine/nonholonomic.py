@@ -14,11 +14,13 @@ val = 0 (no position equation), J = B, t = b, vel = B q̇ + b and quad = Ḃ q̇
 rows are built from the same point and vector jets as the holonomic ones, so B and Ḃq̇ are
 exact and code generation traces them like any other row.
 
-    KnifeEdge       a · v_P = 0: a body point P has no velocity along a body-fixed axis a   1 row
-    RollingDisk     a disk touching the plane z = 0 rolls without slipping: the contact
-                    height (holonomic) and the two horizontal components of the contact
-                    point's material velocity (velocity rows)                             3 rows
-    VelocityRows    any linear velocity rows given by a function of the state              n rows
+    ============  =====================================================================  ======
+    KnifeEdge     a · v_P = 0: a body point P has no velocity along a body-fixed axis a  1 row
+    RollingDisk   a disk touching the plane z = 0 rolls without slipping: the contact
+                  height (holonomic) and the two horizontal components of the contact
+                  point's material velocity (velocity rows)                              3 rows
+    VelocityRows  any linear velocity rows given by a function of the state              n rows
+    ============  =====================================================================  ======
 """
 from __future__ import annotations
 

@@ -38,11 +38,11 @@ def baumgarte(h: float):
 class Stabilization:
     """How the index-1 form of eq. 101 is kept on C = 0.
 
-    kind : 'baumgarte' (eqs. 99–101: the constraint errors obey C̈ + 2αĊ + β²C = 0),
-        'projection' (eq. 101 without Baumgarte terms; after every accepted step positions
-        are projected onto C = 0 and velocities onto Cq q̇ = −Ct, to ``projection_tol`` in
-        max|C|; the thesis's §3.8 alternative), or 'none' (α = β = 0: the constraints drift).
-    alpha, beta : the Baumgarte parameters (0 unless kind='baumgarte').
+    - kind : 'baumgarte' (eqs. 99–101: the constraint errors obey C̈ + 2αĊ + β²C = 0),
+      'projection' (eq. 101 without Baumgarte terms; after every accepted step positions
+      are projected onto C = 0 and velocities onto Cq q̇ = −Ct, to ``projection_tol`` in
+      max|C|; the thesis's §3.8 alternative), or 'none' (α = β = 0: the constraints drift).
+    - alpha, beta : the Baumgarte parameters (0 unless kind='baumgarte').
     """
 
     kind: str = "baumgarte"

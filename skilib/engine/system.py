@@ -1,5 +1,7 @@
 """A multibody system: bodies, constraints and forces assembled into eq. 101.
 
+::
+
     [ M   Cqᵀ ] [ q̈ ]   [ Qe + Qv                         ]
     [ Cq   0  ] [ λ  ] = [ Qd − 2α(Cq q̇ + Ct) − β² C      ]      (Bruzzo 2012, eq. 101)
 

@@ -27,10 +27,10 @@ def check_number(name: str, value, *, positive: bool = False, nonnegative: bool 
                  integer: bool = False, finite: bool = True, low=None, high=None, unit: str = ""):
     """``value`` as a Python float (or int with ``integer=True``), or a ``ValueError`` naming ``name``.
 
-    positive / nonnegative : require > 0 / >= 0.
-    integer : require an integer value (an int, or a float such as 2.0); returns an int.
-    finite : refuse ±inf (NaN is always refused).
-    low, high : inclusive bounds (the message states them, with ``unit``).
+    - positive / nonnegative : require > 0 / >= 0.
+    - integer : require an integer value (an int, or a float such as 2.0); returns an int.
+    - finite : refuse ±inf (NaN is always refused).
+    - low, high : inclusive bounds (the message states them, with ``unit``).
 
     >>> check_number("strokes", 2.0, integer=True, positive=True)
     2

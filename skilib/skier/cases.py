@@ -4,15 +4,17 @@ Bruzzo (2012), ch. 5, defines its simulations by tables and reports its results 
 and in the text of §5.3–§5.6 and ch. 6.  This module types each of them once:
 
 Cases (keyword arguments of ``simulate_phase`` / ``simulate_run``)
-    ``TABLE7``   the three single phases of table 7 (§5.1), with the leg laws of §5.2 and
-                 §5.4: C_ext = 0.8, 0.4, 0.2 m/s (eq. 187) and C_rot = 90, 45, 22.5 °/s
-                 (eq. 188), so that every phase extends the leg by 0.4 m and turns it by 45°.
-    ``TABLE9``   the long run of table 9 (§5.6): 10 strokes, T = 1 s, 50°, C_ext = 0.2 m/s,
-                 C_rot = 22.5 °/s, M = 75 kg, initial speed 0.
-    ``FIG42``    fig. 42's comparison: the table 9 run, 40° with half the push-off force and
-                 50° with half the force, plus 40° with the full force (the compendium's
-                 fourth corner of the 2 × 2 comparison; the thesis's text names only the
-                 first three).
+    ==========  ============================================================================
+    ``TABLE7``  the three single phases of table 7 (§5.1), with the leg laws of §5.2 and
+                §5.4: C_ext = 0.8, 0.4, 0.2 m/s (eq. 187) and C_rot = 90, 45, 22.5 °/s
+                (eq. 188), so that every phase extends the leg by 0.4 m and turns it by 45°.
+    ``TABLE9``  the long run of table 9 (§5.6): 10 strokes, T = 1 s, 50°, C_ext = 0.2 m/s,
+                C_rot = 22.5 °/s, M = 75 kg, initial speed 0.
+    ``FIG42``   fig. 42's comparison: the table 9 run, 40° with half the push-off force and
+                50° with half the force, plus 40° with the full force (the compendium's
+                fourth corner of the 2 × 2 comparison; the thesis's text names only the
+                first three).
+    ==========  ============================================================================
 
 Thesis numbers (``ThesisValue``: value, unit, source and the thesis's own wording)
     ``FRICTION_MAX``, ``FRICTION_MEAN``, ``FRICTION_MIN`` (table 8), ``PEARSON_R`` (§5.3,
@@ -39,11 +41,13 @@ __all__ = ["PhaseCase", "RunCase", "ThesisValue", "TABLE7", "TABLE7_LEG_EXTENSIO
 class PhaseCase:
     """One single active phase of table 7 (§5.1), started from rest on the right ski.
 
-    number            the thesis's trial number (1, 2, 3: "first, second, and third trial")
-    phase_time        T [s] (table 7)
-    skating_angle_deg skating angle [deg] (table 7)
-    c_ext             C_extension [m/s] of eq. 187, ℓ(τ) = ℓ0 + C_ext τ (§5.2)
-    c_rot_deg         C_rotation [deg/s] of eq. 188, γ(τ) = γ0 + C_rot τ (§5.4)
+    =================  =====================================================================
+    number             the thesis's trial number (1, 2, 3: "first, second, and third trial")
+    phase_time         T [s] (table 7)
+    skating_angle_deg  skating angle [deg] (table 7)
+    c_ext              C_extension [m/s] of eq. 187, ℓ(τ) = ℓ0 + C_ext τ (§5.2)
+    c_rot_deg          C_rotation [deg/s] of eq. 188, γ(τ) = γ0 + C_rot τ (§5.4)
+    =================  =====================================================================
     """
 
     number: int
@@ -78,16 +82,18 @@ class PhaseCase:
 class RunCase:
     """A run of alternating strokes (§5.6): table 9's inputs, changed as fig. 42 changes them.
 
-    name              identifier (``table9``, ``fig42_40_half``, ...)
-    strokes           number of strokes (table 9: 10)
-    phase_time        T [s] (table 9: 1)
-    skating_angle_deg skating angle [deg] (table 9: 50)
-    c_ext             C_length [m/s] of eq. 187 (table 9: 0.2)
-    c_rot_deg         C_rotation [deg/s] of eq. 188 (table 9: 22.5)
-    force_scale       factor on the push-off force (fig. 42's "half of the force": 0.5)
-    v0                initial speed [m/s] (table 9: 0)
-    mass              skier mass M [kg] (table 9: 75), a ``SkierParams`` field
-    source            where the thesis defines the case
+    =================  =================================================================
+    name               identifier (``table9``, ``fig42_40_half``, ...)
+    strokes            number of strokes (table 9: 10)
+    phase_time         T [s] (table 9: 1)
+    skating_angle_deg  skating angle [deg] (table 9: 50)
+    c_ext              C_length [m/s] of eq. 187 (table 9: 0.2)
+    c_rot_deg          C_rotation [deg/s] of eq. 188 (table 9: 22.5)
+    force_scale        factor on the push-off force (fig. 42's "half of the force": 0.5)
+    v0                 initial speed [m/s] (table 9: 0)
+    mass               skier mass M [kg] (table 9: 75), a ``SkierParams`` field
+    source             where the thesis defines the case
+    =================  =================================================================
     """
 
     name: str
@@ -166,12 +172,14 @@ RUN_CASES: dict = {c.name: c for c in (TABLE9, FIG42_40_FULL, FIG42_40_HALF, FIG
 class ThesisValue:
     """A number (or a qualitative statement) the thesis reports.
 
+    ========  ============================================================================
     quantity  what it is
     value     the number in ``unit`` (for a statement: the compendium's reading of it, see
               the docstring of each constant)
     unit      its unit ("–" for a pure number)
     source    where the thesis states it (table, figure, section)
     stated    how the thesis states it, as the comparison tables print it
+    ========  ============================================================================
     """
 
     quantity: str

@@ -11,7 +11,7 @@ drivers' multipliers say it must be.
 
 Bodies: the stance ski (a box, its frame x̄ along the ski, ȳ = n its lateral axis, z̄ up) and
 the skier's body B (origin at the centre of mass, held upright and facing +X).  Stance on side
-s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ(x) = 10x³ − 15x⁴ + 6x⁵:
+s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ(x) = 10x³ − 15x⁴ + 6x⁵::
 
     ski on the snow:   R_ski,z = 0, flat, heading ψ(τ) = s(−a/2 + Δψ σ(τ/T))
     knife edge:        n · Ṙ_ski = 0                                   (a velocity row)

@@ -135,10 +135,10 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
     with its ski's origin at the global origin and speed u = ``v0`` along itself.
 
-    params : FreeSkaterParams (defaults of the book's chapter "The free skater").
-    laws : None for the default laws, or a ``FreeLaws`` of time functions (with derivatives).
-    rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
-    max_evaluations, max_wall_time : as ``skilib.simulate_run``.
+    - params : FreeSkaterParams (defaults of the book's chapter "The free skater").
+    - laws : None for the default laws, or a ``FreeLaws`` of time functions (with derivatives).
+    - rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
+      max_evaluations, max_wall_time : as ``skilib.simulate_run``.
 
     Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
     ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
@@ -206,18 +206,18 @@ class FreeSteadyState:
     """The periodic stroke of the free skater (``free_steady_state``): a stroke from u0 and the
     touch-down give u0 back on the other ski, and the next stroke is the mirror image (Y → −Y).
 
-    u0 : the ski's speed along itself at every touch-down [m/s] (``v0`` of simulate_free).
-    mean_speed : time average of the centre of mass's speed |Ṙ_B| over the stroke [m/s]; it
-        counts the lateral sway as well as the progress.
-    progress_speed : the centre of mass's distance along X (the direction of travel) per time,
-        ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): how fast the skier gets on, the
-        lateral sway left out.
-    mean_power : time average of the leg's power over the stroke [W].
-    peak_leg_force_bw : the largest leg force over the stroke [body weights].
-    frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
-    iterations : stroke-map evaluations (one simulated stroke each).
-    residual : |Φ(u0) − u0| [m/s].
-    history : every evaluation (u, Φ(u)).
+    - u0 : the ski's speed along itself at every touch-down [m/s] (``v0`` of simulate_free).
+    - mean_speed : time average of the centre of mass's speed |Ṙ_B| over the stroke [m/s]; it
+      counts the lateral sway as well as the progress.
+    - progress_speed : the centre of mass's distance along X (the direction of travel) per time,
+      ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): how fast the skier gets on, the
+      lateral sway left out.
+    - mean_power : time average of the leg's power over the stroke [W].
+    - peak_leg_force_bw : the largest leg force over the stroke [body weights].
+    - frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
+    - iterations : stroke-map evaluations (one simulated stroke each).
+    - residual : |Φ(u0) − u0| [m/s].
+    - history : every evaluation (u, Φ(u)).
     """
 
     u0: float
@@ -239,9 +239,9 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     secant method of the thesis's skier's ``steady_state`` (``skilib.skier.steady``: trust region,
     ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
 
-    u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
-    max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
-        |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
+    - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
+    - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
+      |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
 
     A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
     (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches

@@ -1,6 +1,6 @@
 """The prescribed leg laws of one active phase, chosen from the phase time (thesis §5.2, §5.4).
 
-The leg extension and rotation are linear in the phase time τ (Bruzzo 2012):
+The leg extension and rotation are linear in the phase time τ (Bruzzo 2012)::
 
     ℓ(τ) = ℓ0 + C_ext τ        (eq. 187, Leg_ext = Ini_ext + C_extension t)
     γ(τ) = γ0 + C_rot τ        (eq. 188, Leg_rot = Ini_rot + C_rotation t)

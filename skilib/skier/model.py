@@ -2,10 +2,12 @@
 
 Bodies (thesis §4.2, eqs. 147–159; book: The skier model)
 
-    1  ski          box m1 × (length, width, height), long axis = body x̄
-    2  shank        slender rod m2 = 0.0465 M, length L2, long axis = body x̄
-    3  upper body   slender rod m3 = M − m2, length L3, long axis = body x̄;
-                    its origin is the skier's centre of mass (CM)
+    =  ==========  ========================================================
+    1  ski         box m1 × (length, width, height), long axis = body x̄
+    2  shank       slender rod m2 = 0.0465 M, length L2, long axis = body x̄
+    3  upper body  slender rod m3 = M − m2, length L3, long axis = body x̄;
+                   its origin is the skier's centre of mass (CM)
+    =  ==========  ========================================================
 
 Coordinates q = [R¹ φ¹ θ¹ ψ¹ | R² φ² θ² ψ² | R³ φ³ θ³ ψ³] (eq. 107), 18 in all; 17
 constraint rows (eq. 146) leave one degree of freedom, s, the ski's travel along its line.
@@ -29,17 +31,19 @@ A¹ = Rz(h)); its θ¹ = 0 is harmless because C3–C5 drive its three angles on
 
 Constraints (tables 2–5; ⚑ marks a change explained in the book's Differences from the thesis)
 
-    C1        R¹_z = 0                                    (eq. 111)
-    C2  ⚑     (R¹ − P)·n_line = 0, n_line = (−sin h, cos h, 0): the line through the
-              stroke's start point P with heading h       (eq. 112 moved to P)
-    C3–C5     φ¹ = h, θ¹ = 0, ψ¹ = 0                       (eqs. 113–115; with Euler
-              parameters A¹ = Rz(h) by an orientation driver)
-    C6–C8     spherical ankle: R¹ = R² − l1 u, u the leg axis (eqs. 117–124)
-    C9–C13    prismatic knee, shank/upper body axes parallel, aligned, no relative spin
-              (eqs. 126–142)
-    C14       |R³ − R¹| = ℓ(τ) = ℓ0 + C_ext τ              (eqs. 144, 187)
-    C15–C17 ⚑ orientation of body 2: x̄² = u(τ) = cos γ ẑ + sin γ d, z̄² = n,
-              γ(τ) = γ0 + C_rot τ                          (eq. 188; replaces eq. 145)
+    =======  =  =========================================================================
+    C1          R¹_z = 0                                    (eq. 111)
+    C2       ⚑  (R¹ − P)·n_line = 0, n_line = (−sin h, cos h, 0): the line through the
+                stroke's start point P with heading h       (eq. 112 moved to P)
+    C3–C5       φ¹ = h, θ¹ = 0, ψ¹ = 0                       (eqs. 113–115; with Euler
+                parameters A¹ = Rz(h) by an orientation driver)
+    C6–C8       spherical ankle: R¹ = R² − l1 u, u the leg axis (eqs. 117–124)
+    C9–C13      prismatic knee, shank/upper body axes parallel, aligned, no relative spin
+                (eqs. 126–142)
+    C14         |R³ − R¹| = ℓ(τ) = ℓ0 + C_ext τ              (eqs. 144, 187)
+    C15–C17  ⚑  orientation of body 2: x̄² = u(τ) = cos γ ẑ + sin γ d, z̄² = n,
+                γ(τ) = γ0 + C_rot τ                          (eq. 188; replaces eq. 145)
+    =======  =  =========================================================================
 
 Forces (§4.7, §5.3): push-off F(τ) at the CM along (R³ − R¹)/|R³ − R¹| (eqs. 179–181);
 Coulomb friction of constant magnitude along the ski (eqs. 171–178 with the direction of

@@ -44,28 +44,39 @@ class SkierParams:
     """Every parameter of the skier model (book: The skier model, Parameters), with the thesis's defaults.
 
     Skier and equipment
-        mass                M, skier mass without the ski [kg] (table 6)
-        lower_leg, upper_leg  L2, L3 [m] (table 6)
+        ===========================================  =================================================================
+        mass                                         M, skier mass without the ski [kg] (table 6)
+        lower_leg, upper_leg                         L2, L3 [m] (table 6)
         ski_mass, ski_length, ski_width, ski_height  the ski box (ours; eqs. 147–149)
-        shank_mass_fraction m2 / M (anthropometric shank fraction, ours)
-        ankle_offset        l1, shank origin → ankle along the leg [m]; None → L2/2 (eq. 120)
+        shank_mass_fraction                          m2 / M (anthropometric shank fraction, ours)
+        ankle_offset                                 l1, shank origin → ankle along the leg [m]; None → L2/2 (eq. 120)
+        ===========================================  =================================================================
+
     External forces
-        friction            constant Coulomb friction magnitude [N] (table 8 mean)
-        gravity, g          gravity on/off and its magnitude [m/s²]
-        air_drag, air_density, cda   drag ½ ρ CdA |v| v at the CM (off by default, §5.3)
+        ==========================  ======================================================
+        friction                    constant Coulomb friction magnitude [N] (table 8 mean)
+        gravity, g                  gravity on/off and its magnitude [m/s²]
+        air_drag, air_density, cda  drag ½ ρ CdA |v| v at the CM (off by default, §5.3)
+        ==========================  ======================================================
+
     Prescribed leg motion (one active phase of duration T)
-        leg_extension0      ℓ0, ankle → CM distance at τ = 0 [m] (eq. 187)
-        c_ext               C_ext [m/s]: ℓ(τ) = ℓ0 + C_ext τ (eq. 187)
-        leg_angle0_deg      γ0, leg inclination from vertical at τ = 0 [deg] (eq. 188)
-        c_rot_deg           C_rot [deg/s]: γ(τ) = γ0 + C_rot τ (eq. 188)
-        phase_time          T [s] (table 7)
-        push_direction      horizontal direction d the leg leans towards: 'travel' (global
-                            X, default), 'ski' (the ski's heading), 'across' (normal to the
-                            ski, towards the other ski)
+        ==============  ===============================================================
+        leg_extension0  ℓ0, ankle → CM distance at τ = 0 [m] (eq. 187)
+        c_ext           C_ext [m/s]: ℓ(τ) = ℓ0 + C_ext τ (eq. 187)
+        leg_angle0_deg  γ0, leg inclination from vertical at τ = 0 [deg] (eq. 188)
+        c_rot_deg       C_rot [deg/s]: γ(τ) = γ0 + C_rot τ (eq. 188)
+        phase_time      T [s] (table 7)
+        push_direction  horizontal direction d the leg leans towards: 'travel' (global
+                        X, default), 'ski' (the ski's heading), 'across' (normal to the
+                        ski, towards the other ski)
+        ==============  ===============================================================
+
     Skating angle
-        skating_angle_deg   the tables' skating angle [deg]
-        angle_convention    'v_angle' (default): the angle between the skis, each ski at
-                            ±angle/2 from X; 'from_x': each ski at ±angle from X
+        =================  ============================================================
+        skating_angle_deg  the tables' skating angle [deg]
+        angle_convention   'v_angle' (default): the angle between the skis, each ski at
+                           ±angle/2 from X; 'from_x': each ski at ±angle from X
+        =================  ============================================================
 
     Defaults of the phase parameters are table 9's long run (T = 1 s, 50°, C_ext = 0.2 m/s,
     C_rot = 22.5 °/s).  Non-physical values raise ValueError naming the field: a bool or

@@ -14,27 +14,27 @@ __all__ = ["SimResult"]
 class SimResult:
     """What ``simulate_phase`` / ``simulate_run`` return.
 
-    frame : DataFrame, one row per output time (uniform grid in each stroke; the instant of
-        a stroke change appears twice, as the end of one stroke and the start of the next).
-        Columns: t, tau, stroke, side, mode (+1/−1 sliding, 0 stuck), s, s_dot,
-        ski_x/y/z, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ³|, ski_speed, leg_length,
-        leg_angle_deg, push_force = F(τ) [N], push_power = F·Ṙ³ [W], friction_force (along
-        the ski's heading e, N), kinetic_energy, work_* (cumulative within the stroke),
-        projection_energy (kinetic energy changed by the coordinate projections, cumulative
-        within the stroke; 0 unless stabilization='projection'), constraint_norm = max|Cᵢ|
-        and velocity_constraint_norm = max|Cq q̇ + Ct|ᵢ over the model's rows (C1–C17, and
-        with Euler parameters the three normalization rows), q0…q17 and qd0…qd17 (ZXZ; with
-        Euler parameters q0…q20 and qd0…qd20, body blocks [R p] of 7), lam0…lam16 (C1…C17
-        in either parametrization), leg_drive_force (= −λ of C14: the extension driver's
-        push on the CM along the leg), ankle_Fx/y/z (ski on shank at the ankle),
-        knee_Fx/y/z and knee_Mx/y/z (shank on the upper body, at and about the CM), global
-        components.
-    strokes : DataFrame, one row per stroke: stroke, side, heading_deg, mean_speed
-        (time average of |Ṙ³|), mean_power (time average of F·Ṙ³), distance_x (CM X
-        travel), ke_loss_at_start, projection_energy, and more (mean |v_x|, |v_y|,
-        energies and works).
-    changes : DataFrame, one row per stroke change (KE before/after, CM height jump).
-    events : DataFrame of friction mode switches (stick/slip) inside strokes.
+    - frame : DataFrame, one row per output time (uniform grid in each stroke; the instant of
+      a stroke change appears twice, as the end of one stroke and the start of the next).
+      Columns: t, tau, stroke, side, mode (+1/−1 sliding, 0 stuck), s, s_dot,
+      ski_x/y/z, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ³|, ski_speed, leg_length,
+      leg_angle_deg, push_force = F(τ) [N], push_power = F·Ṙ³ [W], friction_force (along
+      the ski's heading e, N), kinetic_energy, work_* (cumulative within the stroke),
+      projection_energy (kinetic energy changed by the coordinate projections, cumulative
+      within the stroke; 0 unless stabilization='projection'), constraint_norm = max|Cᵢ|
+      and velocity_constraint_norm = max|Cq q̇ + Ct|ᵢ over the model's rows (C1–C17, and
+      with Euler parameters the three normalization rows), q0…q17 and qd0…qd17 (ZXZ; with
+      Euler parameters q0…q20 and qd0…qd20, body blocks [R p] of 7), lam0…lam16 (C1…C17
+      in either parametrization), leg_drive_force (= −λ of C14: the extension driver's
+      push on the CM along the leg), ankle_Fx/y/z (ski on shank at the ankle),
+      knee_Fx/y/z and knee_Mx/y/z (shank on the upper body, at and about the CM), global
+      components.
+    - strokes : DataFrame, one row per stroke: stroke, side, heading_deg, mean_speed
+      (time average of |Ṙ³|), mean_power (time average of F·Ṙ³), distance_x (CM X
+      travel), ke_loss_at_start, projection_energy, and more (mean |v_x|, |v_y|,
+      energies and works).
+    - changes : DataFrame, one row per stroke change (KE before/after, CM height jump).
+    - events : DataFrame of friction mode switches (stick/slip) inside strokes.
     """
 
     frame: pd.DataFrame

@@ -12,10 +12,12 @@ pose fixed, the model's one degree of freedom leaves one number to choose, the n
 e′ the new ski's heading and w = (ℓu)˙(0) the prescribed velocity of the CM relative to the
 ski (eqs. 187–188).  ``STROKE_CHANGE_RULES`` name the three rules that fix ṡ⁺:
 
-``along_ski`` (default)   e′·(Ṙ³⁺ − Ṙ³⁻) = 0: the CM keeps its velocity along the new ski;
-                          the rest is taken by the ski's edge (a plastic impact).
-``ski_speed_kept``        ṡ⁺ = ṡ⁻: the new ski starts at the old ski's final speed.
-``speed_kept``            |Ṙ³⁺| = |Ṙ³⁻|: the CM's speed is carried over (the forward root).
+=======================  =================================================================
+``along_ski`` (default)  e′·(Ṙ³⁺ − Ṙ³⁻) = 0: the CM keeps its velocity along the new ski;
+                         the rest is taken by the ski's edge (a plastic impact).
+``ski_speed_kept``       ṡ⁺ = ṡ⁻: the new ski starts at the old ski's final speed.
+``speed_kept``           |Ṙ³⁺| = |Ṙ³⁻|: the CM's speed is carried over (the forward root).
+=======================  =================================================================
 
 Since Ṙ³⁺ − Ṙ³⁻ = ṡ⁺ e′ + (w − Ṙ³⁻) and |e′| = 1, the jump's squared norm is a parabola in ṡ⁺
 whose minimum is where its component along e′ vanishes: ``along_ski`` gives the smallest

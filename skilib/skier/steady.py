@@ -39,14 +39,14 @@ class NoSteadyState(RuntimeError):
 class SteadyState:
     """The periodic stroke of a long run (``steady_state``).
 
-    u0 : ski speed ṡ along the ski at the start of every stroke [m/s] (``v0`` of simulate_run).
-    mean_speed : time average of the CM speed |Ṙ³| over the periodic stroke [m/s].
-    mean_power : time average of the push-off power F·Ṙ³ over the periodic stroke [W].
-    residual : Φ(u0) − u0 [m/s], the start speed of the next stroke minus u0.
-    iterations : stroke-map evaluations (one simulated stroke each).
-    history : DataFrame of every evaluation: u, Φ(u), Φ(u) − u.
-    result : the ``SimResult`` of the periodic stroke (one stroke from ṡ = u0); ``frame`` and
-        ``strokes`` are its tables.
+    - u0 : ski speed ṡ along the ski at the start of every stroke [m/s] (``v0`` of simulate_run).
+    - mean_speed : time average of the CM speed |Ṙ³| over the periodic stroke [m/s].
+    - mean_power : time average of the push-off power F·Ṙ³ over the periodic stroke [W].
+    - residual : Φ(u0) − u0 [m/s], the start speed of the next stroke minus u0.
+    - iterations : stroke-map evaluations (one simulated stroke each).
+    - history : DataFrame of every evaluation: u, Φ(u), Φ(u) − u.
+    - result : the ``SimResult`` of the periodic stroke (one stroke from ṡ = u0); ``frame`` and
+      ``strokes`` are its tables.
     """
 
     u0: float
@@ -168,13 +168,13 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     trust region and a speed limit; shared by ``steady_state`` and the free skater's
     ``free_steady_state`` (``skilib.skier.free_run``).
 
-    g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
-    ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
-    tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
-        evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
-        max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
-        step of u ← Φ(u) instead.
-    who : the caller's name, for the messages.
+    - g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
+    - ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
+    - tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
+      evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
+      max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
+      step of u ← Φ(u) instead.
+    - who : the caller's name, for the messages.
 
     Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
     """

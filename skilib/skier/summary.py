@@ -1,11 +1,13 @@
 """Per-run summaries of a skier simulation that the chapters report.
 
-``constraint_groups``   the largest violation of each group of the skier's constraint rows
-                        along a run, the compendium's analogue of the thesis's appendix C
-                        (figs. 45–47, §5.5: "fulfillment of the constraints imposed").
-``level_off_stroke``    the stroke at which the mean speed per stroke stops changing, the
-                        quantity the thesis reads off fig. 41 (§5.6: "after the sixth stroke").
+==========================  =======================================================================
+``constraint_groups``       the largest violation of each group of the skier's constraint rows
+                            along a run, the compendium's analogue of the thesis's appendix C
+                            (figs. 45–47, §5.5: "fulfillment of the constraints imposed").
+``level_off_stroke``        the stroke at which the mean speed per stroke stops changing, the
+                            quantity the thesis reads off fig. 41 (§5.6: "after the sixth stroke").
 ``joint_force_magnitudes``  |F| at the ankle and the knee from the frame's reaction columns.
+==========================  =======================================================================
 """
 from __future__ import annotations
 

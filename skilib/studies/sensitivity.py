@@ -40,8 +40,9 @@ def _problem(bounds: dict) -> dict:
 def sobol_design(bounds: dict, n: int, *, seed: int = 0, second_order: bool = False) -> pd.DataFrame:
     """Saltelli's sampling design for Sobol indices (SALib ``sample.sobol``).
 
-    bounds : {factor: (low, high)}, each factor uniform on its range, in this order.
-    n : base sample size N, a power of 2 (the Sobol' sequence's balance needs it).
+    - bounds : {factor: (low, high)}, each factor uniform on its range, in this order.
+    - n : base sample size N, a power of 2 (the Sobol' sequence's balance needs it).
+
     Returns a DataFrame with one column per factor and N (D + 2) rows (N (2D + 2) with
     ``second_order``); ``attrs['sobol']`` records the problem, N, the seed and the order.
     """

@@ -90,12 +90,12 @@ def _plain(v):
 class SweepResult:
     """What ``sweep`` returns.
 
-    frame : one row per input row, in input order: ``run`` (the input index), the
-        parameters, ``status`` ('ok' | 'error'), ``error`` (message, '' if ok), the outputs
-        (NaN for failed rows), ``skilib_version`` (and, for the skier, ``data_sha256``).
-    info : skilib version, the function, the caller's provenance, scheduler, number of
-        workers, wall time, number of rows and of failed rows.
-    path : the Parquet file written, if any.
+    - frame : one row per input row, in input order: ``run`` (the input index), the
+      parameters, ``status`` ('ok' | 'error'), ``error`` (message, '' if ok), the outputs
+      (NaN for failed rows), ``skilib_version`` (and, for the skier, ``data_sha256``).
+    - info : skilib version, the function, the caller's provenance, scheduler, number of
+      workers, wall time, number of rows and of failed rows.
+    - path : the Parquet file written, if any.
     """
 
     frame: pd.DataFrame
