@@ -298,7 +298,7 @@ def table(r) -> str:
     op = r.get("optimum")
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
-                     f"{op['seconds']:.0f}", f"target < 300; {op['evaluations']} steady states ({op['failed']} failed), "
+                     f"{op['seconds']:.0f}", f"target ≤ 300; {op['evaluations']} steady states ({op['failed']} failed), "
                                             f"{op['mean_speed']:.3f} m/s"))
     if peer:
         rows.append(("peer: KanesMethod derive + lambdify [s]", f"{peer['kane_derive_s'] + peer['kane_lambdify_s']:.2f}",
