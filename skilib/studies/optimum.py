@@ -54,7 +54,7 @@ from scipy.optimize import minimize
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "latin_starts",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
-           "restore_power", "TechniqueModel", "SPEEDS"]
+           "TechniqueModel", "SPEEDS"]
 
 #: the free skater's technique parameters and their human bounds (see the book's chapter "The
 #: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
@@ -146,7 +146,7 @@ def restore(h, x, *, n_eq=1, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
         active = np.array([True] * n_eq + [bool(ri < 0) for ri in r[n_eq:]])
         cols = [i for i in range(len(x)) if i not in fixed]
         A = _fd_jac(h, x, step, cols)[1:][active]
-        free = [i for i in cols]
+        free = list(cols)
         for _ in range(len(x) + 1):  # drop the coordinates a step would push out of the cube
             d = np.zeros(len(x))
             if free:
@@ -167,13 +167,6 @@ def restore(h, x, *, n_eq=1, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
             break
         x, v, r = xn, vn, rn
     return x, v
-
-
-def restore_power(h, x, *, tol=1e-10, step=1e-5, max_iter=12, fixed=()):
-    """:func:`restore` for h(x) = (f, g, inequalities…) with the one equality g: returns (x,
-    f, g) at the last point."""
-    x, v = restore(h, x, n_eq=1, tol=tol, step=step, max_iter=max_iter, fixed=fixed)
-    return x, v[0], v[1]
 
 
 def _one_start(h, x0, *, n_eq, fd_step, ftol, maxiter, g_tol):
