@@ -1,16 +1,22 @@
 """skilib: a multibody dynamic model of cross-country ski skating.
 
 A reimplementation of Bruzzo (2012), *A multibody dynamic model of the cross-country
-ski-skating technique*, in four subpackages:
+ski-skating technique*, and models beyond it, laid out as
 
 - ``skilib.engine``: 3-D rigid bodies in absolute coordinates (ZXZ Euler angles or Euler
   parameters), constraints and drivers, forces, the equations of motion with Lagrange
   multipliers (thesis eq. 101) with Baumgarte stabilization or projection, generated code;
-- ``skilib.skier``: the thesis's three-body skier and its runs;
+- ``skilib.strokes``: what every skating model shares: one stroke with friction at zero
+  speed, its works and output table, the laws of a stroke, runs of alternating strokes and
+  the periodic stroke;
+- ``skilib.models``: one subpackage per skating model: ``thesis`` (the thesis's three-body
+  skier) and ``free`` (the free skater);
 - ``skilib.data``: force-plate data and the Fourier fit (eq. 102);
-- ``skilib.studies``: parameter sweeps and sensitivity analysis.
+- ``skilib.studies``: parameter sweeps, sensitivity analysis and the optimum technique;
+- ``skilib.plot``: drawings and animations.
 
-The engine's names and the skier's entry points are also available at top level.
+Every public name of these subpackages is also reachable here (``skilib.simulate_run``,
+``skilib.FreeSkaterParams``, ...); each has one home, the module that defines it.
 """
 import importlib
 
@@ -18,45 +24,51 @@ from . import engine
 from .engine import *  # noqa: F401,F403 - the engine's public names at top level
 from .engine import __all__ as _engine_all
 
-# The applications load on first use, so that ``import skilib.engine`` stays free of
-# pandas, Dask and SALib (PEP 562 module __getattr__).
-_LAZY = {
-    "data": ("skilib.data", None), "skier": ("skilib.skier", None), "studies": ("skilib.studies", None),
-    "forcedata": ("skilib.data.forcedata", None), "fourier": ("skilib.data.fourier", None),
-    "sensitivity": ("skilib.studies.sensitivity", None), "sweeps": ("skilib.studies.sweeps", None),
-    **{m: (f"skilib.engine.{m}", None) for m in ("bodies", "codegen", "constraints", "errors", "forces",
-                                                  "kinematics", "rotation", "solver", "system", "timefunctions")},
-    "simulate": ("skilib.skier.simulate", None),
-    "SimResult": ("skilib.skier", "SimResult"), "SkierModel": ("skilib.skier", "SkierModel"),
-    "SkierParams": ("skilib.skier", "SkierParams"), "push_plane_direction": ("skilib.skier", "push_plane_direction"),
-    "simulate_phase": ("skilib.skier", "simulate_phase"), "steady_state": ("skilib.skier", "steady_state"),
-    "SteadyState": ("skilib.skier", "SteadyState"), "simulate_run": ("skilib.skier", "simulate_run"),
-    "ski_heading": ("skilib.skier", "ski_heading"), "stand_in_push_force": ("skilib.skier", "stand_in_push_force"),
-    "FreeSkaterParams": ("skilib.skier", "FreeSkaterParams"), "FreeLaws": ("skilib.skier", "FreeLaws"),
-    "simulate_free": ("skilib.skier", "simulate_free"), "free_steady_state": ("skilib.skier", "free_steady_state"),
-    "calibrate_force_scale": ("skilib.skier", "calibrate_force_scale"),
-    "power_breakdown": ("skilib.skier", "power_breakdown"),
-    "resistance_power": ("skilib.skier", "resistance_power"),
-    "power_balance_speed": ("skilib.skier", "power_balance_speed"),
-    "optimize_technique": ("skilib.studies.optimum", "optimize_technique"),
-    "read_sweep": ("skilib.studies", "read_sweep"), "sweep": ("skilib.studies", "sweep"),
+# The subpackages whose names are reachable here, and those names (their ``__all__`` without
+# the modules; a test checks both lists).  They load on first use, so that ``import
+# skilib.engine`` stays free of pandas, Dask and SALib (PEP 562 module __getattr__).
+_NAMES = {
+    "skilib.strokes": (
+        "SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
+        "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
+        "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
+        "secant_fixed_point"),
+    "skilib.models.thesis": (
+        "SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "stand_in_push_force", "simulate_run",
+        "simulate_phase", "stroke_change", "STROKE_CHANGE_RULES", "SteadyState", "steady_state", "Calibration",
+        "calibrate_force_scale", "power_breakdown", "resistance_power", "power_balance_speed", "leg_laws_for",
+        "with_leg_laws", "Skeleton", "skeleton", "read_run", "write_run", "Motion", "inverse_dynamics",
+        "motion_from_c3d", "motion_from_result"),
+    "skilib.models.free": (
+        "FreeSkaterParams", "FreeLaws", "default_laws", "FreeSkaterModel", "simulate_free", "touch_down",
+        "FreeSteadyState", "free_steady_state"),
+    "skilib.data": (
+        "load_force_data", "default_data_path", "default_metadata_path", "read_force_data", "write_force_data",
+        "detect_pushes", "find_pushes", "representative_push", "RepresentativePush", "fit_push", "PushForce",
+        "push_force_from_data", "default_push_fit", "default_push_force"),
+    "skilib.studies": (
+        "sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
+        "Optimum", "speed_power_front", "sobol_design", "sobol_indices"),
 }
+_SUBPACKAGES = {"strokes": "skilib.strokes", "models": "skilib.models", "data": "skilib.data",
+                "studies": "skilib.studies", "plot": "skilib.plot"}
+_LAZY = {name: package for package, names in _NAMES.items() for name in names}
 
 
 def __getattr__(name):
-    try:
-        module, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'skilib' has no attribute {name!r}") from None
-    mod = importlib.import_module(module)
-    value = mod if attr is None else getattr(mod, attr)
+    if name in _SUBPACKAGES:
+        value = importlib.import_module(_SUBPACKAGES[name])
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    else:
+        raise AttributeError(f"module 'skilib' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
 
 
-__version__ = "0.1.0"
-__all__ = list(_engine_all) + [k for k in _LAZY if "." not in _LAZY[k][0][7:] or _LAZY[k][1]] + ["engine", "__version__"]
+__version__ = "0.2.0"
+__all__ = list(_engine_all) + list(_LAZY) + ["engine", *_SUBPACKAGES, "__version__"]

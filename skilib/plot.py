@@ -1,6 +1,6 @@
 """Pictures of a model: labelled 3-D drawings, pose sequences and animations (matplotlib, any backend).
 
-Every function draws a :class:`skilib.skier.markers.Skeleton` — named points, segments and
+Every function draws a :class:`skilib.models.thesis.markers.Skeleton` — named points, segments and
 force arrows per time — so any model that can describe itself that way is drawn by the same
 code; ``skeleton(result)`` gives the thesis's skier (Bruzzo 2012, §4.2; book: The skier
 model).  The thesis's pose figures (figs. 28 and 39: the skier over one stroke and over a

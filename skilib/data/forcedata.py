@@ -35,7 +35,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import math
 import re
 from pathlib import Path
@@ -43,78 +42,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "REQUIRED_COLUMNS", "LEGS", "DEFAULT_ON_N", "DEFAULT_OFF_N", "DEFAULT_MIN_DURATION_S",
-    "DEFAULT_HARMONICS", "DEFAULT_DT_RTOL",
-    "load_force_data", "detect_pushes", "find_pushes", "representative_push",
-    "RepresentativePush", "fit_push", "PushForce", "push_force_from_data",
-    "default_data_path", "default_metadata_path", "default_push_fit", "default_push_force",
-]
+from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, LEGS, REQUIRED_COLUMNS, SINGLE, UNIT_TO_SI,
+                       check_dt_rtol, column_mapping, read_metadata, to_frame, to_si)
 
-REQUIRED_COLUMNS = ("t", "force_left", "force_right")
-LEGS = ("force_left", "force_right")
-#: the force column of a single-plate recording (one leg, or both legs on one plate)
-SINGLE = "force"
-# Quantity kind of every column the loader knows; these must carry units.
-_KNOWN = {"t": "time", "force_left": "force", "force_right": "force", "force": "force", "friction": "force"}
-#: keys of load_force_data's ``columns`` mapping -> the loader's column names
-COLUMN_KEYS = {"time": "t", "t": "t", "left": "force_left", "force_left": "force_left", "right": "force_right",
-               "force_right": "force_right", "force": "force", "friction": "friction"}
-_UNIT_TO_SI = {"time": {"s": 1.0, "ms": 1e-3}, "force": {"N": 1.0, "kN": 1e3}}
+__all__ = ["load_force_data", "default_data_path", "default_metadata_path"]
+
 _BRACKET = re.compile(r"^(?P<name>.*?)\s*[\[(](?P<unit>[^\])]+)[\])]\s*$")
 
-# Relative tolerance on each sampling step against the median step.
-DEFAULT_DT_RTOL = 0.01
 
 
 # ---------------------------------------------------------------------------
 # loading
 # ---------------------------------------------------------------------------
-
-def _mean_step(t: np.ndarray) -> float:
-    """Sampling step of a uniformly sampled record, from its whole span."""
-    return float((t[-1] - t[0]) / (t.size - 1))
-
-
-def _read_metadata(metadata, path: Path) -> dict | None:
-    if metadata is None:
-        return None
-    if isinstance(metadata, dict):
-        return metadata
-    mpath = Path(metadata)
-    try:
-        meta = json.loads(mpath.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{mpath}: metadata file for {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{mpath}: cannot read metadata for {path}: {exc}") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{mpath}: metadata must be a JSON object")
-    return meta
-
-
-def _check_columns(columns) -> dict:
-    """``columns`` as {loader name: the file's column name}, or a ValueError naming the key."""
-    if columns is None:
-        return {}
-    if not isinstance(columns, dict):
-        raise ValueError(f"columns: expected a dict such as {{'time': 'zeit', 'left': 'links', 'right': 'rechts'}}, "
-                         f"got {columns!r}")
-    out = {}
-    for k, v in columns.items():
-        if k not in COLUMN_KEYS:
-            raise ValueError(f"columns: unknown key {k!r}; allowed: {sorted(set(COLUMN_KEYS))}")
-        if not isinstance(v, str) or not v.strip():
-            raise ValueError(f"columns: {k!r} must map to a column name of the file, got {v!r}")
-        if COLUMN_KEYS[k] in out:
-            raise ValueError(f"columns: {k!r} given twice (as {k!r} and another spelling)")
-        out[COLUMN_KEYS[k]] = v.strip()
-    if SINGLE in out and ("force_left" in out or "force_right" in out):
-        raise ValueError("columns: give 'force' (a single plate) or 'left'/'right', not both")
-    if not any(c in out for c in ("force_left", "force_right", SINGLE)) or "t" not in out:
-        raise ValueError(f"columns: must name the time and at least one force column, got {columns!r}")
-    return out
-
 
 def _split_unit(h: str, known_stems) -> tuple[str, str | None]:
     """(name, unit) of a header cell: 'name [unit]', 'name (unit)' or 'stem_unit' for a known stem."""
@@ -140,17 +79,17 @@ def _parse_header(cells: list[str], path: Path, meta_units: dict,
             raise ValueError(f"{path}: line 1, column {j + 1}: empty column name")
         if h in inverse:  # the whole cell is mapped: a unit may still follow as '_unit'
             name, unit = inverse[h], None
-            if "_" in h and h.rsplit("_", 1)[1] in _UNIT_TO_SI[_KNOWN[name]]:
+            if "_" in h and h.rsplit("_", 1)[1] in UNIT_TO_SI[KNOWN_CHANNELS[name]]:
                 unit = h.rsplit("_", 1)[1]
             m = _BRACKET.match(h)
             if m and m.group("name"):
                 unit = m.group("unit").strip()
         else:
-            name, unit = _split_unit(h, _KNOWN if mapping is None else inverse)
+            name, unit = _split_unit(h, KNOWN_CHANNELS if mapping is None else inverse)
             if mapping is not None:
                 if name in inverse:
                     name = inverse[name]
-                elif name in _KNOWN:  # a loader name the mapping does not use: an ordinary column
+                elif name in KNOWN_CHANNELS:  # a loader name the mapping does not use: an ordinary column
                     name = h
         for key in (h, name):
             if key in meta_units:
@@ -182,17 +121,17 @@ def _parse_header(cells: list[str], path: Path, meta_units: dict,
             f"{path}: line 1 (header): missing required column(s) {missing}; "
             f"found {[c.strip() for c in cells]}")
     for (name, unit), raw in zip(cols, cells):
-        if name not in _KNOWN:
+        if name not in KNOWN_CHANNELS:
             continue
-        kind = _KNOWN[name]
+        kind = KNOWN_CHANNELS[name]
         if unit is None:
             raise ValueError(
                 f"{path}: line 1, column '{raw.strip()}': no unit given; write it in the header "
-                f"(e.g. '{name}_{next(iter(_UNIT_TO_SI[kind]))}') or in metadata['units']")
-        if unit not in _UNIT_TO_SI[kind]:
+                f"(e.g. '{name}_{next(iter(UNIT_TO_SI[kind]))}') or in metadata['units']")
+        if unit not in UNIT_TO_SI[kind]:
             raise ValueError(
                 f"{path}: line 1, column '{raw.strip()}': unknown {kind} unit '{unit}' "
-                f"(accepted: {sorted(_UNIT_TO_SI[kind])})")
+                f"(accepted: {sorted(UNIT_TO_SI[kind])})")
     return cols
 
 
@@ -207,12 +146,6 @@ def _parse_cell(cell: str, path: Path, line: int, col: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"{path}: line {line}, column '{col}': non-finite value {cell!r}")
     return v
-
-
-def _check_dt_rtol(dt_rtol) -> float:
-    if not math.isfinite(dt_rtol) or dt_rtol <= 0:
-        raise ValueError(f"dt_rtol: must be a positive number, got {dt_rtol!r}")
-    return dt_rtol
 
 
 def _decode(raw: bytes, path: Path, meta: dict | None) -> str:
@@ -275,26 +208,6 @@ def _to_numbers(rows, lines, names, path: Path) -> np.ndarray:
     return data
 
 
-def _to_si(data: np.ndarray, cols, path: Path | None = None, lines=None) -> None:
-    """Known columns to s and N, in place (``_parse_header`` has checked every unit).  A value
-    that the conversion would take beyond double precision (1e306 kN) is an error naming its
-    line and column."""
-    for j, (name, unit) in enumerate(cols):
-        if name not in _KNOWN:
-            continue
-        factor = _UNIT_TO_SI[_KNOWN[name]][unit]
-        if factor > 1.0:
-            bad = np.flatnonzero(np.abs(data[:, j]) > np.finfo(float).max / factor)
-            if bad.size:
-                i = int(bad[0])
-                line = lines[i] if lines is not None else i + 2
-                si = "s" if _KNOWN[name] == "time" else "N"
-                raise ValueError(f"{path}: line {line}, column '{name}': {float(data[i, j])!r} {unit} overflows "
-                                 f"when converted to {si} (x{factor:g}); expected a finite value")
-        if factor != 1.0:
-            data[:, j] *= factor
-
-
 # pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2
 # needs float_precision="round_trip" for that
 _EXACT = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
@@ -344,24 +257,6 @@ def _check_sampling(t: np.ndarray, lines, path: Path, dt_rtol: float, meta: dict
             raise ValueError(
                 f"{path}: column 't': sampling rate {1.0 / dt!r} Hz differs from the metadata's "
                 f"{fs!r} Hz")
-
-
-def _to_frame(data: np.ndarray, cols, path: Path, meta: dict | None) -> pd.DataFrame:
-    """Known columns first (t, force_left, force_right, friction), then the others; attrs."""
-    names = [c[0] for c in cols]
-    order = [c for c in ("t", "force_left", "force_right", "force", "friction") if c in names]
-    order += [c for c in names if c not in order]
-    df = pd.DataFrame({c: data[:, names.index(c)] for c in order})
-    dt = _mean_step(data[:, names.index("t")])  # more accurate than the median of rounded differences
-    df.attrs.update({
-        "source": str(path),
-        "units": {name: unit for name, unit in cols},
-        "dt_s": dt,
-        "sampling_rate_hz": 1.0 / dt,
-        "provenance": (meta or {}).get("provenance", "unknown"),
-        "metadata": meta,
-    })
-    return df
 
 
 def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL, columns=None) -> pd.DataFrame:
@@ -416,10 +311,10 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL, co
     if path.suffix.lower() == ".c3d":  # force-plate channels of a C3D file (skilib.data.c3d)
         from .c3d import read_force_data
         return read_force_data(path, metadata, dt_rtol=dt_rtol)
-    dt_rtol = _check_dt_rtol(dt_rtol)
-    mapping = _check_columns(columns)
+    dt_rtol = check_dt_rtol(dt_rtol)
+    mapping = column_mapping(columns)
     raw = path.read_bytes()  # FileNotFoundError as is, before any metadata problem
-    meta = _read_metadata(metadata, path)
+    meta = read_metadata(metadata, path)
     text = _decode(raw, path, meta)
     end = text.find("\n")
     reader = csv.reader(io.StringIO(text if end < 0 else text[: end + 1], newline=""))
@@ -435,9 +330,9 @@ def load_force_data(path, metadata=None, *, dt_rtol: float = DEFAULT_DT_RTOL, co
         rows, lines = _read_rows(reader, path, len(cols))
         data = _to_numbers(rows, lines, names, path)
         del rows
-    _to_si(data, cols, path, lines)
+    to_si(data, cols, path, lines)
     _check_sampling(data[:, names.index("t")], lines, path, dt_rtol, meta)
-    df = _to_frame(data, cols, path, meta)
+    df = to_frame(data, cols, path, meta)
     df.attrs["sha256"] = hashlib.sha256(raw).hexdigest()
     df.attrs["columns"] = dict(mapping)
     return df
@@ -459,13 +354,3 @@ def default_metadata_path() -> Path:
     if not p.is_file():
         raise FileNotFoundError(f"{p}: metadata of the synthetic force data set is missing")
     return p
-
-
-# Push detection, the representative push-off and its fitted force live in ``push``; they
-# are re-exported here, the public path of every force-data name.  Imported last: ``push``
-# itself imports the loader and the constants above.
-from .push import (  # noqa: E402
-    DEFAULT_HARMONICS, DEFAULT_MIN_DURATION_S, DEFAULT_OFF_N, DEFAULT_ON_N, PushForce, RepresentativePush, _baseline, _cached_push_fit, _file_stamp, _push_fit,
-    default_push_fit, default_push_force, detect_pushes, find_pushes, fit_push, push_force_from_data,
-    representative_push,
-)

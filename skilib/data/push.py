@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from . import fourier
-from .forcedata import DEFAULT_DT_RTOL, LEGS, SINGLE, _check_columns, _mean_step, default_data_path, default_metadata_path, load_force_data
+from .channels import DEFAULT_DT_RTOL, LEGS, SINGLE, column_mapping, mean_step
+from .forcedata import default_data_path, default_metadata_path, load_force_data
 
 __all__ = [
     "DEFAULT_ON_N", "DEFAULT_OFF_N", "DEFAULT_MIN_DURATION_S", "DEFAULT_HARMONICS",
@@ -80,7 +81,7 @@ def detect_pushes(t, force, *, on: float = DEFAULT_ON_N, off: float = DEFAULT_OF
         raise ValueError(f"on: must be greater than off (hysteresis), got on={on}, off={off}")
     if not (math.isfinite(min_duration) and min_duration >= 0):
         raise ValueError(f"min_duration: must be >= 0, got {min_duration!r}")
-    dt = _mean_step(ta)
+    dt = mean_step(ta)
     if np.max(np.abs(np.diff(ta) - dt)) > DEFAULT_DT_RTOL * dt:
         raise ValueError(f"t: not uniformly sampled within {DEFAULT_DT_RTOL:.0%} of the mean step")
     above = np.concatenate([[False], fa >= off, [False]])
@@ -185,7 +186,7 @@ def representative_push(frame: pd.DataFrame, *, legs=LEGS, on: float = DEFAULT_O
     t = frame["t"].to_numpy(dtype=float)
     f = frame[row["leg"]].to_numpy(dtype=float)
     s, e = int(row["start"]), int(row["stop"])
-    dt = _mean_step(t)
+    dt = mean_step(t)
     return RepresentativePush(
         source=str(src), leg=str(row["leg"]), start=s, stop=e, t_start=float(t[s]), dt=dt,
         baseline=float(row["baseline"]), median_duration=med, n_candidates=int(len(done)),
@@ -315,7 +316,7 @@ def _push_fit(path, metadata, n_harmonics, on, off, min_duration, method, column
         mkey = str(Path(metadata).resolve())
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no such force data file")
-    ckey = None if columns is None else tuple(sorted(_check_columns(columns).items()))
+    ckey = None if columns is None else tuple(sorted(column_mapping(columns).items()))
     stamp = _file_stamp(p)
     fit, push = _cached_push_fit(str(p), stamp, mkey, n_harmonics, float(on), float(off), float(min_duration),
                                  method, ckey)

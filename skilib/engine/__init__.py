@@ -1,7 +1,7 @@
 """The multibody engine: rigid bodies in absolute coordinates, constraints and drivers,
 forces, the equations of motion with Lagrange multipliers (thesis eq. 101), their
 integration, and generated code for them.  It knows nothing of skis; the skier models
-(``skilib.skier``) are built from its parts.
+(``skilib.models``) are built from its parts.
 
 Importing it loads numpy and scipy only (no pandas, Dask or SALib).
 """

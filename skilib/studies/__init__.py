@@ -1,7 +1,15 @@
-"""Studies over many runs: parallel parameter sweeps of any function of a parameter row
-(``sweeps``; the skier's own in ``skier_sweep``) and variance-based sensitivity analysis
-(``sensitivity``).  Dask, SALib and the skier model are imported only when used."""
-from . import sensitivity, sweeps
+"""Studies over many runs of the models: parallel parameter sweeps of any function of a parameter
+row (``sweeps``; the thesis's skier's in ``skier_sweep``, the free skater's row function in
+``free_sweep``), variance-based sensitivity analysis (``sensitivity``), the fastest technique for
+a power (``optimum``) and the notebooks' parameters (``notebook``).  Dask, SALib and the models
+are imported only when used."""
+from . import free_sweep, notebook, optimum, sensitivity, skier_sweep, sweeps
+from .free_sweep import FreeRun
+from .optimum import Optimum, optimize_technique, speed_power_front
+from .sensitivity import sobol_design, sobol_indices
+from .skier_sweep import SkierRun, sweep_skier
 from .sweeps import SweepResult, read_sweep, sweep
 
-__all__ = ["sensitivity", "sweeps", "SweepResult", "read_sweep", "sweep"]
+__all__ = ["sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
+           "Optimum", "speed_power_front", "sobol_design", "sobol_indices",
+           "free_sweep", "notebook", "optimum", "sensitivity", "skier_sweep", "sweeps"]

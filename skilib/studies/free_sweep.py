@@ -1,11 +1,11 @@
-"""Sweeps of the free skater (``skilib.skier.free``): parameters by name, one summary row per run.
+"""Sweeps of the free skater (``skilib.models.free.model``): parameters by name, one summary row per run.
 
 :class:`FreeRun` is a row function for the generic sweep: ``sweep(FreeRun("steady"), df)`` (or
 ``skilib.sweep(FreeRun(), df)``) calls it once per row of ``df``, whose columns are
 ``FreeSkaterParams`` fields (skating_angle_deg, steer_deg, stroke_time, friction_coefficient,
 ...) and the run's ``v0`` and ``first_ski``.  A row is summarised either by its periodic stroke
-(``strokes="steady"``, :func:`skilib.skier.free_run.free_steady_state`) or by the last stroke
-of a run of ``strokes`` strokes from ``v0`` (:func:`skilib.skier.free_run.simulate_free`).
+(``strokes="steady"``, :func:`skilib.models.free.run.free_steady_state`) or by the last stroke
+of a run of ``strokes`` strokes from ``v0`` (:func:`skilib.models.free.run.simulate_free`).
 A row with an unknown name or a value ``FreeSkaterParams`` refuses fails alone, with the name
 in its error.
 
@@ -23,12 +23,11 @@ import time
 from dataclasses import fields
 
 from ..engine.validation import check_number
-from ..skier.free import FreeSkaterParams
-from .sweeps import _plain
+from ..models.free.params import FreeSkaterParams
+from .sweeps import STEADY, plain
 
-__all__ = ["FreeRun", "free_summary", "FREE_PARAMETER_COLUMNS", "FREE_RUN_COLUMNS", "FREE_STEADY_COLUMNS", "STEADY"]
+__all__ = ["FreeRun", "free_summary", "FREE_PARAMETER_COLUMNS", "FREE_RUN_COLUMNS", "FREE_STEADY_COLUMNS"]
 
-STEADY = "steady"
 #: what a row may hold: every FreeSkaterParams field and the run's start (v0, first_ski)
 FREE_PARAMETER_COLUMNS = tuple(f.name for f in fields(FreeSkaterParams)) + ("v0", "first_ski")
 #: a run of N strokes: its last stroke
@@ -60,7 +59,7 @@ def free_summary(row: dict, *, strokes=STEADY, **options) -> dict:
     ``options``: simulate_free keywords (and, for "steady", u_guess, tol, max_iter).
     Raises ValueError naming an unknown row entry, and what the model raises.
     """
-    p = {str(k): _plain(v) for k, v in row.items()}
+    p = {str(k): plain(v) for k, v in row.items()}
     unknown = sorted(set(p) - set(FREE_PARAMETER_COLUMNS))
     if unknown:
         raise ValueError(f"row: unknown name(s) {unknown}; allowed: {list(FREE_PARAMETER_COLUMNS)}")
@@ -70,7 +69,7 @@ def free_summary(row: dict, *, strokes=STEADY, **options) -> dict:
     params = FreeSkaterParams(**p)
     t0 = time.perf_counter()
     if strokes == STEADY:
-        from ..skier.free_run import free_steady_state
+        from ..models.free.steady import free_steady_state
 
         run_kw.pop("v0", None)
         ss = free_steady_state(params, **run_kw, **options)
@@ -80,7 +79,7 @@ def free_summary(row: dict, *, strokes=STEADY, **options) -> dict:
                 "ke_loss": float(last["ke_end"] - last["ke_start"]),
                 "energy_residual": float(abs(last["energy_residual"])), "runtime_s": time.perf_counter() - t0,
                 "residual": ss.residual, "iterations": ss.iterations}
-    from ..skier.free_run import simulate_free
+    from ..models.free.run import simulate_free
 
     options = {k: v for k, v in options.items() if k not in _STEADY_OPTIONS}
     res = simulate_free(params, strokes=strokes, **run_kw, **options)

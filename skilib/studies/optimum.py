@@ -256,13 +256,13 @@ def maximize(f, g, x0, bounds, *, ineq=None, fd_step=1e-5, ftol=1e-12, maxiter=1
 
 # --------------------------------------------------------------------------- the models
 def _as_free_params(base, values):
-    from ..skier.free import FreeSkaterParams
+    from ..models.free.params import FreeSkaterParams
 
     return replace(base if base is not None else FreeSkaterParams(), **values)
 
 
 def _as_thesis_params(base, values):
-    from ..skier.params import SkierParams
+    from ..models.thesis.params import SkierParams
 
     return replace(base if base is not None else SkierParams(), **values)
 
@@ -303,10 +303,10 @@ class TechniqueModel:
         if self._u0 is not None and guess not in kw:
             kw[guess] = self._u0
         if self.model == "free":
-            from ..skier.free_run import free_steady_state
+            from ..models.free.steady import free_steady_state
 
             return free_steady_state(p, **kw)
-        from ..skier.steady import steady_state
+        from ..models.thesis.steady import steady_state
 
         return steady_state(p, **kw)
 
@@ -431,8 +431,8 @@ def _check_bounds(model, bounds):
         return dict(default)
     if not isinstance(bounds, dict) or not bounds:
         raise ValueError(f"bounds: must be a non-empty dict name → (low, high), got {bounds!r}")
-    from ..skier.free import FreeSkaterParams
-    from ..skier.params import SkierParams
+    from ..models.free.params import FreeSkaterParams
+    from ..models.thesis.params import SkierParams
 
     allowed = {f.name for f in fields(FreeSkaterParams if model == "free" else SkierParams)}
     out = {}

@@ -1,11 +1,11 @@
 """The skier's sweep: ``simulate_run`` for every parameter set, one summary row per run.
 
-``sweep(parameters, strokes=6, ...)`` (a DataFrame first) is :func:`sweep_skier`: the generic
-:func:`skilib.studies.sweep` with :class:`SkierRun` as the row function.  A row is one
+``sweep_skier(parameters, strokes=6, ...)`` is the generic :func:`skilib.studies.sweep` with
+:class:`SkierRun` as the row function.  A row is one
 parameter set of the thesis's skier (Bruzzo 2012, ch. 4-5; defaults of table 9); its summary
 (``SUMMARY_COLUMNS``) describes the last stroke of a run of ``strokes`` strokes from rest and
 the run's energy and constraint checks, or, with ``strokes="steady"``, the periodic stroke
-(:func:`skilib.skier.steady.steady_state`: the stroke a long run approaches, fig. 41).  Every row also carries the sha256 of the force data set behind the
+(:func:`skilib.models.thesis.steady.steady_state`: the stroke a long run approaches, fig. 41).  Every row also carries the sha256 of the force data set behind the
 default push-off curve (thesis §5.3, fig. 32).
 """
 from __future__ import annotations
@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from ..engine.validation import check_number
-from ..skier.model import SkierParams
-from .sweeps import SweepResult, _check_frame, _plain, _sweep
+from ..models.thesis.params import SkierParams
+from .sweeps import STEADY, SweepResult, check_parameter_frame, plain, run_sweep
 
 __all__ = ["sweep_skier", "SkierRun", "run_summary", "data_checksum", "PARAMETER_COLUMNS", "SUMMARY_COLUMNS",
-           "STEADY_COLUMNS", "STEADY"]
+           "STEADY_COLUMNS"]
 
 #: columns a parameter DataFrame may have: every SkierParams field and simulate_run's
 #: per-run keywords
@@ -49,7 +49,6 @@ SUMMARY_COLUMNS = (
 #: with strokes="steady": the periodic stroke's start speed ṡ = u0 [m/s] and the number of
 #: strokes the root finder simulated
 STEADY_COLUMNS = SUMMARY_COLUMNS + ("u0", "steady_iterations")
-STEADY = "steady"
 _SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled", "rotation", "stabilization",
                     "projection_tol")
 
@@ -70,9 +69,9 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
     stroke (``steady_state``; ``STEADY_COLUMNS``) instead of the last stroke of a run from rest.
     Raises what ``simulate_run`` raises.
     """
-    from ..skier.simulate import simulate_run
+    from ..models.thesis.run import simulate_run
 
-    p = {k: _plain(v) for k, v in parameters.items()}
+    p = {k: plain(v) for k, v in parameters.items()}
     unknown = sorted(set(p) - set(PARAMETER_COLUMNS))
     if unknown:
         raise ValueError(f"parameters: unknown name(s) {unknown}; allowed: {list(PARAMETER_COLUMNS)}")
@@ -102,7 +101,7 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
 
 
 def _steady_summary(params, push_force, run_kw, solver, t0) -> dict:
-    from ..skier.steady import steady_state
+    from ..models.thesis.steady import steady_state
 
     run_kw = {k: v for k, v in run_kw.items() if k != "v0"}  # the periodic stroke sets its own start
     ss = steady_state(params, push_force=push_force, **run_kw, **(solver or {}))
@@ -167,7 +166,7 @@ def _check_parameters(parameters) -> pd.DataFrame:
     unknown = sorted(set(str(c) for c in parameters.columns) - set(PARAMETER_COLUMNS))
     if unknown:
         raise ValueError(f"parameters: unknown column(s) {unknown}; allowed: {list(PARAMETER_COLUMNS)}")
-    return _check_frame(parameters)
+    return check_parameter_frame(parameters)
 
 
 def _check_solver(solver) -> dict:
@@ -183,8 +182,7 @@ def _check_solver(solver) -> dict:
 
 def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
                 scheduler=None, n_workers: int | None = None, output=None, progress: bool = True) -> SweepResult:
-    """Run ``simulate_run`` for every row of ``parameters`` and summarise each run
-    (what ``skilib.sweep(parameters, ...)`` does with a DataFrame first).
+    """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
 
     Parameters
     ----------
@@ -206,6 +204,6 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
     provenance = dict(data_sha256=checksum,
                       push_force="synthetic force data fit" if push_force is None else repr(push_force),
                       strokes=run.strokes, solver=run.solver)
-    return _sweep(run, params, outputs=STEADY_COLUMNS if run.strokes == STEADY else SUMMARY_COLUMNS, provenance=provenance,
+    return run_sweep(run, params, outputs=STEADY_COLUMNS if run.strokes == STEADY else SUMMARY_COLUMNS, provenance=provenance,
                   columns={"data_sha256": checksum if checksum is not None else "user push_force"},
                   scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)

@@ -4,9 +4,9 @@ The thesis's stated purpose is to find "optimum combinations" of skating angle, 
 force (Bruzzo 2012, ch. 6).  That means many long runs.  ``sweep(fn, parameters)`` calls
 ``fn`` once per row of a DataFrame (the row as a dict of its columns) and returns one row per
 parameter set with the parameters, a status and ``fn``'s outputs.  Any function of a
-parameter row will do; the skier binds its own: ``sweep(parameters, strokes=...)`` (a
-DataFrame first) runs ``simulate_run`` for every row and summarises each run
-(:mod:`skilib.studies.skier_sweep`).
+parameter row will do; the thesis's skier has its own, ``sweep_skier(parameters, strokes=...)``,
+which runs ``simulate_run`` for every row and summarises each run (:mod:`skilib.studies.skier_sweep`),
+and the free skater a row function (:mod:`skilib.studies.free_sweep`).
 
 Where the runs go.  By default a ``dask.distributed.LocalCluster`` with one single-threaded
 worker process per core; ``scheduler="tcp://host:8786"`` (or a ``distributed.Client``) sends
@@ -48,25 +48,14 @@ import pandas as pd
 
 from ..engine.validation import check_bool, check_number
 
-__all__ = ["sweep", "read_sweep", "SweepResult"]
+__all__ = ["sweep", "run_sweep", "read_sweep", "SweepResult", "check_parameter_frame", "plain", "STEADY"]
 
 # columns every sweep writes besides the parameters and the outputs
 _SWEEP_COLUMNS = ("run", "status", "error", "skilib_version")
 # info entries sweep sets itself (a caller's provenance must not overwrite them)
 _INFO_KEYS = ("skilib_version", "function", "scheduler", "n_workers", "wall_s", "n_runs", "n_failed")
-# the skier's sweep: sweep(DataFrame, strokes=..., push_force=..., solver=...)
-_SKIER_OPTIONS = ("strokes", "push_force", "solver")
-# names that lived here before the skier's sweep got its own module
-_MOVED = ("PARAMETER_COLUMNS", "SUMMARY_COLUMNS", "run_summary", "data_checksum", "SkierRun", "sweep_skier")
-
-
-def __getattr__(name):
-    # lazily, so that a sweep of a plain function does not import the skier model
-    if name in _MOVED:
-        from . import skier_sweep
-
-        return getattr(skier_sweep, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: the ``strokes`` value of a model's sweep that asks for each row's periodic stroke
+STEADY = "steady"
 
 
 def _version() -> str:
@@ -75,7 +64,7 @@ def _version() -> str:
     return __version__
 
 
-def _plain(v):
+def plain(v):
     """numpy scalars → Python scalars (row functions such as SkierParams check Python types)."""
     if isinstance(v, np.bool_):
         return bool(v)
@@ -191,7 +180,9 @@ def _death_reason(crash_dir, run_id) -> str:
 # checks
 # ---------------------------------------------------------------------------
 
-def _check_frame(parameters) -> pd.DataFrame:
+def check_parameter_frame(parameters) -> pd.DataFrame:
+    """``parameters`` if it is a sweep's table (a DataFrame with rows, columns, unique names and
+    index labels, none of the sweep's own columns), else a ValueError naming what is wrong."""
     if not isinstance(parameters, pd.DataFrame):
         raise ValueError(f"parameters: expected a pandas DataFrame (one parameter set per row), "
                          f"got {type(parameters).__name__}")
@@ -242,7 +233,7 @@ def _check_scheduler(scheduler, n_workers) -> None:
 # ---------------------------------------------------------------------------
 
 def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None, scheduler=None,
-          n_workers: int | None = None, output=None, progress: bool = True, **skier_options) -> SweepResult:
+          n_workers: int | None = None, output=None, progress: bool = True) -> SweepResult:
     """Run ``fn`` on every row of ``parameters``; one table of rows, statuses and outputs.
 
     Parameters
@@ -264,9 +255,6 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
     n_workers : worker processes of the LocalCluster (default: the machine's cores).
     output : path of a Parquet file to write (parent folders are created).
     progress : show a progress bar (tqdm, on stderr).
-    **skier_options : ``strokes``, ``push_force``, ``solver``: only for the skier's sweep,
-        ``sweep(parameters, strokes=6, ...)`` with a DataFrame of skier parameters first
-        (see :func:`skilib.studies.skier_sweep.sweep_skier`).
 
     Returns a ``SweepResult``; a row whose ``fn`` raised has status 'error' and its message.
 
@@ -291,32 +279,18 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
     'ValueError: w: must be >= 0'
     """
     if not callable(fn):
-        if parameters is not None:
-            raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}; "
-                             "the skier's sweep is sweep(parameters, strokes=...)")
-        for name, value in (("summarize", summarize), ("outputs", outputs), ("provenance", provenance)):
-            if value is not None:
-                raise ValueError(f"{name}: only for sweep(fn, parameters); the skier's sweep "
-                                 "sweep(parameters, strokes=...) sets its own")
-        bad = sorted(set(skier_options) - set(_SKIER_OPTIONS))
-        if bad:
-            raise ValueError(f"{bad[0]}: not an option of the skier's sweep (allowed: {list(_SKIER_OPTIONS)})")
-        from .skier_sweep import sweep_skier
-
-        return sweep_skier(fn, scheduler=scheduler, n_workers=n_workers, output=output, progress=progress,
-                           **skier_options)
-    if skier_options:
-        name = sorted(skier_options)[0]
-        raise ValueError(f"{name}: not an option of sweep(fn, parameters)"
-                         + ("; bind it into fn" if name in _SKIER_OPTIONS else ""))
-    return _sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
-                  scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)
+        hint = ("; the thesis's skier's sweep of a parameter table is sweep_skier(parameters, strokes=...)"
+                if isinstance(fn, pd.DataFrame) else "")
+        raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}{hint}")
+    return run_sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
+                     scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)
 
 
-def _sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
-           n_workers=None, output=None, progress=True) -> SweepResult:
-    """``sweep``'s work; ``columns`` {name: value} are constant provenance columns of every row."""
-    params = _check_frame(parameters)
+def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
+              n_workers=None, output=None, progress=True) -> SweepResult:
+    """``sweep``'s work, for the sweeps built on it (``sweep_skier``); ``columns`` {name: value} are
+    constant provenance columns of every row."""
+    params = check_parameter_frame(parameters)
     progress = check_bool("progress", progress)
     if summarize is not None and not callable(summarize):
         raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
@@ -331,7 +305,7 @@ def _sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, col
         raise ValueError(f"provenance: key(s) {clash} are set by the sweep itself")
     _check_scheduler(scheduler, n_workers)
 
-    records = [(i, {str(k): _plain(v) for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
+    records = [(i, {str(k): plain(v) for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
     task = (fn, summarize, outputs, reserved)
     t0 = time.perf_counter()
     bar = _progress(len(records), progress)

@@ -127,7 +127,7 @@ class RunCase:
 
     def params(self, **fields):
         """``SkierParams(mass=M, **fields)``: the case's skier."""
-        from .model import SkierParams
+        from .params import SkierParams
 
         return SkierParams(**{"mass": self.mass, **fields})
 

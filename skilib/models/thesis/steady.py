@@ -8,31 +8,28 @@ state itself.
 The stroke map.  A stroke starts from the prescribed pose at τ = 0 (eqs. 187–188) with the
 ski sliding along its line at ṡ = u (the model has one degree of freedom, so u fixes every
 velocity; ``simulate_run``'s ``v0`` is the same quantity).  Integrating one stroke and applying
-the stroke-change rule (``skilib.skier.run.stroke_change``: the CM keeps its horizontal position
+the stroke-change rule (``skilib.models.thesis.run.stroke_change``: the CM keeps its horizontal position
 and, by default, its velocity along the new ski; ``simulate_run``'s ``stroke_change`` picks the
 rule) gives the next stroke's start speed u′ = Φ(u) on the other ski.  The next stroke is the mirror image (Y → −Y) of a stroke on the first ski started at u′:
 the model is symmetric about the travel direction X.  The periodic stroke is the fixed point
-u0 = Φ(u0); it is found with the secant method on Φ(u) − u.
+u0 = Φ(u0); it is found with the secant method on Φ(u) − u, by the machinery every skating model
+shares (``skilib.strokes.periodic``).
 """
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ...strokes.periodic import periodic_stroke
+from ...strokes.result import SimResult
 from .params import SkierParams, ski_heading
-from .result import SimResult
-from .run import change_row, simulate_run, stroke_change
+from .run import ThesisSkating, change_row, options_of, simulate_run, stroke_change
 
-__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after", "NoSteadyState", "secant_fixed_point"]
-
-
-class NoSteadyState(RuntimeError):
-    """The stroke map has no fixed point in reach: Φ(u) − u does not close (e.g. a stroke-change
-    rule that loses no speed and no speed-dependent resistance: every stroke adds the same
-    speed, the run speeds up without bound)."""
+__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after"]
 
 
 @dataclass
@@ -146,61 +143,15 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     for k in ("strokes", "v0"):
         if k in run_kwargs:
             raise ValueError(f"{k}: set by steady_state (one stroke from ṡ = u), not an argument")
-    rows = []
-
-    def g(u):
-        phi, res = stroke_map(u, params, **run_kwargs)
-        rows.append(dict(u=u, phi=phi, residual=phi - u))
-        return phi - u, res
-
     ua = 0.0 if u0_guess is None else float(u0_guess)
     if not math.isfinite(ua):
         raise ValueError(f"u0_guess: must be a finite speed in m/s, got {u0_guess!r}")
-    u, resid, res, _ = secant_fixed_point(g, ua, tol=tol, max_iter=max_iter, max_speed=max_speed,
-                                          who="steady_state")
+    t_start = time.perf_counter()
+    o = options_of(params, run_kwargs)
+    found = periodic_stroke(ThesisSkating(o), o.settings(), u_guess=ua, tol=tol, max_iter=max_iter,
+                            max_speed=max_speed, who="steady_state")
+    res = o.result(found.tables, t_start)
     s = res.strokes.iloc[0]
-    return SteadyState(u0=float(u), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
-                       residual=float(resid), iterations=len(rows), history=pd.DataFrame(rows), result=res)
-
-
-def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str):
-    """The fixed point u = Φ(u) of a stroke map by the secant method on g(u) = Φ(u) − u, with a
-    trust region and a speed limit; shared by ``steady_state`` and the free skater's
-    ``free_steady_state`` (``skilib.skier.free_run``).
-
-    - g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
-    - ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
-    - tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
-      evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
-      max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
-      step of u ← Φ(u) instead.
-    - who : the caller's name, for the messages.
-
-    Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
-    """
-    ga, res = g(ua)
-    n = 1
-    ub = ua + ga
-    best = (abs(ga), ua, ga, res)
-    while abs(best[2]) > tol:
-        if n >= max_iter:
-            raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} strokes; "
-                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
-        gb, res = g(ub)
-        n += 1
-        if abs(gb) < best[0]:
-            best = (abs(gb), ub, gb, res)
-        if abs(gb) <= tol:
-            break
-        if gb == ga:  # flat secant: fall back to one step of the plain iteration u ← Φ(u)
-            ua, ga, ub = ub, gb, ub + gb
-            continue
-        step = -gb * (ub - ua) / (gb - ga)
-        limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per secant step
-        ua, ga, ub = ub, gb, ub + max(-limit, min(limit, step))
-        if not (math.isfinite(ub) and abs(ub) <= max_speed):
-            raise NoSteadyState(f"{who}: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
-                                f"{ga:.4g} m/s at u = {ua:.4g} m/s and the secant goes to u = {ub:.4g} m/s "
-                                f"(the start speed changes by about the same amount every stroke)")
-    _, u, resid, res = best
-    return u, resid, res, n
+    history = pd.DataFrame([dict(u=u, phi=phi, residual=phi - u) for u, phi in found.history])
+    return SteadyState(u0=float(found.u0), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
+                       residual=float(found.residual), iterations=found.iterations, history=history, result=res)

@@ -23,7 +23,7 @@ One velocity degree of freedom: u, the ski's speed along itself.  Forces: gravit
 prescribed height, known in advance; with drag off it equals the snow row's multiplier); air
 drag ½ ρ CdA |v| v at the centre of mass.  At u = 0 the ski sticks (one more velocity row, no
 velocity along the ski, whose multiplier is the static friction) until the needed friction
-reaches μN, as for the thesis's skier (``skilib.skier.stroke``).
+reaches μN, as for the thesis's skier (``skilib.strokes.stroke``).
 
 Touch-down at τ = T: the other ski lands under the centre of mass (its position continuous;
 the new ski at −h′(0) n′ − z′(0) ẑ from it); the velocities satisfy the new stroke's rows and
@@ -36,156 +36,23 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..engine.bodies import RigidBody, box_inertia
-from ..engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver, RelativePointDriver
-from ..engine.forces import AxisForce, Drag, Gravity
-from ..engine.nonholonomic import KnifeEdge
-from ..engine.rotation import ZXZ
-from ..engine.system import MultibodySystem
-from ..engine.timefunctions import Constant, FromCallables, Harmonic, Polynomial, RotationPath, Stack, TimeFunction
-from ..engine.validation import check_bool, check_number
-from .params import ROTATIONS, SIDES
-from .work import extra_states
+from ...engine.bodies import ROTATIONS, RigidBody, box_inertia
+from ...engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver, RelativePointDriver
+from ...engine.forces import AxisForce, Drag, Gravity
+from ...engine.nonholonomic import KnifeEdge
+from ...engine.rotation import ZXZ
+from ...engine.system import MultibodySystem
+from ...engine.timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
+from ...strokes.laws import SIDES, mirrored, side_sign
+from ...strokes.work import extra_states
+from .params import FreeLaws, FreeSkaterParams, default_laws
 
-__all__ = ["FreeSkaterParams", "FreeLaws", "FreeSkaterModel", "default_laws"]
+__all__ = ["FreeSkaterModel", "FREE_WORK_TERMS"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
-#: how far the centre of mass may be from the ski's origin [m] (a leg's reach; larger is refused)
-MAX_REACH = 1.3
-
-
-@dataclass(frozen=True)
-class FreeSkaterParams:
-    """Every parameter of the free skater, with its default (book: The free skater).
-
-    body_mass M [kg], ski_mass m_s [kg], stroke_time T [s], skating_angle_deg a (the V-angle
-    between the skis at touch-down), steer_deg Δψ (the ski's inward turn during a stroke),
-    offset_start h0 and offset_end h1 [m] (the centre of mass's lateral offset towards the
-    inside), offset_exponent p, cm_height z̄ and cm_dip Δz [m], friction_coefficient μ,
-    air_drag, air_density ρ [kg/m³], cda CdA [m²], g [m/s²]; the ski's box and the body's
-    principal inertias about its sagittal (x), frontal (y) and vertical (z) axes [kg m²] (they
-    change the drivers' torques, not the motion).
-    """
-
-    body_mass: float = 75.0
-    ski_mass: float = 1.5
-    stroke_time: float = 0.8
-    skating_angle_deg: float = 40.0
-    steer_deg: float = 10.0
-    offset_start: float = 0.05
-    offset_end: float = 0.35
-    offset_exponent: float = 2.0
-    cm_height: float = 0.95
-    cm_dip: float = 0.05
-    friction_coefficient: float = 0.02
-    air_drag: bool = True
-    air_density: float = 1.2
-    cda: float = 0.55
-    g: float = 9.81
-    ski_length: float = 1.90
-    ski_width: float = 0.045
-    ski_height: float = 0.03
-    body_inertia: tuple = (11.0, 12.0, 1.5)
-
-    def __post_init__(self):
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "air_drag":
-                object.__setattr__(self, f.name, check_bool(f.name, v))
-            elif f.name == "body_inertia":
-                a = np.asarray(v, dtype=float) if not isinstance(v, str) else None
-                if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all(a > 0):
-                    raise ValueError(f"body_inertia: must be three positive inertias [kg m²], got {v!r}")
-                object.__setattr__(self, f.name, tuple(float(x) for x in a))
-            elif f.name in ("steer_deg", "cm_dip", "friction_coefficient", "offset_start", "offset_end"):
-                object.__setattr__(self, f.name, check_number(f.name, v))
-            else:
-                object.__setattr__(self, f.name, check_number(f.name, v, positive=True))
-        if not 0 < self.skating_angle_deg < 180:
-            raise ValueError(f"skating_angle_deg: must be between 0 and 180 degrees, got {self.skating_angle_deg}")
-        if self.friction_coefficient < 0:
-            raise ValueError(f"friction_coefficient: must be >= 0, got {self.friction_coefficient}")
-        if not 0 <= self.cm_dip < self.cm_height:
-            raise ValueError(f"cm_dip: must be >= 0 and below cm_height ({self.cm_height} m), got {self.cm_dip}")
-        for name in ("offset_start", "offset_end"):
-            reach = math.hypot(getattr(self, name), self.cm_height)
-            if reach > MAX_REACH:
-                raise ValueError(f"{name}: the centre of mass would be {reach:.3g} m from the ski, beyond a leg's "
-                                 f"reach ({MAX_REACH} m)")
-
-    @property
-    def weight(self) -> float:
-        return self.body_mass * self.g
-
-
-def _smoothstep(x):
-    """σ(x) = 10x³ − 15x⁴ + 6x⁵ with σ′, σ″."""
-    return (x**3 * (10 - 15 * x + 6 * x * x), 30 * x * x * (1 - x) ** 2, 60 * x * (1 - x) * (1 - 2 * x))
-
-
-@dataclass(frozen=True)
-class FreeLaws:
-    """The laws of a right-ski stroke as time functions of τ with two derivatives (each
-    ``law(τ) -> (f, ḟ, f̈)``): ``heading`` ψ [rad], ``offset`` h [m] (towards the inside,
-    along the ski's left normal n), ``height`` z [m].  A left stroke mirrors heading and
-    offset."""
-
-    heading: TimeFunction
-    offset: TimeFunction
-    height: TimeFunction
-
-    def __post_init__(self):
-        for name in ("heading", "offset", "height"):
-            law = getattr(self, name)
-            if not isinstance(law, TimeFunction):
-                raise ValueError(f"laws.{name}: must be a time function with its two derivatives "
-                                 f"(Polynomial, FromCallables, ...), got {law!r}")
-
-
-def default_laws(p: FreeSkaterParams) -> FreeLaws:
-    """The default laws (book: The free skater): a smooth inward steer, a lateral offset
-    growing as (τ/T)^p, and a sinking and rising centre of mass."""
-    T, a, dpsi = p.stroke_time, math.radians(p.skating_angle_deg), math.radians(p.steer_deg)
-    # σ(τ/T) is a polynomial in τ: ψ = −a/2 + Δψ (10 x³ − 15 x⁴ + 6 x⁵), x = τ/T
-    heading = Polynomial([-a / 2, 0.0, 0.0, 10 * dpsi / T**3, -15 * dpsi / T**4, 6 * dpsi / T**5])
-    h0, dh, pe = p.offset_start, p.offset_end - p.offset_start, p.offset_exponent
-    if float(pe).is_integer():
-        k = int(pe)
-        offset = Polynomial([h0] + [0.0] * (k - 1) + [dh / T**k]) if k >= 1 else Constant(h0 + dh)
-    else:
-        offset = FromCallables(lambda t: h0 + dh * (t / T) ** pe,
-                               lambda t: dh * pe * t ** (pe - 1) / T**pe if t > 0 else 0.0,
-                               lambda t: dh * pe * (pe - 1) * t ** (pe - 2) / T**pe if t > 0 else 0.0)
-    # z = z̄ − Δz sin²(πτ/T) = z̄ − Δz/2 + (Δz/2) cos(2πτ/T)
-    height = Harmonic(p.cm_height - p.cm_dip / 2, p.cm_dip / 2, 2 * math.pi / T)
-    return FreeLaws(heading, offset, height)
-
-
-def mirrored(law, sign):
-    """s·f(τ): a Polynomial or Constant stays one (so code generation traces it), any other
-    law is wrapped."""
-    if sign == 1.0:
-        return law
-    if isinstance(law, Polynomial):
-        return Polynomial(sign * law.c, t0=law.t0)
-    if isinstance(law, Constant):
-        return Constant(sign * law.value)
-    return _Mirrored(law, sign)
-
-
-class _Mirrored(TimeFunction):
-    """s·f(τ) for the side s = ±1."""
-
-    def __init__(self, law, sign):
-        self.law, self.sign = law, float(sign)
-
-    def __call__(self, t):
-        f, fd, fdd = self.law(t)
-        return self.sign * f, self.sign * fd, self.sign * fdd
 
 
 class _FreeRows:
@@ -221,7 +88,7 @@ class FreeSkaterModel:
     """One stroke of the free skater on side ``side`` with its ski's origin at ``start_point``
     at τ = 0 (see the module docstring), built from the engine's components.
 
-    Implements what ``skilib.skier.stroke.Stroke`` needs of a model, so the free skater is
+    Implements what ``skilib.strokes.stroke.Stroke`` needs of a model, so the free skater is
     integrated, book-kept and tabulated by the same machinery as the thesis's skier.
     """
 
@@ -237,7 +104,7 @@ class FreeSkaterModel:
             raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
         self.params = p = params
         self.side = side
-        self.sign = 1.0 if side == "right" else -1.0
+        self.sign = side_sign(side)
         self.laws = laws if laws is not None else default_laws(p)
         self.rotation = rotation
         self.P = np.array(start_point, dtype=float)
@@ -398,11 +265,3 @@ class _Friction:
 def _rot_z(h):
     c, s = math.cos(h), math.sin(h)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def with_overrides(params: FreeSkaterParams | None, **over) -> FreeSkaterParams:
-    """``params`` (default ``FreeSkaterParams()``) with the given fields replaced (validated)."""
-    p = FreeSkaterParams() if params is None else params
-    if not isinstance(p, FreeSkaterParams):
-        raise ValueError(f"params: must be a FreeSkaterParams, got {type(p).__name__}")
-    return replace(p, **{k: v for k, v in over.items() if v is not None})

@@ -25,7 +25,7 @@ def stand_in_push_force(params: SkierParams, phase_time: float):
     """STAND-IN push-off F(τ) = 1.2 M g sin(πτ/T): a smooth half-sine of peak 1.2 body weights.
 
     Not data: an analytic alternative to the Fourier fit of the (synthetic) force-plate
-    push-off of thesis §5.3 / fig. 32 (``skilib.data.forcedata.default_push_force``); pass it
+    push-off of thesis §5.3 / fig. 32 (``skilib.data.push.default_push_force``); pass it
     as ``push_force``.
     """
     peak = STAND_IN_PEAK_BW * params.mass * params.g
@@ -57,13 +57,13 @@ def default_push_force(params: SkierParams, phase_time: float):
     """The push-off used when ``push_force=None``: returns (F(τ), description).
 
     The Fourier fit (eq. 102) of the representative push-off of the SYNTHETIC force-plate
-    data set, stretched to the phase (thesis fig. 32): ``skilib.data.forcedata.default_push_force``.
+    data set, stretched to the phase (thesis fig. 32): ``skilib.data.push.default_push_force``.
     It is the curve of the synthetic 75 kg skier and does not scale with ``params.mass``.
     """
-    from ..data.forcedata import default_push_force as fitted
+    from ...data.push import default_push_force as fitted
 
     F = fitted(phase_time)
-    return F, ("skilib.data.forcedata.default_push_force: Fourier fit of SYNTHETIC force-plate data "
+    return F, ("skilib.data.push.default_push_force: Fourier fit of SYNTHETIC force-plate data "
                f"({F.source}, sha256 {F.sha256})")
 
 
@@ -101,4 +101,4 @@ def check_push_force(F, T, params: SkierParams | None = None) -> None:
         if limit is not None and abs(v) > limit:
             raise ValueError(f"push_force: {v:.6g} N at τ = {tau:g} s (after force_scale) exceeds "
                              f"{MAX_PUSH_BODY_WEIGHTS:g} body weights ({limit:.6g} N), the plausible bound "
-                             "(skilib.skier.push.MAX_PUSH_BODY_WEIGHTS)")
+                             "(skilib.models.thesis.push.MAX_PUSH_BODY_WEIGHTS)")

@@ -24,7 +24,8 @@ from scipy.optimize import brentq
 from .cases import STEADY_SPEED
 from .params import SkierParams
 from .run import simulate_run
-from .steady import NoSteadyState, SteadyState, change_after, steady_state
+from ...strokes.periodic import NoSteadyState
+from .steady import SteadyState, change_after, steady_state
 from .summary import level_off_stroke
 
 __all__ = ["Calibration", "calibrate_force_scale", "thesis_predictions"]

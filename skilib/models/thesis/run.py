@@ -26,6 +26,7 @@ lost (or gained) is reported per change.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from dataclasses import dataclass, replace
@@ -33,17 +34,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..engine.options import Integrator, Stabilization
-from ..engine.solver import consistent_initial_conditions
-from ..engine.validation import check_bool, check_choice, check_number
-from .frame import output_grid, stroke_frame
+from ...engine.bodies import ROTATIONS
+from ...engine.options import Integrator, Stabilization
+from ...engine.solver import consistent_initial_conditions
+from ...engine.validation import check_bool, check_choice, check_number
+from ...strokes.frame import output_grid
+from ...strokes.laws import SIDES
+from ...strokes.result import SimResult
+from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
+from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import SkierModel
-from .params import ROTATIONS, SIDES, SkierParams, ski_heading
+from .params import SkierParams, ski_heading
 from .push import MAX_FORCE_SCALE, ScaledPush, check_push_force, default_push_force, push_provenance
-from .result import SimResult
-from .stroke import MAX_STEP_DIVISOR, Budget, Stroke
+from .rows import BALANCE_TERMS
 
-__all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change", "STROKE_CHANGE_RULES"]
+__all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change", "STROKE_CHANGE_RULES", "ThesisSkating",
+           "RunOptions", "run_options", "options_of", "change_row", "potential_energy"]
 
 #: the stroke-change rules (module docstring): the condition that fixes the new ski speed ṡ⁺
 STROKE_CHANGE_RULES = ("along_ski", "ski_speed_kept", "speed_kept")
@@ -51,7 +57,6 @@ STROKE_CHANGE_RULES = ("along_ski", "ski_speed_kept", "speed_kept")
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "pe_loss", "cm_z_jump", "s_dot_before",
                    "s_dot_after", "cm_speed_before", "cm_speed_after", "cm_v_along_before", "cm_v_along_after",
                    "cm_v_jump"]
-_EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
 #: bounds of a run's size: strokes, output points per stroke and in all, initial speed [m/s]
 MAX_STROKES = 10_000
 MAX_OUTPUT_ROWS = 2_000_000
@@ -131,6 +136,18 @@ class RunOptions:
     force_sha256: str | None = None
     stroke_change: str = "along_ski"
 
+    def settings(self) -> RunSettings:
+        return RunSettings(self.stabilization, self.integrator, self.grid, self.compiled, self.budget)
+
+    def result(self, tables, t_start) -> SimResult:
+        """The ``SimResult`` of a run's tables (``skilib.strokes.run.RunTables``)."""
+        info = dict(self.info(), nfev=tables.nfev, n_projections=tables.n_projections,
+                    work_terms=BALANCE_TERMS, runtime_s=time.perf_counter() - t_start)
+        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
+                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
+                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=self.params,
+                         models=tables.models, info=info)
+
     def info(self) -> dict:
         st, ig = self.stabilization, self.integrator
         return dict(force_source=self.source, force_file=self.force_file, force_sha256=self.force_sha256,
@@ -183,34 +200,48 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
                       Budget(max_evaluations, max_wall_time), file, sha, stroke_change)
 
 
-def _stroke_summary(k, model, side, hdg, y0, y_end, fr, T, ke_loss, dz) -> dict:
-    n, cm = model.nq, model.cm
-    W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
-    q, qd, q0 = y_end[:n], y_end[n: 2 * n], y0[:n]
-    sysm = model.system(1)
-    return dict(
-        stroke=k + 1, side=side, heading_deg=math.degrees(hdg),
-        mean_speed=W["int_speed"] / T, mean_power=W["work_push"] / T,
-        distance_x=float(q[cm][0] - q0[cm][0]), ke_loss_at_start=ke_loss,
-        mean_abs_vx=W["int_abs_vx"] / T, mean_abs_vy=W["int_abs_vy"] / T,
-        mean_vx=float(q[cm][0] - q0[cm][0]) / T, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
-        s_end=model.s_of(q), s_dot_start=model.sdot_of(y0[n: 2 * n]), s_dot_end=model.sdot_of(qd),
-        cm_speed_end=float(np.linalg.norm(qd[cm])),
-        ke_start=sysm.kinetic_energy(q0, y0[n: 2 * n]), ke_end=sysm.kinetic_energy(q, qd),
-        **{key: W[key] for key in ("work_push", "work_friction", "work_gravity", "work_drag", "work_drivers",
-                                   "work_joints", "work_drivers_ct", "projection_energy")},
-        cm_z_jump_at_start=dz, max_constraint_norm=float(fr["constraint_norm"].max()),
-    )
+class ThesisSkating(Skating):
+    """The thesis's skier as the shared run loop sees it (``skilib.strokes.run``): strokes of
+    ``SkierModel`` joined by the stroke-change rule of ``options``."""
 
+    work_terms = BALANCE_TERMS
+    power_term = "work_push"
+    change_columns = tuple(_CHANGE_COLUMNS)
 
-def _next_model(o: RunOptions, k, model, q, qd):
-    """The model and initial state of stroke k, and the stroke change's row (None for k = 0)."""
-    hdg, side = ski_heading(o.params, k, o.first_ski)
-    if k == 0:
-        model = SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
-        return model, *initial_state(model, o.v0), None
-    new, q1, qd1 = stroke_change(o.params, hdg, side, o.push, q, qd, o.rotation, o.stroke_change, model.sdot_of(qd))
-    return new, q1, qd1, change_row(k, o.params.phase_time, model, q, qd, new, q1, qd1)
+    def __init__(self, options: RunOptions):
+        self.o = options
+        self.stroke_time = options.params.phase_time
+        self._first, self._first_systems = None, {}
+
+    def start(self, u):
+        o = self.o
+        if self._first is None:  # the first stroke's model does not depend on u
+            hdg, side = ski_heading(o.params, 0, o.first_ski)
+            self._first = SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
+        return self._first, *initial_state(self._first, u)
+
+    def touch_down(self, k, model, q, qd):
+        o = self.o
+        hdg, side = ski_heading(o.params, k, o.first_ski)
+        new, q1, qd1 = stroke_change(o.params, hdg, side, o.push, q, qd, o.rotation, o.stroke_change,
+                                     model.sdot_of(qd))
+        return new, q1, qd1, change_row(k, o.params.phase_time, model, q, qd, new, q1, qd1)
+
+    def start_speed(self, model, q, qd):
+        return model.sdot_of(qd)
+
+    def systems(self, model):
+        # the first stroke's model is the stroke map's, evaluated again and again: its compiled
+        # systems of modes ±1 are kept (every later stroke has a model of its own)
+        return self._first_systems if model is self._first else None
+
+    def summary(self, k, model, y0, y_end, frame, change):
+        n = model.nq
+        q, qd = y_end[:n], y_end[n: 2 * n]
+        return dict(heading_deg=math.degrees(model.heading), ke_loss_at_start=change["ke_loss"] if change else 0.0,
+                    s_end=model.s_of(q), s_dot_start=model.sdot_of(y0[n: 2 * n]), s_dot_end=model.sdot_of(qd),
+                    cm_speed_end=float(np.linalg.norm(qd[model.cm])),
+                    cm_z_jump_at_start=change["cm_z_jump"] if change else 0.0)
 
 
 def potential_energy(model, q) -> float:
@@ -257,11 +288,11 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         C_ext [m/s] (eq. 187), C_rot [deg/s] (eq. 188); None keeps the value in params.
         The combination is validated by SkierParams (ValueError naming the field).
     push_force : None for the default curve (the Fourier fit of the SYNTHETIC force-plate
-        push-off, ``skilib.data.forcedata.default_push_force``), or any callable F(τ) [N] of the
+        push-off, ``skilib.data.push.default_push_force``), or any callable F(τ) [N] of the
         phase time τ ∈ [0, T]: the magnitude applied along the leg (eqs. 179–181).  It is
         sampled at 201 points of the phase and refused (ValueError naming ``push_force``) if
         a value is not finite or, scaled, exceeds ``MAX_PUSH_BODY_WEIGHTS`` = 20 body weights
-        of the skier (skilib.skier.push).  A ``PushForce`` fitted from a recording must be
+        of the skier (skilib.models.thesis.push).  A ``PushForce`` fitted from a recording must be
         fitted for this phase time (else an error naming both; ``PushForce.time_scaled``
         stretches it); its file and sha256 are recorded in ``info`` (``force_file``,
         ``force_sha256``), as are the default data set's.
@@ -325,29 +356,17 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                     h=h, alpha=alpha, beta=beta, compiled=compiled, rotation=rotation,
                     stabilization=stabilization, projection_tol=projection_tol, max_evaluations=max_evaluations,
                     max_wall_time=max_wall_time, stroke_change=stroke_change)
-    o.budget.start()
-    T = o.params.phase_time
-    frames, srows, crows, erows, models = [], [], [], [], []
-    nfev = n_proj = 0
-    model = q = qd = None
-    for k in range(o.strokes):
-        model, q, qd, change = _next_model(o, k, model, q, qd)
-        if change is not None:
-            crows.append(change)
-        models.append(model)
-        stroke = Stroke(model, o.stabilization, o.integrator, o.compiled, budget=o.budget, stroke_number=k + 1)
-        y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
-        segments, y_end, events = stroke.run(y0, T)
-        nfev, n_proj = nfev + stroke.nfev, n_proj + stroke.n_projections
-        erows += [dict(stroke=k + 1, tau=te, t=k * T + te, mode_before=a, mode_after=b) for te, a, b in events]
-        frames.append(stroke_frame(model, stroke, segments, o.grid, y_end, k + 1, k * T))
-        srows.append(_stroke_summary(k, model, model.side, model.heading, y0, y_end, frames[-1], T,
-                                     change["ke_loss"] if change else 0.0, change["cm_z_jump"] if change else 0.0))
-        q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
-    info = dict(o.info(), nfev=nfev, n_projections=n_proj, runtime_s=time.perf_counter() - t_start)
-    return SimResult(frame=pd.concat(frames, ignore_index=True), strokes=pd.DataFrame(srows),
-                     changes=pd.DataFrame(crows, columns=_CHANGE_COLUMNS),
-                     events=pd.DataFrame(erows, columns=_EVENT_COLUMNS), params=o.params, models=models, info=info)
+    tables = run_strokes(ThesisSkating(o), o.settings(), strokes=o.strokes, v0=o.v0)
+    return o.result(tables, t_start)
+
+
+def options_of(params, run_kwargs: dict, strokes: int = 1, v0: float = 0.0) -> RunOptions:
+    """``simulate_run``'s checked options for ``strokes`` strokes from ṡ = ``v0`` with its keywords
+    ``run_kwargs`` (its defaults for the others; an unknown keyword is a TypeError, as in a call
+    of simulate_run)."""
+    bound = inspect.signature(simulate_run).bind(params, strokes=strokes, v0=v0, **run_kwargs)
+    bound.apply_defaults()
+    return run_options(**bound.arguments)
 
 
 def simulate_phase(params: SkierParams | None = None, *, phase_time=None, skating_angle_deg=None, c_ext=None,

@@ -74,7 +74,7 @@ class Motion:
 
 
 def motion_from_c3d(run) -> Motion:
-    """The motion of a ``skilib.data.c3d.C3DRun`` (markers and "Stroke change" events)."""
+    """The motion of a ``skilib.models.thesis.c3d.C3DRun`` (markers and "Stroke change" events)."""
     ch = run.events.loc[run.events["label"] == "Stroke change", "t"].to_numpy()
     return Motion.from_markers(run.t, run.markers, np.concatenate([[run.t[0]], np.sort(ch)]))
 
@@ -164,7 +164,7 @@ def inverse_dynamics(motion: Motion, params: SkierParams | None = None, *, smoot
 
 def _joint_loads(df, models, p):
     """Evaluate eq. 101 of each stroke's model at the measured state with the recovered F."""
-    from ..engine.reactions import JointReaction
+    from ...engine.reactions import JointReaction
 
     cols = ("leg_drive_force", "ankle_Fx", "ankle_Fy", "ankle_Fz", "knee_Fx", "knee_Fy", "knee_Fz", "s_ddot_model")
     res = {c: np.full(len(df), np.nan) for c in cols}

@@ -3,12 +3,12 @@ numbers" box (book/results.md includes it; scripts/reading_numbers.py writes it)
 
 The three-body skier of ch. 4–5 reproduces the thesis, and with it some features that are
 the model's, not skiing's.  ``model_artefacts`` measures each of them on the thesis's own
-cases (``skilib.skier.cases``):
+cases (``skilib.models.thesis.cases``):
 
 - a single 2 s push from rest (table 7's third phase) reaches a CM speed no skier reaches
   in one push: the push-off acts for the whole phase on a skier without swing phase;
 - at each change of ski the new stroke keeps only the CM velocity along the new ski
-  (``skilib.skier.run.stroke_change``), so a large share of the kinetic energy vanishes in
+  (``skilib.models.thesis.run.stroke_change``), so a large share of the kinetic energy vanishes in
   the change (the long run's ``changes`` table);
 - at each change the leg laws restart, so the CM jumps down from ℓ(T) cos γ(T) to
   ℓ0 cos γ0 above the ankle (eqs. 187–188);

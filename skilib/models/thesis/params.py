@@ -12,18 +12,15 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..engine.rotation import ZXZ, EulerParameters
-from ..engine.timefunctions import Polynomial
-from ..engine.validation import check_bool, check_number
+from ...engine.timefunctions import Polynomial
+from ...strokes.laws import SIDES, linear, side_of
+from ...engine.validation import check_bool, check_number
 
-__all__ = ["SkierParams", "BOUNDS", "ski_heading", "push_plane_direction", "SIDES", "ROTATIONS", "ANGLE_CONVENTIONS",
+__all__ = ["SkierParams", "BOUNDS", "ski_heading", "push_plane_direction", "ANGLE_CONVENTIONS",
            "PUSH_DIRECTIONS"]
 
 ANGLE_CONVENTIONS = ("v_angle", "from_x")
 PUSH_DIRECTIONS = ("travel", "ski", "across")
-SIDES = ("right", "left")
-#: rotation coordinates of the skier's bodies ; ZXZ is the thesis's choice
-ROTATIONS = {"zxz": ZXZ, "euler_parameters": EulerParameters}
 
 #: the plausible range [low, high] of every number of ``SkierParams`` (inclusive, SI units
 #: as in the field list).  Far outside a human skier (a 1e10 kg skier, a 1 km leg) the
@@ -169,7 +166,7 @@ class SkierParams:
             v = getattr(self, name)
             if v is not None and not lo <= v <= hi:
                 raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
-                                 "(skilib.skier.params.BOUNDS)")
+                                 "(skilib.models.thesis.params.BOUNDS)")
 
     # -- derived quantities -------------------------------------------------------------
     @property
@@ -196,12 +193,12 @@ class SkierParams:
     @property
     def leg_length_law(self) -> Polynomial:
         """ℓ(τ) = ℓ0 + C_ext τ [m] (eq. 187), a time function with its derivatives."""
-        return Polynomial([self.leg_extension0, self.c_ext])
+        return linear(self.leg_extension0, self.c_ext)
 
     @property
     def leg_angle_law(self) -> Polynomial:
         """γ(τ) = γ0 + C_rot τ [rad] (eq. 188), the leg's inclination from the vertical."""
-        return Polynomial([math.radians(self.leg_angle0_deg), math.radians(self.c_rot_deg)])
+        return linear(math.radians(self.leg_angle0_deg), math.radians(self.c_rot_deg))
 
     def leg_length(self, tau):
         """ℓ(τ), ℓ̇, ℓ̈ (eq. 187)."""
@@ -223,7 +220,7 @@ def ski_heading(params: SkierParams, stroke: int, first_ski: str = "right"):
     if first_ski not in SIDES:
         raise ValueError(f"first_ski: must be one of {SIDES}, got {first_ski!r}")
     half = params.skating_angle_deg / 2.0 if params.angle_convention == "v_angle" else params.skating_angle_deg
-    side = SIDES[(SIDES.index(first_ski) + stroke) % 2]
+    side = side_of(first_ski, stroke)
     return (-1.0 if side == "right" else 1.0) * math.radians(half), side
 
 

@@ -62,8 +62,8 @@ import math
 
 import numpy as np
 
-from ..engine.bodies import RigidBody, box_inertia, rod_inertia
-from ..engine.constraints import (
+from ...engine.bodies import RigidBody, box_inertia, rod_inertia
+from ...engine.constraints import (
     DistanceDriver,
     FixedCoordinate,
     OrientationDriver,
@@ -71,15 +71,17 @@ from ..engine.constraints import (
     Prismatic,
     Spherical,
 )
-from ..engine.forces import ConstantForce, Drag, Gravity, LineForce
-from ..engine.rotation import ZXZ, rot_z
-from ..engine.system import MultibodySystem
-from ..engine.timefunctions import Constant, RotationPath
+from ...engine.forces import ConstantForce, Drag, Gravity, LineForce
+from ...engine.rotation import ZXZ, rot_z
+from ...engine.system import MultibodySystem
+from ...engine.timefunctions import Constant, RotationPath
 
-from .params import ROTATIONS, SIDES, SkierParams, push_plane_direction, ski_heading  # noqa: F401
-from .work import EXTRA_STATES, SkierRows, thesis_work_terms
+from ...engine.bodies import ROTATIONS
+from ...strokes.laws import SIDES
+from .params import SkierParams, push_plane_direction
+from .rows import EXTRA_STATES, SkierRows, thesis_work_terms
 
-__all__ = ["SkierModel", "SkierParams", "ski_heading", "push_plane_direction"]
+__all__ = ["SkierModel"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
 
@@ -195,7 +197,7 @@ class SkierModel:
         stick = PointOnPlane("stick", self.ski, np.zeros(3), self.P + s_stick * self.e, self.e)
         return MultibodySystem(self.bodies, self.constraints + (stick,), self._forces_common)
 
-    # -- what a stroke integration needs (skilib.skier.stroke) ---------------------------
+    # -- what a stroke integration needs (skilib.strokes.stroke) ---------------------------
     #: the extra ODE states of a stroke: the works, the integrals, projection_energy
     extra_states = EXTRA_STATES
     #: reactions in the frame: (column prefix, constraint, body attribute, with moments)
@@ -213,6 +215,12 @@ class SkierModel:
 
     def ski_acceleration(self, tau, q, qd, qdd) -> float:
         return float(np.asarray(qdd)[:3] @ self.e)
+
+    def write_c3d(self, result, path):
+        """``SimResult.to_c3d`` of a run of this model (``skilib.models.thesis.c3d.write_run``)."""
+        from .c3d import write_run
+
+        return write_run(result, path)
 
     def stick_anchor(self, tau, q) -> float:
         return self.s_of(q)

@@ -1,18 +1,19 @@
-"""What a run of the thesis's skier returns."""
+"""What a run of any skating model returns: its tables, one row per output time, stroke,
+change of ski and friction switch."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .params import SkierParams
 
 __all__ = ["SimResult"]
 
 
 @dataclass
 class SimResult:
-    """What ``simulate_phase`` / ``simulate_run`` return.
+    """What a run returns (``simulate_run``, ``simulate_phase``, ``simulate_free``).  The columns
+    listed here are the thesis's skier's; each model documents its own in its run function.
 
     - frame : DataFrame, one row per output time (uniform grid in each stroke; the instant of
       a stroke change appears twice, as the end of one stroke and the start of the next).
@@ -41,22 +42,24 @@ class SimResult:
     strokes: pd.DataFrame
     changes: pd.DataFrame
     events: pd.DataFrame
-    params: SkierParams
+    params: object
     models: list = field(repr=False)
     info: dict = field(default_factory=dict)
 
     def to_c3d(self, path):
         """Write the run as a C3D motion-capture file (markers, analog forces, events, parameters;
-        ``skilib.data.c3d.write_run``).  Returns the path."""
-        from ..data.c3d import write_run
-        return write_run(self, path)
+        the thesis's skier only: ``skilib.models.thesis.c3d.write_run``).  Returns the path."""
+        write = getattr(self.models[0], "write_c3d", None) if self.models else None
+        if write is None:
+            raise ValueError(f"to_c3d: runs of {type(self.models[0]).__name__ if self.models else 'no model'} "
+                             "have no C3D layout (only the thesis's skier's markers are defined)")
+        return write(self, path)
 
     def energy_balance(self) -> pd.DataFrame:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,
         joints) and of the projections' kinetic-energy change, with the residual ΔKE − ΣW."""
         st = self.strokes
-        terms = self.info.get("work_terms", ("work_push", "work_friction", "work_gravity", "work_drag",
-                                             "work_drivers", "work_joints"))
+        terms = self.info["work_terms"]
         works = st[list(terms) + ["projection_energy"]]
         out = st[["stroke", "ke_start", "ke_end"]].copy()
         out["delta_ke"] = st["ke_end"] - st["ke_start"]

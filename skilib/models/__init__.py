@@ -1,0 +1,18 @@
+"""The skating models, one subpackage each, all built from ``skilib.engine`` and run by the
+stroke machinery they share (``skilib.strokes``):
+
+- ``thesis``: the thesis's three-body skier (Bruzzo 2012, ch. 4–5): a prescribed push-off force
+  along a leg whose length and angle are prescribed (eqs. 187–188), the ski on a straight line;
+- ``free``: the free skater: a knife-edge ski that steers and a centre of mass placed relative
+  to it, the leg force an output.
+
+A new model is one more subpackage here.  It supplies its multibody system of one stroke (a
+class with what ``skilib.strokes.stroke.Stroke`` reads: ``nq``, ``cm``, ``extra_states``,
+``system(mode)``, ``rows``, ``work_terms``, the ski's speed and acceleration, the friction
+limit, the frame's columns), its touch-down and its outputs as a ``skilib.strokes.run.Skating``,
+and its parameters; the run loop, the periodic stroke, the frames and summaries are the shared
+ones.
+"""
+from . import free, thesis
+
+__all__ = ["free", "thesis"]

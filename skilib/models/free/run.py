@@ -1,0 +1,211 @@
+"""Runs of the free skater (``skilib.models.free.model``): alternating strokes joined at
+touch-down.  The strokes are integrated, book-kept and tabulated by the machinery every skating
+model shares (``skilib.strokes``); this module supplies the touch-down."""
+from __future__ import annotations
+
+import inspect
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ...engine.bodies import ROTATIONS
+from ...engine.options import Integrator, Stabilization
+from ...engine.solver import consistent_initial_conditions
+from ...engine.validation import check_bool, check_choice, check_number
+from ...strokes.frame import output_grid
+from ...strokes.laws import SIDES, side_of
+from ...strokes.result import SimResult
+from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
+from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
+from .model import FREE_WORK_TERMS, FreeSkaterModel
+from .params import FreeLaws, FreeSkaterParams, with_overrides
+
+__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "options_of"]
+
+_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
+
+
+class Stance:
+    """The strokes on one side, built once: the model with its ski's origin at the global origin,
+    its consistent pose at τ = 0 there, the velocity rows at that pose and the compiled systems.
+    A stroke on this side anywhere else is this model moved (``FreeSkaterModel.moved``): its pose
+    is this one translated, and its rows, which see only the ski's height and orientation and the
+    centre of mass relative to the ski, are the same."""
+
+    def __init__(self, params: FreeSkaterParams, side: str, laws: FreeLaws | None, rotation: str):
+        self.model = m = FreeSkaterModel(params, side, np.zeros(3), laws, rotation)
+        system = m.system(1)
+        self.q = consistent_initial_conditions(system, 0.0, m.pose(0.0), independent=[0, 1])[0]
+        jet = system.constraint_jet(0.0, self.q)
+        self.e, n = m.axes(0.0)
+        self.offset = float(m.offset_law(0.0)[0]) * n  # the centre of mass from the ski's origin, sideways
+        along_ski, along_cm = np.zeros(m.nq), np.zeros(m.nq)
+        along_ski[:3], along_cm[m.cm] = self.e, self.e
+        # the velocity rows and one more: the ski's (start) or the centre of mass's (touch-down)
+        # velocity along the ski; one degree of freedom, so either fixes every velocity
+        self.start_rows = np.vstack([jet.J, along_ski])
+        self.land_rows = np.vstack([jet.J, along_cm])
+        self.ct = -np.array(jet.t, dtype=float)
+        self.compiled = {}  # the compiled systems of the strokes on this side (``Stroke``'s ``systems``)
+
+    def start(self, u: float):
+        """The model at the origin and its q, q̇ at τ = 0 with the ski's speed u along itself."""
+        qd = np.linalg.solve(self.start_rows, np.concatenate([self.ct, [u]]))
+        return self.model, self.q.copy(), qd
+
+    def land(self, old: FreeSkaterModel, q, qd):
+        """The touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇) (see
+        ``touch_down``)."""
+        P = q[old.cm] - self.offset
+        P[2] = 0.0
+        new = self.model.moved(P)
+        q1 = self.q.copy()
+        q1[:3] += P
+        q1[new.cm] += P
+        qd1 = np.linalg.solve(self.land_rows, np.concatenate([self.ct, [self.e @ qd[old.cm]]]))
+        return new, q1, qd1
+
+
+def touch_down(old: FreeSkaterModel, q, qd, side: str):
+    """The next stroke's model and state: the other ski lands under the centre of mass, which
+    keeps its position and its velocity along the new ski; the edge takes the rest."""
+    return Stance(old.params, side, old.laws, old.rotation).land(old, q, qd)
+
+
+@dataclass(frozen=True)
+class FreeRunOptions:
+    """The checked options of a run of the free skater (``simulate_free``'s keywords)."""
+    params: FreeSkaterParams
+    laws: FreeLaws | None
+    strokes: int
+    v0: float
+    first_ski: str
+    rotation: str
+    stabilization: Stabilization
+    integrator: Integrator
+    grid: np.ndarray
+    compiled: bool
+    budget: Budget
+
+
+def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
+             compiled, dt_out, n_out, max_evaluations, max_wall_time) -> FreeRunOptions:
+    p = with_overrides(params)
+    strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
+    v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    rotation = check_choice("rotation", rotation, tuple(ROTATIONS))
+    if laws is not None and not isinstance(laws, FreeLaws):
+        raise ValueError(f"laws: must be None or a FreeLaws, got {type(laws).__name__}")
+    stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta)
+    T = p.stroke_time
+    integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=T / MAX_STEP_DIVISOR, stabilization=stab)
+    budget = Budget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
+                    None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True))
+    return FreeRunOptions(p, laws, strokes, v0, first_ski, rotation, stab, integ, output_grid(T, dt_out, n_out),
+                    check_bool("compiled", compiled), budget)
+
+
+class FreeSkating(Skating):
+    """The free skater as the shared run loop sees it (``skilib.strokes.run``): the strokes of
+    each side are one ``Stance`` moved, joined by ``Stance.land``."""
+
+    work_terms = FREE_WORK_TERMS
+    power_term = "work_leg"
+    change_columns = tuple(_CHANGE_COLUMNS)
+
+    def __init__(self, o: FreeRunOptions):
+        self.o = o
+        self.stroke_time = o.params.stroke_time
+        self.stances = {}
+
+    def stance(self, side) -> Stance:
+        if side not in self.stances:
+            self.stances[side] = Stance(self.o.params, side, self.o.laws, self.o.rotation)
+        return self.stances[side]
+
+    def start(self, u):
+        return self.stance(self.o.first_ski).start(u)
+
+    def touch_down(self, k, model, q, qd):
+        T = self.stroke_time
+        new, q1, qd1 = self.stance(side_of(self.o.first_ski, k)).land(model, q, qd)
+        ke_b, ke_a = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
+        change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
+                      u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, qd1),
+                      cm_jump=float(np.linalg.norm(q1[new.cm] - q[model.cm])))
+        return new, q1, qd1, change
+
+    def systems(self, model):
+        return self.stance(model.side).compiled
+
+    def summary(self, k, model, y0, y_end, frame, change):
+        n, T = model.nq, self.stroke_time
+        return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
+                    peak_leg_force_bw=float(frame["leg_force_bw"].max()),
+                    ke_loss_at_start=change["ke_loss"] if change else 0.0,
+                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
+
+    def settings(self) -> RunSettings:
+        o = self.o
+        return RunSettings(o.stabilization, o.integrator, o.grid, o.compiled, o.budget)
+
+    def result(self, tables, t_start) -> SimResult:
+        """The ``SimResult`` of a run's tables."""
+        o, st = self.o, self.o.stabilization
+        info = dict(model="free", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
+                    alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
+                    v0=o.v0, first_ski=o.first_ski, nfev=tables.nfev, work_terms=FREE_WORK_TERMS,
+                    runtime_s=time.perf_counter() - t_start)
+        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
+                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
+                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=o.params,
+                         models=tables.models, info=info)
+
+
+def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: float = 0.0, first_ski: str = "right",
+                  laws: FreeLaws | None = None, rotation: str = "zxz", stabilization: str = "baumgarte",
+                  method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None,
+                  beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
+                  max_evaluations: int = 5_000_000, max_wall_time: float | None = None) -> SimResult:
+    """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
+    with its ski's origin at the global origin and speed u = ``v0`` along itself.
+
+    - params : FreeSkaterParams (defaults of the book's chapter "The free skater").
+    - laws : None for the default laws, or a ``FreeLaws`` of time functions (with derivatives).
+    - rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
+      max_evaluations, max_wall_time : as ``skilib.simulate_run``.
+
+    Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
+    ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
+    on B), leg_force_bw, leg_power, friction_force, drag_force, snow_force, edge_force,
+    constraint_norm, nonholonomic_norm, works, q…, qd…), ``strokes`` (u_start, mean_speed,
+    mean_vx, mean_power (the leg's), peak_leg_force_bw, ke_loss_at_start, each work and the
+    energy_residual) and ``changes`` (one row per touch-down).
+
+    Examples
+    --------
+    >>> import skilib as sk
+    >>> res = sk.simulate_free(strokes=2, v0=3.0)
+    >>> bool(res.strokes["energy_residual"].abs().max() < 1e-6 and res.frame["nonholonomic_norm"].max() < 1e-8)
+    True
+    """
+    t_start = time.perf_counter()
+    o = free_run_options(params, strokes=strokes, v0=v0, first_ski=first_ski, laws=laws, rotation=rotation,
+                 stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha, beta=beta,
+                 compiled=compiled, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
+                 max_wall_time=max_wall_time)
+    skating = FreeSkating(o)
+    return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
+
+
+def options_of(params, kwargs: dict, strokes: int = 1, v0: float = 0.0) -> FreeRunOptions:
+    """``simulate_free``'s checked options of ``strokes`` strokes from u = ``v0`` with its keywords
+    ``kwargs`` (its defaults for the others; an unknown keyword is a TypeError, as in a call of
+    simulate_free)."""
+    bound = inspect.signature(simulate_free).bind(params, strokes=strokes, v0=v0, **kwargs)
+    bound.apply_defaults()
+    args = dict(bound.arguments)
+    return free_run_options(args.pop("params"), **args)

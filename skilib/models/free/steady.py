@@ -1,0 +1,108 @@
+"""The steady state of the free skater: its periodic stroke (the fixed point of the stroke map,
+``skilib.strokes.periodic``) and the check that it is a gliding skating stroke."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ...engine.validation import check_number
+from ...strokes.periodic import NoSteadyState, periodic_stroke
+from .params import FreeSkaterParams, with_overrides
+from .run import FreeSkating, options_of
+
+__all__ = ["FreeSteadyState", "free_steady_state", "check_gliding"]
+
+
+@dataclass
+class FreeSteadyState:
+    """The periodic stroke of the free skater (``free_steady_state``): a stroke from u0 and the
+    touch-down give u0 back on the other ski, and the next stroke is the mirror image (Y → −Y).
+
+    - u0 : the ski's speed along itself at every touch-down [m/s] (``v0`` of simulate_free).
+    - mean_speed : time average of the centre of mass's speed |Ṙ_B| over the stroke [m/s]; it
+      counts the lateral sway as well as the progress.
+    - progress_speed : the centre of mass's distance along X (the direction of travel) per time,
+      ΔX_B / T [m/s] (``mean_vx`` of the ``strokes`` table): how fast the skier gets on, the
+      lateral sway left out.
+    - mean_power : time average of the leg's power over the stroke [W].
+    - peak_leg_force_bw : the largest leg force over the stroke [body weights].
+    - frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
+    - iterations : stroke-map evaluations (one simulated stroke each).
+    - residual : |Φ(u0) − u0| [m/s].
+    - history : every evaluation (u, Φ(u)).
+    """
+
+    u0: float
+    mean_speed: float
+    progress_speed: float
+    mean_power: float
+    peak_leg_force_bw: float
+    frame: pd.DataFrame
+    strokes: pd.DataFrame
+    iterations: int
+    residual: float
+    history: list
+
+
+def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
+                      max_iter: int = 30, max_speed: float = 30.0, **kwargs) -> FreeSteadyState:
+    """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
+    speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
+    secant method every skating model shares (``skilib.strokes.periodic``: trust region,
+    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+
+    - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
+    - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
+      |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
+
+    A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
+    (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches
+    zero).  Any other fixed point (with the default laws, e.g. at skating angles of 10° and 15°: a
+    sideways sway at u0 ≈ 0 that hardly progresses along X) raises ``NoSteadyState`` with u0, the
+    least ski speed in the stroke and the skating angle.
+
+    Examples
+    --------
+    >>> import skilib as sk
+    >>> ss = sk.free_steady_state()
+    >>> bool(ss.residual <= 1e-10 and 0 < ss.progress_speed < ss.mean_speed)
+    True
+    """
+    p = with_overrides(params)
+    tol = check_number("tol", tol, positive=True)
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
+    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
+    for k in ("strokes", "v0"):
+        if k in kwargs:
+            raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
+    skating = FreeSkating(options_of(p, kwargs))
+    found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
+                            max_speed=max_speed, who="free_steady_state")
+    frame = found.tables.frame()
+    strokes = pd.DataFrame(found.tables.strokes)
+    row = strokes.iloc[0]
+    check_gliding(p, found.u0, frame, row, found.events)
+    return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
+                           mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
+                           frame=frame, strokes=strokes, iterations=found.iterations, residual=abs(found.residual),
+                           history=found.history)
+
+
+def check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, events) -> None:
+    """``NoSteadyState`` unless the periodic stroke (from u0; its frame, its row of the strokes
+    table and its stick/slip events) glides: u0 > 0 and the ski's speed along itself stays above
+    zero to the touch-down."""
+    u_min = min(u0, float(frame["u"].min()), float(row["u_end"]))
+    if len(events):  # the ski's speed reached zero between output points
+        u_min = min(u_min, 0.0)
+    if u0 > 0 and u_min > 0:
+        return
+    what = ("the ski lands at rest or moving backwards" if u0 <= 0
+            else "the ski stops (and slides back) during the stroke")
+    raise NoSteadyState(
+        f"free_steady_state: no gliding stroke at skating_angle_deg = {p.skating_angle_deg:g}°: the fixed point of "
+        f"the stroke map has u0 = {u0:.4g} m/s and the ski's least speed in the stroke is {u_min:.4g} m/s, so "
+        f"{what}; the centre of mass progresses at {float(row['mean_vx']):.3g} m/s along X (its mean speed, "
+        f"sideways sway included, is {float(row['mean_speed']):.3g} m/s)")

@@ -1,0 +1,20 @@
+"""What every skating model shares: the integration of one stroke with friction at zero speed
+(``stroke``), its work–energy bookkeeping (``work``) and output table (``frame``), the laws of a
+stroke and the sides (``laws``), the run of alternating strokes joined by the model's
+touch-down (``run``), the periodic stroke as the fixed point of the stroke map (``periodic``) and
+what a run returns (``result``).  A model supplies its system, its touch-down and its outputs
+(``skilib.strokes.run.Skating``); see ``skilib.models``.
+"""
+from . import frame, laws, periodic, result, run, stroke, work
+from .frame import output_grid, stroke_frame
+from .laws import SIDES, dip, linear, mirrored, power_law, side_of, smooth_turn
+from .periodic import NoSteadyState, PeriodicStroke, periodic_stroke, secant_fixed_point
+from .result import SimResult
+from .run import RunSettings, RunTables, Skating, run_strokes, stroke_summary
+from .stroke import Budget, Stroke
+from .work import WorkLedger, extra_states
+
+__all__ = ["SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
+           "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
+           "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
+           "secant_fixed_point", "frame", "laws", "periodic", "result", "run", "stroke", "work"]

@@ -1,0 +1,113 @@
+"""The periodic stroke of any skating model: the fixed point of its stroke map.
+
+The stroke map.  A stroke starts at touch-down with the ski sliding along itself at speed u;
+the model's laws fix every other velocity (one degree of freedom), so u is the state.
+Integrating the stroke and applying the model's touch-down rule gives the next stroke's start
+speed u′ = Φ(u) on the other ski.  The next stroke is the mirror image (Y → −Y) of a stroke on
+the first ski started at u′: the models are symmetric about the travel direction X.  The
+periodic stroke, the state a long run approaches (thesis §5.6, fig. 41), is the fixed point
+u0 = Φ(u0), found by the secant method on Φ(u) − u (a quasi-Newton iteration whose slope comes
+from its last two strokes).
+"""
+from __future__ import annotations
+
+import math
+
+from .run import RunSettings, RunTables, Skating, integrate_stroke, tabulate_stroke
+
+__all__ = ["NoSteadyState", "secant_fixed_point", "periodic_stroke", "PeriodicStroke"]
+
+
+class NoSteadyState(RuntimeError):
+    """The stroke map has no fixed point in reach: Φ(u) − u does not close (e.g. a stroke-change
+    rule that loses no speed and no speed-dependent resistance: every stroke adds the same
+    speed, the run speeds up without bound)."""
+
+
+
+def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str):
+    """The fixed point u = Φ(u) of a stroke map by the secant method on g(u) = Φ(u) − u, with a
+    trust region and a speed limit; used by ``periodic_stroke``.
+
+    - g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
+    - ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
+    - tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
+      evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
+      max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
+      step of u ← Φ(u) instead.
+    - who : the caller's name, for the messages.
+
+    Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
+    """
+    ga, res = g(ua)
+    n = 1
+    ub = ua + ga
+    best = (abs(ga), ua, ga, res)
+    while abs(best[2]) > tol:
+        if n >= max_iter:
+            raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} strokes; "
+                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
+        gb, res = g(ub)
+        n += 1
+        if abs(gb) < best[0]:
+            best = (abs(gb), ub, gb, res)
+        if abs(gb) <= tol:
+            break
+        if gb == ga:  # flat secant: fall back to one step of the plain iteration u ← Φ(u)
+            ua, ga, ub = ub, gb, ub + gb
+            continue
+        step = -gb * (ub - ua) / (gb - ga)
+        limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per secant step
+        ua, ga, ub = ub, gb, ub + max(-limit, min(limit, step))
+        if not (math.isfinite(ub) and abs(ub) <= max_speed):
+            raise NoSteadyState(f"{who}: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
+                                f"{ga:.4g} m/s at u = {ua:.4g} m/s and the secant goes to u = {ub:.4g} m/s "
+                                f"(the start speed changes by about the same amount every stroke)")
+    _, u, resid, res = best
+    return u, resid, res, n
+
+
+class PeriodicStroke:
+    """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
+    (``iterations``; ``history`` (u, Φ(u)) of each) and the periodic stroke's tables (one stroke
+    from u0, ``RunTables``)."""
+
+    def __init__(self, u0, residual, iterations, history, tables, events):
+        self.u0, self.residual, self.iterations, self.history = u0, residual, iterations, history
+        self.tables, self.events = tables, events
+
+
+def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
+                    max_speed: float, who: str) -> PeriodicStroke:
+    """The fixed point u0 = Φ(u0) of ``skating``'s stroke map (module docstring) by
+    ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
+
+    Each evaluation of Φ integrates one stroke from ``skating.start(u)`` (the budget restarted)
+    and applies ``skating.touch_down``.  The interpolant of a stroke (for its frame) is kept only
+    where the iterate is likely the last: the secant's |g| falls as |g_k| ≈ |g_(k−1)|² / |g_(k−3)|
+    (order (1 + √5)/2); the steps, and so Φ(u), are the same either way.  Otherwise the periodic
+    stroke is integrated once more with it.
+    """
+    history = []
+
+    def g(u):
+        r = [abs(phi - v) for v, phi in history[-3:]]
+        dense = len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
+        model, q, qd = skating.start(u)
+        settings.budget.start()
+        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, q, qd, dense)
+        n = model.nq
+        new, q1, qd1, _ = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
+        history.append((u, skating.start_speed(new, q1, qd1)))
+        return history[-1][1] - u, (model, stroke, y0, segments, y_end, events, dense)
+
+    u0, resid, payload, iterations = secant_fixed_point(g, u_guess, tol=tol, max_iter=max_iter,
+                                                        max_speed=max_speed, who=who)
+    model, stroke, y0, segments, y_end, events, dense = payload
+    if not dense:  # again, with the interpolant
+        settings.budget.start()
+        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, y0[:model.nq],
+                                                               y0[model.nq: 2 * model.nq])
+    tables = RunTables([], [], [], [], [])
+    tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, tables)
+    return PeriodicStroke(u0, resid, iterations, history, tables, events)

@@ -1,0 +1,158 @@
+"""A run of alternating strokes, for any skating model: the loop every model shares.
+
+A run is strokes k = 0, 1, …, each integrated by ``Stroke`` (friction modes, events), tabulated
+by ``stroke_frame`` and summarised in one row, joined by the model's touch-down rule.  What a
+model supplies is a ``Skating`` (subclass it):
+
+- ``stroke_time`` T [s] and ``work_terms`` (the works whose sum is ΔKE) and ``power_term``
+  (the work whose mean over T is the stroke's ``mean_power``);
+- ``start(u)``: the first stroke's model and its (q, q̇) at τ = 0 with the ski's speed u along
+  itself;
+- ``touch_down(k, model, q, qd)``: the model of stroke k ≥ 1 and its (q, q̇) at τ = 0 after the
+  previous stroke (``model``) ended at (q, q̇), and the change's row (``change_columns``);
+- ``start_speed(model, q, qd)``: the ski's speed along itself at τ = 0 (the stroke map's
+  variable, ``skilib.strokes.periodic``);
+- ``summary(k, model, y0, y_end, frame, change)``: the model's own columns of the stroke's row
+  (the shared ones come from ``stroke_summary``);
+- optionally ``systems(model)``: a dict in which the compiled systems of strokes that share
+  them are kept (``None``: each stroke compiles its own).
+
+``RunSettings`` holds the solver's choices, checked once by the model's run function.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..engine.options import Integrator, Stabilization
+from .frame import stroke_frame
+from .stroke import Budget, Stroke
+
+__all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
+           "stroke_summary", "EVENT_COLUMNS"]
+
+#: the columns of a run's ``events`` table (one row per friction-mode switch)
+EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The solver's choices of a run: stabilization, integrator, the output grid of one stroke
+    (τ values), whether the systems are compiled, and the work budget."""
+    stabilization: Stabilization
+    integrator: Integrator
+    grid: np.ndarray
+    compiled: bool
+    budget: Budget
+
+
+class Skating:
+    """What a skating model gives the shared run loop (module docstring).  Subclass it."""
+
+    stroke_time: float
+    work_terms: tuple = ()
+    power_term: str = ""
+    change_columns: tuple = ()
+
+    def start(self, u: float):
+        raise NotImplementedError
+
+    def touch_down(self, k: int, model, q, qd):
+        raise NotImplementedError
+
+    def start_speed(self, model, q, qd) -> float:
+        return float(model.ski_speed(0.0, q, qd))
+
+    def summary(self, k: int, model, y0, y_end, frame, change) -> dict:
+        return {}
+
+    def systems(self, model):
+        return None
+
+
+@dataclass
+class RunTables:
+    """The tables of a run before the model wraps them (``SimResult``): frames and rows per
+    stroke, change and event, the stroke models, and the integrator's counts."""
+    frames: list
+    strokes: list
+    changes: list
+    events: list
+    models: list
+    nfev: int = 0
+    n_projections: int = 0
+
+    def frame(self) -> pd.DataFrame:
+        return pd.concat(self.frames, ignore_index=True)
+
+
+def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
+    """The columns every model's strokes table has (T = ``skating.stroke_time``):
+
+    mean_speed (time average of the centre of mass's speed |Ṙ|), progress_speed = mean_vx
+    (its X displacement, along the course, over T), mean_vy, distance_x, mean_power (the mean
+    of ``power_term``'s work rate), ke_start, ke_end, every work, projection_energy, the
+    work–energy residual ΔKE − ΣW − projection_energy, and max_constraint_norm.
+    """
+    T, n, cm = skating.stroke_time, model.nq, model.cm
+    W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
+    q, qd, q0, qd0 = y_end[:n], y_end[n: 2 * n], y0[:n], y0[n: 2 * n]
+    system = model.system(1)
+    ke_start, ke_end = system.kinetic_energy(q0, qd0), system.kinetic_energy(q, qd)
+    works = {key: W[key] for key in skating.work_terms}
+    residual = ke_end - ke_start - sum(works.values()) - W["projection_energy"]
+    progress = float(q[cm][0] - q0[cm][0]) / T
+    return dict(stroke=k + 1, side=model.side, mean_speed=W["int_speed"] / T, mean_vx=progress,
+                progress_speed=progress, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
+                mean_power=W[skating.power_term] / T, distance_x=float(q[cm][0] - q0[cm][0]),
+                mean_abs_vx=W["int_abs_vx"] / T, mean_abs_vy=W["int_abs_vy"] / T,
+                ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
+                                                     if key.startswith("work_")},
+                projection_energy=W["projection_energy"], energy_residual=residual,
+                max_constraint_norm=float(frame["constraint_norm"].max()))
+
+
+def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, qd, dense: bool = True):
+    """Stroke k (0-based) of ``model`` from (q, q̇) at τ = 0: (the ``Stroke``, y0, its segments,
+    y at τ = T, its friction switches (τ, old, new mode))."""
+    stroke = Stroke(model, settings.stabilization, settings.integrator, settings.compiled,
+                    budget=settings.budget, stroke_number=k + 1, systems=skating.systems(model))
+    y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
+    segments, y_end, events = stroke.run(y0, skating.stroke_time, dense)
+    return stroke, y0, segments, y_end, events
+
+
+def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stroke, y0, segments, y_end, events,
+                    change, tables: RunTables) -> None:
+    """Append stroke k's frame, its strokes row and its friction switches to ``tables``."""
+    T = skating.stroke_time
+    tables.nfev += stroke.nfev
+    tables.n_projections += stroke.n_projections
+    tables.events += [dict(stroke=k + 1, tau=te, t=k * T + te, mode_before=a, mode_after=b) for te, a, b in events]
+    frame = stroke_frame(model, stroke, segments, settings.grid, y_end, k + 1, k * T)
+    tables.frames.append(frame)
+    row = stroke_summary(skating, k, model, y0, y_end, frame)
+    row.update(skating.summary(k, model, y0, y_end, frame, change))
+    tables.strokes.append(row)
+    tables.models.append(model)
+
+
+def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float) -> RunTables:
+    """``strokes`` strokes of ``skating``: the first from ``skating.start(v0)``, each next one
+    from the model's touch-down after the last."""
+    tables = RunTables([], [], [], [], [])
+    settings.budget.start()
+    model = q = qd = None
+    for k in range(strokes):
+        change = None
+        if k == 0:
+            model, q, qd = skating.start(v0)
+        else:
+            model, q, qd, change = skating.touch_down(k, model, q, qd)
+            tables.changes.append(change)
+        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, k, model, q, qd)
+        tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)
+        q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
+    return tables
