@@ -59,8 +59,8 @@ def median_time(fn, *, repeat=5, number=1, warmup=1):
 def skier_state():
     """The skier's sliding system at τ = 0.3 s of a table 9 stroke, with a consistent state."""
     from skilib import SkierParams
-    from skilib.data.forcedata import default_push_force
-    from skilib.skier import SkierModel, ski_heading
+    from skilib.data.push import default_push_force
+    from skilib.models.thesis import SkierModel, ski_heading
     from skilib.engine.solver import consistent_initial_conditions
 
     p = SkierParams()
@@ -76,7 +76,7 @@ def skier_state():
 def bench_rhs(backends):
     """µs per right-hand side: the numeric engine and each compiled backend, and a bare solve."""
     from skilib.engine.codegen import compile_system
-    from skilib.engine.solver import baumgarte
+    from skilib.engine.options import baumgarte
 
     system, q, qd = skier_state()
     alpha, beta = baumgarte(0.05)
@@ -99,7 +99,7 @@ def bench_rhs(backends):
 
 def bench_long_run(compiled, repeat):
     import skilib as sk
-    from skilib.skier.cases import TABLE9  # the long run of table 9
+    from skilib.models.thesis.cases import TABLE9  # the long run of table 9
 
     res = sk.simulate_run(**TABLE9.kwargs(), compiled=compiled)  # warm-up: loads (or compiles) kernels
     times = []
@@ -115,7 +115,7 @@ def bench_long_run(compiled, repeat):
 _MEMORY_PROBE = r"""
 import json, resource, sys, tracemalloc
 import skilib as sk
-from skilib.skier.cases import TABLE9
+from skilib.models.thesis.cases import TABLE9
 run = TABLE9.kwargs()
 trace = sys.argv[1] == "heap"
 if trace:  # tracemalloc's own bookkeeping inflates the RSS: measured in a separate process
@@ -170,8 +170,8 @@ def bench_peer(repeat):
     import kane_peer
 
     import skilib as sk
-    from skilib.data.forcedata import default_push_force
-    from skilib.skier import ski_heading
+    from skilib.data.push import default_push_force
+    from skilib.models.thesis import ski_heading
 
     p = sk.SkierParams()
     h, _ = ski_heading(p, 0)
@@ -210,7 +210,7 @@ def bench_sweep(n_runs=32, strokes=6, repeat=5):
             times = []
             for _ in range(repeat):
                 t0 = time.perf_counter()
-                res = sk.sweep(grid, strokes=strokes, scheduler=client, progress=False)
+                res = sk.sweep_skier(grid, strokes=strokes, scheduler=client, progress=False)
                 times.append(time.perf_counter() - t0)
                 if res.info["n_failed"]:
                     raise RuntimeError(f"sweep failures: {res.failed[['run', 'error']].to_dict('records')}")

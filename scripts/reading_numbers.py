@@ -4,7 +4,7 @@
     python scripts/reading_numbers.py
 
 book/results.md includes the file.  Every number in it comes from
-``skilib.skier.artefacts.model_artefacts`` (two runs of the thesis's cases, a few seconds);
+``skilib.models.thesis.artefacts.model_artefacts`` (two runs of the thesis's cases, a few seconds);
 scripts/build_book.py runs this script before it builds the book.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ OUT = ROOT / "book" / "_generated" / "reading_numbers.md"
 
 
 def box(table) -> str:
-    from skilib.skier.artefacts import artefacts_markdown
+    from skilib.models.thesis.artefacts import artefacts_markdown
 
     return (
         "````{admonition} How to read these numbers\n"
@@ -26,7 +26,7 @@ def box(table) -> str:
         "The thesis's model (ch. 4–5) is rebuilt here as the thesis builds it, and with it some\n"
         "features that belong to the model, not to skiing.  Read the speeds, energies and forces of\n"
         "these chapters with them in mind (each number below is computed by\n"
-        "`skilib.skier.artefacts.model_artefacts()` when the book is built):\n\n"
+        "`skilib.models.thesis.artefacts.model_artefacts()` when the book is built):\n\n"
         + artefacts_markdown(table)
         + "\nThe {doc}`differences` page lists where the compendium departs from the thesis.\n"
         "````\n"
@@ -34,7 +34,7 @@ def box(table) -> str:
 
 
 def main() -> int:
-    from skilib.skier.artefacts import model_artefacts
+    from skilib.models.thesis.artefacts import model_artefacts
 
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(box(model_artefacts()), encoding="utf-8")

@@ -17,9 +17,9 @@ import time
 
 import pandas as pd
 
-from skilib.skier import cases
-from skilib.skier.cases import TABLE7, TABLE9
-from skilib.skier.simulate import simulate_phase, simulate_run
+from skilib.models.thesis import cases
+from skilib.models.thesis.cases import TABLE7, TABLE9
+from skilib.models.thesis import simulate_phase, simulate_run
 
 # strokes 7–10: after the thesis's levelling-off at the 6th
 LEVEL_STROKES = slice(cases.LEVEL_OFF_STROKE.value, TABLE9.strokes)

@@ -1,13 +1,13 @@
-"""The numbers of the book's "How to read these numbers" box (``skilib.skier.artefacts``), each
+"""The numbers of the book's "How to read these numbers" box (``skilib.models.thesis.artefacts``), each
 checked against a computation that does not go through the function's own route: the
 output frame instead of the stroke-change table, the leg laws (eqs. 187–188) instead of the
 simulated CM, positions instead of velocities, the force components instead of the summary."""
 import numpy as np
 import pytest
 
-from skilib.skier import cases
-from skilib.skier.artefacts import artefact_runs, artefacts_markdown, model_artefacts
-from skilib.skier.summary import level_off_stroke
+from skilib.models.thesis import cases
+from skilib.models.thesis.artefacts import artefact_runs, artefacts_markdown, model_artefacts
+from skilib.models.thesis.summary import level_off_stroke
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ pytest.importorskip("ezc3d")
 import skilib as sk  # noqa: E402
 from skilib.data import c3d  # noqa: E402
 from skilib.data.forcedata import default_data_path, load_force_data  # noqa: E402
-from skilib.skier.markers import MARKERS, skeleton, stroke_rows  # noqa: E402
+from skilib.models.thesis.markers import MARKERS, skeleton, stroke_rows  # noqa: E402
 
 F32 = np.finfo(np.float32).eps  # relative precision of a C3D value
 

@@ -1,5 +1,5 @@
-"""The thesis's cases and numbers (skilib.skier.cases), the leg laws chosen from the phase
-time (skilib.skier.laws, eqs. 187–188) and the per-run summaries (skilib.skier.summary).
+"""The thesis's cases and numbers (skilib.models.thesis.cases), the leg laws chosen from the phase
+time (skilib.models.thesis.laws, eqs. 187–188) and the per-run summaries (skilib.models.thesis.summary).
 
 The leg laws are checked on the simulated geometry (|R³ − R¹| and the leg's inclination at
 the end of a phase), the constraint groups against the simulation's own constraint norms.
@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skilib.skier import SkierParams
-from skilib.skier.cases import (FIG42, RUN_CASES, TABLE7, TABLE7_LEG_EXTENSION, TABLE7_LEG_ROTATION_DEG, TABLE9,
+from skilib.models.thesis import SkierParams
+from skilib.models.thesis.cases import (FIG42, RUN_CASES, TABLE7, TABLE7_LEG_EXTENSION, TABLE7_LEG_ROTATION_DEG, TABLE9,
                                 THESIS_VALUES, ThesisValue)
-from skilib.skier.laws import leg_laws_for, with_leg_laws
-from skilib.skier.simulate import simulate_phase, simulate_run
-from skilib.skier.summary import CONSTRAINT_GROUPS, constraint_groups, joint_force_magnitudes, level_off_stroke
+from skilib.models.thesis.laws import leg_laws_for, with_leg_laws
+from skilib.models.thesis import simulate_phase, simulate_run
+from skilib.models.thesis.summary import CONSTRAINT_GROUPS, constraint_groups, joint_force_magnitudes, level_off_stroke
 
 _cache: dict = {}
 

@@ -220,9 +220,9 @@ def test_fourier_push_force_is_compiled_into_the_kernel(rng, measured):
     """The push-off (a Fourier series, eq. 102) writes itself symbolically: no numeric input
     remains, its coefficients are kernel parameters (one kernel for every phase time and
     force scale), and the generated forces equal the numeric ones."""
-    from skilib.data.forcedata import default_push_force
-    from skilib.skier.push import ScaledPush
-    from skilib.skier import SkierModel, SkierParams
+    from skilib.data.push import default_push_force
+    from skilib.models.thesis.push import ScaledPush
+    from skilib.models.thesis import SkierModel, SkierParams
 
     kernels, p = set(), SkierParams()
     for F in (default_push_force(1.0), default_push_force(0.6), ScaledPush(default_push_force(2.0), 0.5)):

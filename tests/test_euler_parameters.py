@@ -28,7 +28,7 @@ def test_euler_parameter_rotation_and_G(rng, measured):
         measured.allclose("A(3p) vs A(p)", EulerParameters.A(3.0 * p), A, atol=1e-14)  # A(p/|p|)
         Adot = d1(lambda e: EulerParameters.A(p + e * pd), 2e-4)
         w = EulerParameters.G(p) @ pd
-        measured.allclose("ȦAᵀ vs ω̃, ω = Gṗ", Adot @ A.T, sk.rotation.skew(w), atol=1e-9, unit="1/s")
+        measured.allclose("ȦAᵀ vs ω̃, ω = Gṗ", Adot @ A.T, sk.engine.rotation.skew(w), atol=1e-9, unit="1/s")
         measured.allclose("A(p(A)) vs A", EulerParameters.A(EulerParameters.from_matrix(A)), A, atol=1e-13)
         pd_t = EulerParameters.rates(p, w)  # tangent rates giving the same ω
         measured.allclose("G ṗ(ω) vs ω", EulerParameters.G(p) @ pd_t, w, atol=1e-13, unit="1/s")

@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skilib import forcedata as fd
+from skilib import data as fd
+from skilib.data import push as push_module
 from skilib.data.fourier import pearson_r
-from skilib.skier.cases import FRICTION_MEAN
+from skilib.models.thesis.cases import FRICTION_MEAN
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -345,7 +346,7 @@ def test_swing_phase_reads_zero_plus_offset_and_noise(synthetic, meta):
 
 def test_friction_channel_resembles_table_8(synthetic):
     fr = synthetic["friction"]
-    # Bruzzo (2012) table 8 (skilib.skier.cases): max 31.894 N, mean 5.305 N, min -18.7134 N
+    # Bruzzo (2012) table 8 (skilib.models.thesis.cases): max 31.894 N, mean 5.305 N, min -18.7134 N
     assert abs(fr.mean() - FRICTION_MEAN.value) < 1.0
     assert 20.0 <= fr.max() <= 45.0
     assert -30.0 <= fr.min() <= -10.0
@@ -421,9 +422,9 @@ def test_default_push_force_scalar_and_range():
 
 def test_default_fit_is_cached():
     fd.default_push_fit()
-    before = fd._cached_push_fit.cache_info().hits
+    before = push_module._cached_push_fit.cache_info().hits
     a, b = fd.default_push_force(1.0), fd.default_push_force(2.0)
-    assert fd._cached_push_fit.cache_info().hits == before + 2
+    assert push_module._cached_push_fit.cache_info().hits == before + 2
     assert fd.default_push_fit() is fd.default_push_fit()
     np.testing.assert_array_equal(a.fit.a, b.fit.a)
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skilib import fourier
+from skilib.data import fourier
 from skilib.data.fourier import FourierFit, choose_harmonics, fit, pearson_r
 
 TWO_PI = 2.0 * math.pi

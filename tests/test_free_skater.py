@@ -1,4 +1,4 @@
-"""The free skater (``skilib.skier.free``): a knife-edge ski, a placed centre of mass and the leg
+"""The free skater (``skilib.models.free.model``): a knife-edge ski, a placed centre of mass and the leg
 force as an output, checked against an independent one-coordinate derivation, a holonomic
 build of the straight-line case, the work–energy balance, the continuity of the centre of mass,
 the snow's load and the symmetry of the periodic stroke."""
@@ -9,8 +9,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import skilib as sk
-from skilib.skier.free import FreeSkaterModel
-from skilib.skier.steady import NoSteadyState
+from skilib.models.free import FreeSkaterModel
+from skilib.strokes import NoSteadyState
 
 
 def one_coordinate(p: sk.FreeSkaterParams, side: str, u0: float, t_eval):

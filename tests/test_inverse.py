@@ -1,12 +1,12 @@
-"""The inverse mode (skilib.skier.inverse; Bruzzo et al. 2016): a forward simulation's motion,
+"""The inverse mode (skilib.models.thesis.inverse; Bruzzo et al. 2016): a forward simulation's motion,
 prescribed, gives back its push force and joint loads through the one-coordinate equation
 along the ski and eq. 101."""
 import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.skier.inverse import Motion, inverse_dynamics, motion_from_c3d, motion_from_result
-from skilib.skier.markers import stroke_rows
+from skilib.models.thesis.inverse import Motion, inverse_dynamics, motion_from_c3d, motion_from_result
+from skilib.models.thesis.markers import stroke_rows
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def test_inverse_through_c3d_file(fine_run, tmp_path):
     """Through the file (float32 markers) the error is the file's rounding amplified by two
     derivatives; smoothing brings it to the per-cent level."""
     pytest.importorskip("ezc3d")
-    from skilib.data.c3d import read_run
+    from skilib.models.thesis.c3d import read_run
 
     back = read_run(fine_run.to_c3d(tmp_path / "fine.c3d"))
     f = fine_run.frame.iloc[stroke_rows(fine_run.frame)]

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.data.forcedata import default_push_force
-from skilib.skier import ski_heading
-from skilib.skier.cases import TABLE7
+from skilib.data.push import default_push_force
+from skilib.models.thesis import ski_heading
+from skilib.models.thesis.cases import TABLE7
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 kane_peer = pytest.importorskip("kane_peer")

@@ -126,7 +126,7 @@ def test_dask_starts_give_the_serial_result():
 def test_thesis_model_meets_its_push_power(measured):
     """The thesis's skier (three SLSQP iterations, to stay quick): a SkierParams within the bounds
     whose steady push power is the budget; runs with no periodic stroke are recorded, not dropped."""
-    from skilib.skier.params import SkierParams
+    from skilib.models.thesis.params import SkierParams
 
     o = optimize_technique("thesis", power=300.0, starts=1, seed=0, maxiter=3, options=dict(dt_out=0.05))
     assert isinstance(o.params, SkierParams) and o.feasible

@@ -4,7 +4,7 @@ import pytest
 
 import skilib as sk
 from skilib import plot
-from skilib.skier.markers import Skeleton, skeleton
+from skilib.models.thesis.markers import Skeleton, skeleton
 
 
 @pytest.fixture(scope="module")

@@ -186,7 +186,7 @@ def test_tolerances_and_step_are_validated_by_name(kwargs, name):
     (lambda: sk.simulate_run(strokes=2.5), "strokes"), (lambda: sk.simulate_run(strokes=float("nan")), "strokes"),
     (lambda: sk.simulate_run(strokes=1, force_scale="1"), "force_scale"),
     (lambda: sk.sweep(lambda r: 1, pd.DataFrame({"a": [1]}), scheduler="serial", n_workers=1.5), "n_workers"),
-    (lambda: sk.forcedata.load_force_data(sk.forcedata.default_data_path(), dt_rtol=float("nan")), "dt_rtol"),
+    (lambda: sk.load_force_data(sk.default_data_path(), dt_rtol=float("nan")), "dt_rtol"),
 ])
 def test_bools_strings_nan_and_non_integers_are_refused_by_name(call, name):
     with pytest.raises(ValueError, match=rf"^{name}:"):
@@ -230,8 +230,8 @@ def test_sweep_rows_are_validated_on_their_own_and_written_with_failures(tmp_pat
     """pandas stores [1, 1, NaN] as floats: 1.0 runs as one stroke, NaN fails only its row;
     a string among numbers fails its row and the Parquet file is written all the same."""
     grid = pd.DataFrame({"strokes": [1, 1, np.nan], "skating_angle_deg": [50.0, "wide", 50.0]})
-    res = sk.sweep(grid, scheduler="serial", progress=False, output=tmp_path / "s.parquet",
-                   solver={"dt_out": 0.1})
+    res = sk.sweep_skier(grid, scheduler="serial", progress=False, output=tmp_path / "s.parquet",
+                         solver={"dt_out": 0.1})
     assert res.frame["status"].tolist() == ["ok", "error", "error"]
     assert res.frame["error"][1].startswith("ValueError: skating_angle_deg: must be a number, got 'wide'")
     assert res.frame["error"][2].startswith("ValueError: strokes: must be a number, got NaN")
@@ -261,7 +261,7 @@ def test_a_dying_worker_is_reported_with_its_reason():
 
 # -- 7, 8 and own force data -------------------------------------------------------------------------------
 def _recording(tmp_path, name="rec.csv", header=None, keep=(0, 1, 2, 3)):
-    lines = sk.forcedata.default_data_path().read_text().splitlines()
+    lines = sk.default_data_path().read_text().splitlines()
     head = (header or lines[0]).split(",")
     rows = [",".join(r.split(",")[k] for k in keep) for r in lines[1:]]
     p = tmp_path / name
@@ -272,7 +272,7 @@ def _recording(tmp_path, name="rec.csv", header=None, keep=(0, 1, 2, 3)):
 def test_push_fit_cache_is_keyed_on_content_not_mtime(tmp_path):
     """A same-size rewrite with the modification time kept is refit (it was served stale)."""
     p = _recording(tmp_path)
-    a = sk.forcedata.push_force_from_data(p, 1.0)
+    a = sk.push_force_from_data(p, 1.0)
     st = p.stat()
     head, *rows = p.read_text().splitlines()
     digits = str.maketrans("12", "21")  # the forces change, the time column and the size do not
@@ -280,7 +280,7 @@ def test_push_fit_cache_is_keyed_on_content_not_mtime(tmp_path):
                                      for r in rows]) + "\n")
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert p.stat().st_size == st.st_size and p.stat().st_mtime_ns == st.st_mtime_ns
-    b = sk.forcedata.push_force_from_data(p, 1.0)
+    b = sk.push_force_from_data(p, 1.0)
     assert a.sha256 != b.sha256
     assert a.fit.a0 != b.fit.a0
 
@@ -301,7 +301,7 @@ def test_a_huge_kilonewton_cell_is_named_not_turned_into_inf(tmp_path):
     p = tmp_path / "kn.csv"
     p.write_text("t_s,force_left_kN,force_right_kN\n0.000,1.0,1.0\n0.001,1e306,1.0\n0.002,1.0,1.0\n")
     with pytest.raises(ValueError, match=rf"^{p}: line 3, column 'force_left': 1e\+306 kN overflows"):
-        sk.forcedata.load_force_data(p)
+        sk.load_force_data(p)
 
 
 def test_own_column_names_and_single_plate_recordings(tmp_path):
@@ -332,7 +332,7 @@ def test_push_duration_mismatch_is_an_error_and_the_source_file_is_recorded(tmp_
     import hashlib
 
     rec = _recording(tmp_path)
-    push = sk.forcedata.push_force_from_data(rec, 1.0)
+    push = sk.push_force_from_data(rec, 1.0)
     with pytest.raises(ValueError, match=r"^push_force: fitted for a phase of 1 s.*phase_time is 0.8 s"):
         sk.simulate_run(strokes=1, phase_time=0.8, c_ext=0.2, push_force=push)
     res = sk.simulate_run(strokes=1, phase_time=0.8, c_ext=0.2, push_force=push.time_scaled(0.8), dt_out=0.1)
@@ -340,4 +340,4 @@ def test_push_duration_mismatch_is_an_error_and_the_source_file_is_recorded(tmp_
     assert res.info["force_file"] == str(rec.resolve()) and res.info["force_sha256"] == sha
     assert str(rec.resolve()) in res.info["force_source"] and sha in res.info["force_source"]
     default = sk.simulate_run(strokes=1, dt_out=0.1)
-    assert default.info["force_sha256"] == json.loads(sk.forcedata.default_metadata_path().read_text())["sha256"]
+    assert default.info["force_sha256"] == json.loads(sk.default_metadata_path().read_text())["sha256"]

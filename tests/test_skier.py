@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from skilib.skier import SkierModel, SkierParams, cases, push_plane_direction, ski_heading
+from skilib.models.thesis import SkierModel, SkierParams, cases, push_plane_direction, ski_heading
 from skilib.engine.codegen import compile_system
 from skilib.engine.reactions import JointReaction
-from skilib.skier.simulate import simulate_phase, simulate_run, stand_in_push_force
+from skilib.models.thesis import simulate_phase, simulate_run, stand_in_push_force
 from skilib.engine.solver import DynamicsResult
 
 TABLE7 = {c.name: c for c in cases.TABLE7}  # table7_T0.5, table7_T1, table7_T2
@@ -382,7 +382,7 @@ def test_headings_and_push_planes():
 def test_default_force_is_the_fitted_synthetic_curve():
     res = run_case("table7_T1")
     assert "SYNTHETIC" in res.info["force_source"]
-    from skilib.data.forcedata import default_push_force
+    from skilib.data.push import default_push_force
     F = default_push_force(1.0)
     fr = res.frame
     assert np.allclose(fr["push_force"], F(fr["tau"].to_numpy()))

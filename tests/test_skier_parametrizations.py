@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from skilib.engine.rotation import EulerParameters, rot_z, rotation_matrix
-from skilib.skier import SkierModel, SkierParams, ski_heading
-from skilib.skier.cases import TABLE7, TABLE9
-from skilib.skier.simulate import simulate_phase, simulate_run
+from skilib.models.thesis import SkierModel, SkierParams, ski_heading
+from skilib.models.thesis.cases import TABLE7, TABLE9
+from skilib.models.thesis import simulate_phase, simulate_run
 
 EP = "euler_parameters"
 CM = ["cm_x", "cm_y", "cm_z"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.skier.steady import stroke_map
+from skilib.models.thesis.steady import stroke_map
 
 SOLVER = dict(dt_out=0.02)
 
@@ -69,7 +69,7 @@ def test_the_skier_sweep_reports_the_periodic_stroke(steady, measured):
     import pandas as pd
 
     grid = pd.DataFrame({"skating_angle_deg": [50.0, 40.0]})
-    sw = sk.sweep(grid, strokes="steady", solver=SOLVER, scheduler="serial", progress=False)
+    sw = sk.sweep_skier(grid, strokes="steady", solver=SOLVER, scheduler="serial", progress=False)
     assert list(sw.frame.status) == ["ok", "ok"], sw.failed
     row = sw.frame.iloc[0]
     measured.allclose("sweep row u0 vs steady_state u0", row.u0, steady.u0, rtol=1e-12)

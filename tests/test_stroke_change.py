@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.skier import cases
-from skilib.skier.energy import BREAKDOWN_TERMS
-from skilib.skier.run import STROKE_CHANGE_RULES, stroke_change
-from skilib.skier.steady import NoSteadyState
+from skilib.models.thesis import cases
+from skilib.models.thesis.energy import BREAKDOWN_TERMS
+from skilib.models.thesis.run import STROKE_CHANGE_RULES, stroke_change
+from skilib.strokes import NoSteadyState
 
 FAST = dict(dt_out=0.05, rtol=1e-9, atol=1e-9)
 

@@ -13,10 +13,11 @@ import pandas as pd
 import pytest
 
 import skilib as sk
-from skilib.skier.simulate import simulate_run
-from skilib.skier import SkierParams
-from skilib.skier.cases import FRICTION_MEAN
-from skilib.studies.sweeps import SUMMARY_COLUMNS, read_sweep, run_summary
+from skilib.models.thesis import simulate_run
+from skilib.models.thesis import SkierParams
+from skilib.models.thesis.cases import FRICTION_MEAN
+from skilib.studies.skier_sweep import SUMMARY_COLUMNS, run_summary
+from skilib.studies.sweeps import read_sweep
 
 pytest.importorskip("distributed")
 
@@ -32,7 +33,7 @@ DETERMINISTIC = [c for c in SUMMARY_COLUMNS if c != "runtime_s"]
 
 @pytest.fixture(scope="module")
 def serial():
-    return sk.sweep(GRID, strokes=2, solver=SOLVER, scheduler="serial", progress=False)
+    return sk.sweep_skier(GRID, strokes=2, solver=SOLVER, scheduler="serial", progress=False)
 
 
 def test_rows_equal_direct_runs_and_close_the_energy_balance(serial, measured):
@@ -74,13 +75,13 @@ def test_a_failing_parameter_set_is_reported_and_the_others_run(serial):
 def test_dask_local_cluster_gives_the_serial_results(serial, tmp_path):
     """Two worker processes, results written to Parquet and read back: identical numbers."""
     out = tmp_path / "sub" / "grid.parquet"
-    dist = sk.sweep(GRID, strokes=2, solver=SOLVER, n_workers=2, output=out, progress=False)
+    dist = sk.sweep_skier(GRID, strokes=2, solver=SOLVER, n_workers=2, output=out, progress=False)
     assert dist.info["scheduler"] == "LocalCluster" and dist.info["n_workers"] == 2
     pd.testing.assert_frame_equal(dist.frame[DETERMINISTIC + ["status", "error"]],
                                   serial.frame[DETERMINISTIC + ["status", "error"]])
     back = read_sweep(out)
     pd.testing.assert_frame_equal(back.frame, dist.frame)
-    digest = hashlib.sha256(sk.forcedata.default_data_path().read_bytes()).hexdigest()
+    digest = hashlib.sha256(sk.default_data_path().read_bytes()).hexdigest()
     assert back.info["data_sha256"] == digest and set(back.frame.data_sha256) == {digest}
     assert set(back.frame.skilib_version) == {sk.__version__} == {back.info["skilib_version"]}
     assert list(back.frame.columns[:5]) == ["run", "skating_angle_deg", "force_scale", "friction", "c_ext"]
@@ -91,7 +92,7 @@ def test_an_existing_scheduler_is_used_by_address():
 
     grid = GRID.iloc[:2]
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        res = sk.sweep(grid, strokes=1, solver=SOLVER, scheduler=cluster.scheduler_address, progress=False)
+        res = sk.sweep_skier(grid, strokes=1, solver=SOLVER, scheduler=cluster.scheduler_address, progress=False)
     assert res.info["scheduler"] == cluster.scheduler_address and res.info["n_workers"] == 1
     ref = run_summary(grid.iloc[0].to_dict(), strokes=1, solver=SOLVER)
     assert res.frame.mean_speed.iloc[0] == ref["mean_speed"]
@@ -110,7 +111,7 @@ def test_an_existing_scheduler_is_used_by_address():
 ])
 def test_bad_arguments_name_what_is_wrong(parameters, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        sk.sweep(parameters, progress=False, **kwargs)
+        sk.sweep_skier(parameters, progress=False, **kwargs)
 
 
 def test_read_sweep_rejects_other_files(tmp_path):
@@ -127,8 +128,8 @@ def test_rotation_and_stabilization_pass_through_and_agree(measured):
     Baumgarte: the summaries agree to integration accuracy, and the residual of the
     work–energy balance (which then includes the projections' energy) stays small."""
     grid = GRID.iloc[:1]
-    a = sk.sweep(grid, strokes=2, solver=SOLVER, scheduler="serial", progress=False).frame.iloc[0]
-    b = sk.sweep(grid, strokes=2, solver={**SOLVER, "rotation": "euler_parameters", "stabilization": "projection"},
+    a = sk.sweep_skier(grid, strokes=2, solver=SOLVER, scheduler="serial", progress=False).frame.iloc[0]
+    b = sk.sweep_skier(grid, strokes=2, solver={**SOLVER, "rotation": "euler_parameters", "stabilization": "projection"},
                  scheduler="serial", progress=False).frame.iloc[0]
     assert b.status == "ok"
     measured.check("energy residual |ΔKE − ΣW − ΔT_proj| / max(|ΔKE|, 1 J)", b.energy_residual, 1e-6, strict=True)
@@ -148,7 +149,7 @@ def test_a_busy_dashboard_port_does_not_disturb_a_sweep():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":8787"):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = sk.sweep(GRID.iloc[:1], strokes=1, solver=SOLVER, n_workers=1, progress=False)
+            res = sk.sweep_skier(GRID.iloc[:1], strokes=1, solver=SOLVER, n_workers=1, progress=False)
     assert res.frame.status.iloc[0] == "ok"
     assert not [w for w in caught if "already in use" in str(w.message)]
 
@@ -220,12 +221,11 @@ def test_generic_sweep_summarize_outputs_and_bad_arguments(measured, tmp_path):
     for args, kwargs, match in [
         ((_projectile, [{"v0": 1.0}]), {}, "parameters: expected a pandas DataFrame"),
         (("not callable", grid), {}, "fn: expected a callable"),
-        ((_projectile, grid), {"strokes": 2}, "strokes: not an option of sweep"),
         ((_projectile, grid), {"outputs": ("v0",)}, r"outputs: \['v0'\]"),
         ((_projectile, grid), {"summarize": 3}, "summarize"),
         ((_projectile, grid), {"provenance": {"wall_s": 1}}, "provenance"),
         ((_projectile, grid.rename(columns={"v0": "status"})), {}, "written by the sweep itself"),
-        ((grid,), {"summarize": len}, "summarize: only for sweep"),
+        ((grid, grid), {}, r"fn: expected a callable .*sweep_skier\(parameters, strokes=\.\.\.\)"),
     ]:
         with pytest.raises(ValueError, match=match):
             sk.sweep(*args, scheduler="serial", progress=False, **kwargs)

@@ -56,7 +56,7 @@ __all__ = [
 _OFFDIAG = ((1, 2), (2, 0), (0, 1))  # (body axis k, target axis l): rows a_k · d_l
 
 
-def _unit(v, what: str) -> np.ndarray:
+def unit_vector(v, what: str) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     if v.shape != (3,) or not np.all(np.isfinite(v)):
         raise ValueError(f"{what}: expected 3 finite components, got {v!r}")
@@ -108,7 +108,7 @@ class Constraint:
         return f"{type(self).__name__}({self.name!r}: {', '.join(_bname(b) for b in self.bodies)})"
 
 
-def _point(body, p):
+def body_point(body, p):
     return np.asarray(p, dtype=float) if body is None else body.point(p)
 
 
@@ -120,7 +120,7 @@ class Spherical(Constraint):
     def __init__(self, name, body_i, point_i, body_j, point_j):
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 
     def jet(self, s):
@@ -135,9 +135,9 @@ class Revolute(Constraint):
     def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, axis_j):
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
-        self.ai = _unit(axis_i, f"{name}: axis_i")
-        self.nj1, self.nj2 = _perpendiculars(_unit(axis_j, f"{name}: axis_j"))
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
+        self.ai = unit_vector(axis_i, f"{name}: axis_i")
+        self.nj1, self.nj2 = _perpendiculars(unit_vector(axis_j, f"{name}: axis_j"))
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 
     def jet(self, s):
@@ -167,17 +167,17 @@ class Prismatic(Constraint):
                  normal_i=None, normal_j=None):
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
-        ai = _unit(axis_i, f"{name}: axis_i")
-        self.aj = _unit(axis_j, f"{name}: axis_j")
-        hint = None if normal_i is None else _unit(normal_i, f"{name}: normal_i")
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
+        ai = unit_vector(axis_i, f"{name}: axis_i")
+        self.aj = unit_vector(axis_j, f"{name}: axis_j")
+        hint = None if normal_i is None else unit_vector(normal_i, f"{name}: normal_i")
         if hint is not None and abs(hint @ ai) > 1e-12:
             raise ValueError(f"{name}: normal_i must be perpendicular to axis_i")
         self.a1, self.a2 = _perpendiculars(ai, hint)
         if normal_j is None:
             self.bj = _perpendiculars(self.aj)[0]
         else:
-            self.bj = _unit(normal_j, f"{name}: normal_j")
+            self.bj = unit_vector(normal_j, f"{name}: normal_j")
             if abs(self.bj @ self.aj) > 1e-12:
                 raise ValueError(f"{name}: normal_j must be perpendicular to axis_j")
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
@@ -203,7 +203,7 @@ class PointOnPlane(Constraint):
         self.bodies = (body, body_j)
         self.u = body.point(point)
         self.P = np.asarray(origin, dtype=float)
-        self.nrm = _unit(normal, f"{name}: normal")
+        self.nrm = unit_vector(normal, f"{name}: normal")
         self.reaction_points = ((body, self.u),)
 
     def jet(self, s):
@@ -222,7 +222,7 @@ class PointOnLine(Constraint):
         self.bodies = (body, body_j)
         self.u = body.point(point)
         self.P = np.asarray(origin, dtype=float)
-        self.n1, self.n2 = _perpendiculars(_unit(direction, f"{name}: direction"))
+        self.n1, self.n2 = _perpendiculars(unit_vector(direction, f"{name}: direction"))
         self.reaction_points = ((body, self.u),)
 
     def jet(self, s):
@@ -243,8 +243,8 @@ class ParallelAxes(Constraint):
             raise ValueError(f"{name}: body_i must be a body")
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ai = _unit(axis_i, f"{name}: axis_i")
-        self.n1, self.n2 = _perpendiculars(_unit(axis_j, f"{name}: axis_j"))
+        self.ai = unit_vector(axis_i, f"{name}: axis_i")
+        self.n1, self.n2 = _perpendiculars(unit_vector(axis_j, f"{name}: axis_j"))
         self.reaction_points = ((body_i, np.zeros(3)),) + (((body_j, np.zeros(3)),) if body_j is not None else ())
 
     def jet(self, s):
@@ -264,7 +264,7 @@ class Fixed(Constraint):
     def __init__(self, name, body_i, point_i, body_j, point_j, rel=None):
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
         R = np.eye(3) if rel is None else np.asarray(rel, dtype=float)
         self.rbar = [R.T[:, l] for l in range(3)]  # body-j vectors equal to body-i axes
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
@@ -312,7 +312,7 @@ class DistanceDriver(Constraint):
     def __init__(self, name, body_i, point_i, body_j, point_j, length):
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
         self.law = as_time_function(length, f"{name}: length")
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 
@@ -388,7 +388,7 @@ class RelativePointDriver(Constraint):
             raise ValueError(f"{name}: a relative driver needs two bodies (use PointPathDriver for the ground)")
         self.name = name
         self.bodies = (body_i, body_j)
-        self.ui, self.uj = _point(body_i, point_i), _point(body_j, point_j)
+        self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
         self.law = as_time_function(path, f"{name}: path")
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 

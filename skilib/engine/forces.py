@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kinematics import State
-from .rotation import _sqrt, cross3
+from .rotation import sqrt, cross3
 
 __all__ = [
     "Force",
@@ -106,7 +106,7 @@ class LineForce(Force):
 
     def direction(self, s):
         d = s.point(self.body, self.u).val - s.point(self.from_body, self.u_from).val
-        return d / _sqrt(d @ d)
+        return d / sqrt(d @ d)
 
     def generalized(self, s):
         Q = np.zeros(s.nq, dtype=s.dtype)
@@ -189,7 +189,7 @@ class SpringDamper(Force):
         Q = np.zeros(s.nq, dtype=s.dtype)
         pi, pj = s.point(self.bi, self.ui), s.point(self.bj, self.uj)
         d = pj.val - pi.val
-        L = _sqrt(d @ d)
+        L = sqrt(d @ d)
         if s.dtype is float and L == 0.0:
             raise ValueError(f"spring '{self.name}': the two points coincide at t={s.t}; direction undefined")
         e = d / L
@@ -214,7 +214,7 @@ class Drag(Force):
     def generalized(self, s):
         Q = np.zeros(s.nq, dtype=s.dtype)
         v = s.point_velocity(self.body, self.u)
-        point_generalized_force(s, self.body, self.u, -0.5 * self.rho * self.cda * _sqrt(v @ v) * v, Q)
+        point_generalized_force(s, self.body, self.u, -0.5 * self.rho * self.cda * sqrt(v @ v) * v, Q)
         return Q
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import _sqrt, cross3, skew
+from .rotation import sqrt, cross3, skew
 
 __all__ = ["Jet", "State", "dot", "cross", "times", "norm", "constant", "time_jet"]
 
@@ -96,7 +96,7 @@ def times(c: Jet, v: Jet) -> Jet:
 def norm(a: Jet) -> Jet:
     """Scalar jet of |a| (s = √(a·a), s̈ = (a·a)¨/2s − ṡ²/s)."""
     w = dot(a, a)
-    s = _sqrt(w.val)
+    s = sqrt(w.val)
     if s == 0.0:
         raise ZeroDivisionError("norm of a zero vector has no derivative")
     sd = w.vel / (2.0 * s)

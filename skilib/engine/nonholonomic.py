@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import Constraint, _point, _unit
+from .constraints import Constraint, body_point, unit_vector
 from .kinematics import Jet, State, constant, dot, norm, stack, times
 from .rotation import skew
 
@@ -57,8 +57,8 @@ class KnifeEdge(Constraint):
             raise ValueError(f"{name}: a knife edge needs a body")
         self.name = name
         self.bodies = (body,)
-        self.u = _point(body, point)
-        self.axis = _unit(axis, f"{name}: axis")
+        self.u = body_point(body, point)
+        self.axis = unit_vector(axis, f"{name}: axis")
         self.reaction_points = ((body, self.u),)
 
     def jet(self, s: State) -> Jet:
@@ -91,7 +91,7 @@ class RollingDisk(Constraint):
         self.name = name
         self.bodies = (body,)
         self.radius = np.array([r])
-        self.axis = _unit(axis, f"{name}: axis")
+        self.axis = unit_vector(axis, f"{name}: axis")
         self.reaction_points = ((body, np.zeros(3)),)
 
     def jet(self, s: State) -> Jet:

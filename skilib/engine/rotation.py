@@ -30,7 +30,7 @@ __all__ = [
 
 # Scalar functions that also accept sympy expressions, so that the same formulas serve
 # the numeric engine and the code generator (skilib.engine.codegen) that traces them.
-def _cos(x):
+def cos(x):
     try:
         return math.cos(x)
     except TypeError:
@@ -39,7 +39,7 @@ def _cos(x):
         return sympy.cos(x)
 
 
-def _sin(x):
+def sin(x):
     try:
         return math.sin(x)
     except TypeError:
@@ -48,7 +48,7 @@ def _sin(x):
         return sympy.sin(x)
 
 
-def _sqrt(x):
+def sqrt(x):
     try:
         return math.sqrt(x)
     except TypeError:
@@ -56,10 +56,6 @@ def _sqrt(x):
 
         return sympy.sqrt(x)
 
-
-# public names of the three: math's for numbers, sympy's for the symbols that code
-# generation traces (skilib.engine.codegen), so that one formula serves both
-cos, sin, sqrt = _cos, _sin, _sqrt
 
 
 def cross3(a, b) -> np.ndarray:
@@ -88,9 +84,9 @@ def rot_z(a: float) -> np.ndarray:
 def rotation_matrix(angles) -> np.ndarray:
     """A = Rz(φ) Rx(θ) Rz(ψ) for ZXZ angles (φ, θ, ψ) in radians."""
     phi, theta, psi = angles
-    cf, sf = _cos(phi), _sin(phi)
-    ct, st = _cos(theta), _sin(theta)
-    cp, sp = _cos(psi), _sin(psi)
+    cf, sf = cos(phi), sin(phi)
+    ct, st = cos(theta), sin(theta)
+    cp, sp = cos(psi), sin(psi)
     return np.array(
         [
             [cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st],
@@ -103,16 +99,16 @@ def rotation_matrix(angles) -> np.ndarray:
 def G_matrix(angles) -> np.ndarray:
     """Global angular-velocity matrix G with ω = G θ̇ (eq. 29)."""
     phi, theta, _ = angles
-    cf, sf = _cos(phi), _sin(phi)
-    ct, st = _cos(theta), _sin(theta)
+    cf, sf = cos(phi), sin(phi)
+    ct, st = cos(theta), sin(theta)
     return np.array([[0.0, cf, sf * st], [0.0, sf, -cf * st], [1.0, 0.0, ct]])
 
 
 def G_bar_matrix(angles) -> np.ndarray:
     """Body-frame angular-velocity matrix Ḡ = AᵀG with ω̄ = Ḡ θ̇ (eq. 31)."""
     _, theta, psi = angles
-    ct, st = _cos(theta), _sin(theta)
-    cp, sp = _cos(psi), _sin(psi)
+    ct, st = cos(theta), sin(theta)
+    cp, sp = cos(psi), sin(psi)
     return np.array([[st * sp, cp, 0.0], [st * cp, -sp, 0.0], [ct, 0.0, 1.0]])
 
 
@@ -120,8 +116,8 @@ def G_dot_thetadot(angles, rates) -> np.ndarray:
     """Ġ θ̇: the part of ω̇ = G θ̈ + Ġ θ̇ that is quadratic in the angle rates."""
     phi, theta, _ = angles
     dphi, dtheta, dpsi = rates
-    cf, sf = _cos(phi), _sin(phi)
-    ct, st = _cos(theta), _sin(theta)
+    cf, sf = cos(phi), sin(phi)
+    ct, st = cos(theta), sin(theta)
     return np.array(
         [
             -sf * dphi * dtheta + (cf * st * dphi + sf * ct * dtheta) * dpsi,
@@ -216,7 +212,7 @@ class EulerParameters:
     @staticmethod
     def A(p) -> np.ndarray:
         p = np.asarray(p)
-        e0, e1, e2, e3 = p / _sqrt(p @ p)
+        e0, e1, e2, e3 = p / sqrt(p @ p)
         return np.array(
             [
                 [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],

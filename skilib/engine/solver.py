@@ -14,12 +14,11 @@ from scipy.integrate import solve_ivp
 
 from .errors import InconsistentInitialConditions, IntegrationError
 from .integrators import ProjectedRK
-from .options import Integrator, Stabilization, baumgarte
-from .projection import Projector, project
+from .options import Integrator, Stabilization
+from .projection import Projector
 from .reactions import joint_reactions
 
-__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "baumgarte", "project",
-           "gimbal_events"]
+__all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "gimbal_events"]
 
 
 def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, independent=(),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rotation import _cos, _sin, skew
+from .rotation import cos, sin, skew
 
 __all__ = [
     "TimeFunction",
@@ -91,7 +91,7 @@ class Harmonic(TimeFunction):
     def __call__(self, t):
         c, a, w, ph = self.c
         x = w * t + ph
-        cx, sx = _cos(x), _sin(x)
+        cx, sx = cos(x), sin(x)
         return c + a * cx, -a * w * sx, -a * w * w * cx
 
     def __repr__(self):
@@ -145,6 +145,6 @@ class RotationPath:
     def __call__(self, t):
         g, gd, gdd = (v[()] if isinstance(v, np.ndarray) else v for v in self.angle(t))
         N = self._N
-        R = np.eye(3) + _sin(g) * N + (1.0 - _cos(g)) * (N @ N)  # Rodrigues
+        R = np.eye(3) + sin(g) * N + (1.0 - cos(g)) * (N @ N)  # Rodrigues
         Ad = R @ self.A0
         return Ad, gd * N @ Ad, (gdd * N + gd * gd * (N @ N)) @ Ad

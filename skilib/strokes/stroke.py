@@ -32,9 +32,9 @@ from ..engine.errors import BudgetExceededError, IntegrationError
 from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
-from .work import INTEGRALS, WorkLedger
+from .work import WorkLedger
 
-__all__ = ["Segment", "Stroke", "Budget", "stroke_rhs", "MAX_STEP_DIVISOR", "INTEGRALS"]
+__all__ = ["Segment", "Stroke", "Budget", "stroke_rhs", "MAX_STEP_DIVISOR"]
 
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot

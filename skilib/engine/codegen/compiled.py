@@ -9,8 +9,8 @@ from ..errors import SingularSystemError
 from ..evaluation import Evaluation
 from ..finite import nonfinite_error
 from ..system import MultibodySystem
-from .kernel import _KERNELS, _check_backend, _Kernel, kernel_cache_dir
-from .trace import _resolve, _Walk
+from .kernel import KERNELS, check_backend, Kernel, kernel_cache_dir
+from .trace import resolve, Walk
 
 __all__ = ['CompiledSystem', 'compile_system']
 
@@ -28,19 +28,19 @@ class CompiledSystem:
 
     def __init__(self, system: MultibodySystem, backend: str | None = None, use_numba: bool | None = None):
         self.system = system
-        backend = _check_backend(backend, use_numba)
-        walk = _Walk(system, symbolic=False)
+        backend = check_backend(backend, use_numba)
+        walk = Walk(system, symbolic=False)
         key = tuple(walk.key)
-        kern = _KERNELS.get((key, backend))
+        kern = KERNELS.get((key, backend))
         if kern is None:
-            kern = _KERNELS[(key, backend)] = _Kernel(key, system, backend)
+            kern = KERNELS[(key, backend)] = Kernel(key, system, backend)
         self.kernel = kern
         self.backend, self.n_ops, self.source = kern.backend, kern.n_ops, kern.source
         self.c = np.array(walk.values, dtype=float)
         if self.c.size != kern.n_params:
             raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
                                f"{self.c.size}; delete the kernel cache ({kernel_cache_dir()})")
-        self._inputs = [(_resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
+        self._inputs = [(resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
         self._input_paths = [path for path, _, _ in kern.inputs]
         self.inputs = self._inputs
         #: force elements evaluated by the numeric engine (untraceable callables of the state)

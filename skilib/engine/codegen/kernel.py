@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..system import MultibodySystem
-from .trace import _trace, _Walk
+from .trace import trace_system, Walk
 
 __all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'clear_kernel_cache',
            'default_backend', 'kernel_cache_dir']
@@ -41,12 +41,12 @@ _HERE = Path(__file__).resolve().parent
 _C_DRIVER = (_HERE / "eom_driver.c").read_text()
 _PY_DRIVER = (_HERE / "eom_driver.py").read_text().split("generated = None  # provided by the generated module", 1)[1]
 
-_KERNELS: dict = {}  # structure key -> _Kernel (a cache: kernels are pure functions)
+KERNELS: dict = {}  # structure key -> Kernel (a cache: kernels are pure functions)
 
 
 def clear_kernel_cache() -> None:
     """Forget every compiled kernel (they are rebuilt on the next ``compile_system``)."""
-    _KERNELS.clear()
+    KERNELS.clear()
 
 
 _FORMAT = 8  # bump when the generated file layout changes (7: sha256 in the metadata)
@@ -128,7 +128,7 @@ def default_backend() -> str:
     return "numba" if importlib.util.find_spec("numba") is not None else "python"
 
 
-def _check_backend(backend, use_numba):
+def check_backend(backend, use_numba):
     if use_numba is not None:  # the older switch: True = numba, False = plain Python
         if backend is not None:
             raise ValueError("backend, use_numba: give one of them, not both")
@@ -145,7 +145,7 @@ def _digest(key, backend) -> str:
     return hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
 
 
-class _Kernel:
+class Kernel:
     """Generated straight-line code for one system structure, compiled by one backend.
 
     'c': C source (sympy's C99 printer), compiled with the system's C compiler into a
@@ -197,7 +197,7 @@ class _Kernel:
             else:
                 _clear_numba_cache(path)
         if mod is None:
-            meta, body = _trace(_Walk(system, symbolic=True), system, "python")
+            meta, body = trace_system(Walk(system, symbolic=True), system, "python")
             src = _module_source(meta, body, numba is not None)
             mod = _store(path, src, digest) if path is not None else None
             if mod is None:  # no numba, or the cache folder is not writable
@@ -235,7 +235,7 @@ class _Kernel:
             cc = c_compiler()
             if cc is None:
                 raise _BackendUnusable("no C compiler found: set $CC, or install cc/gcc")
-            meta, body = _trace(_Walk(system, symbolic=True), system, "c")
+            meta, body = trace_system(Walk(system, symbolic=True), system, "c")
             meta["digest"] = digest
             src = _c_source(meta, body)
             try:

@@ -21,10 +21,9 @@ _TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringD
 # objects whose attributes are walked for parameters (their float data become c[k])
 _PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
 
-_KERNELS: dict = {}  # structure key -> _Kernel (a cache: kernels are pure functions)
 
 # -- walking a system: structure key, parameter values, symbolic clone ----------------
-class _Walk:
+class Walk:
     """One pass over a system's bodies, constraints and traceable forces.
 
     Collects the structure key and the parameter values in a fixed order; with
@@ -138,7 +137,7 @@ def _is_signal(v) -> bool:
     return callable(getattr(type(v), "symbolic", None))
 
 
-def _resolve(system, path):
+def resolve(system, path):
     obj = {"bodies": system.bodies, "constraints": system.constraints, "forces": system.forces}[path[0]]
     for step in path[1:]:
         if isinstance(step, int) or isinstance(obj, dict):
@@ -204,7 +203,7 @@ def _traceable_law(fn) -> bool:
     return isinstance(fn, _TRACEABLE_LAWS)
 
 
-def _trace(walk: _Walk, system, language: str):
+def trace_system(walk: Walk, system, language: str):
     """Trace the system's terms with sympy; returns (meta, generated function source)."""
     clone = walk.clone
     s = _TracingState(clone, walk.opaque)

@@ -22,7 +22,7 @@ from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "options_of"]
+__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of"]
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
 
@@ -201,7 +201,7 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
 
 
-def options_of(params, kwargs: dict, strokes: int = 1, v0: float = 0.0) -> FreeRunOptions:
+def free_options_of(params, kwargs: dict, strokes: int = 1, v0: float = 0.0) -> FreeRunOptions:
     """``simulate_free``'s checked options of ``strokes`` strokes from u = ``v0`` with its keywords
     ``kwargs`` (its defaults for the others; an unknown keyword is a TypeError, as in a call of
     simulate_free)."""

@@ -9,7 +9,7 @@ import pandas as pd
 from ...engine.validation import check_number
 from ...strokes.periodic import NoSteadyState, periodic_stroke
 from .params import FreeSkaterParams, with_overrides
-from .run import FreeSkating, options_of
+from .run import FreeSkating, free_options_of
 
 __all__ = ["FreeSteadyState", "free_steady_state", "check_gliding"]
 
@@ -77,7 +77,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     for k in ("strokes", "v0"):
         if k in kwargs:
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
-    skating = FreeSkating(options_of(p, kwargs))
+    skating = FreeSkating(free_options_of(p, kwargs))
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
                             max_speed=max_speed, who="free_steady_state")
     frame = found.tables.frame()

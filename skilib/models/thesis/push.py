@@ -6,7 +6,7 @@ import math
 from .params import SkierParams
 
 __all__ = ["STAND_IN_PEAK_BW", "MAX_PUSH_BODY_WEIGHTS", "MAX_FORCE_SCALE", "stand_in_push_force", "ScaledPush",
-           "default_push_force", "check_push_force", "push_provenance"]
+           "thesis_push_force", "check_push_force", "push_provenance"]
 
 #: the largest push-off accepted, in body weights of the skier (M g): measured leg forces in
 #: skating peak near 1–2 body weights; 20 leaves room for any experiment and refuses the
@@ -53,7 +53,7 @@ class ScaledPush:
         return self.scale * self.base.symbolic(tau)
 
 
-def default_push_force(params: SkierParams, phase_time: float):
+def thesis_push_force(params: SkierParams, phase_time: float):
     """The push-off used when ``push_force=None``: returns (F(τ), description).
 
     The Fourier fit (eq. 102) of the representative push-off of the SYNTHETIC force-plate

@@ -45,7 +45,7 @@ from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import SkierModel
 from .params import SkierParams, ski_heading
-from .push import MAX_FORCE_SCALE, ScaledPush, check_push_force, default_push_force, push_provenance
+from .push import MAX_FORCE_SCALE, ScaledPush, check_push_force, push_provenance, thesis_push_force
 from .rows import BALANCE_TERMS
 
 __all__ = ["simulate_run", "simulate_phase", "initial_state", "stroke_change", "STROKE_CHANGE_RULES", "ThesisSkating",
@@ -180,7 +180,7 @@ def run_options(params, *, strokes, phase_time, skating_angle_deg, c_ext, c_rot_
         max_wall_time = check_number("max_wall_time", max_wall_time, positive=True, unit="s")
     T = params.phase_time
     if push_force is None:
-        base, source = default_push_force(params, T)
+        base, source = thesis_push_force(params, T)
     else:
         base, source = push_force, "user callable"
     file, sha = push_provenance(base, T)
