@@ -51,7 +51,7 @@ VERIFICATION_FILES = (
     "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
-    "test_stroke_change.py", "test_artefacts.py", "test_optimum.py",
+    "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -74,6 +74,10 @@ _CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error o
 _API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
 _INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
 EXEMPT = {
+    "test_strokes.py": {
+        "test_mirroring_and_sides": "definitions: a sign and the order of the sides, exact",
+        "test_a_speed_the_map_cannot_hold_is_refused": _EXCEPTIONS,
+    },
     "test_artefacts.py": {"test_box_table_shows_every_number": "the box's Markdown shows each number: formatting, no error"},
     "test_free_skater.py": {
         "test_user_laws_are_time_functions": _EXCEPTIONS, "test_bad_parameters_name_the_field": _EXCEPTIONS,
@@ -182,6 +186,7 @@ SECTIONS = (
     Section("parametrizations", "Rotation parametrizations and stabilizations",
             ("test_euler_parameters.py", "test_skier_parametrizations.py")),
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
+    Section("strokes", "The stroke machinery every model shares (a sliding block)", ("test_strokes.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("optimum", "The optimum technique (beyond the thesis)", ("test_optimum.py",)),
     Section("skier", "The skier model (thesis ch. 4–5)",

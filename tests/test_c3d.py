@@ -10,6 +10,7 @@ pytest.importorskip("ezc3d")
 
 import skilib as sk  # noqa: E402
 from skilib.data import c3d  # noqa: E402
+from skilib.models.thesis import c3d as thesis_c3d  # noqa: E402
 from skilib.data.forcedata import default_data_path, load_force_data  # noqa: E402
 from skilib.models.thesis.markers import MARKERS, skeleton, stroke_rows  # noqa: E402
 
@@ -36,14 +37,14 @@ def test_markers_are_the_model_geometry(run):
 
 def test_run_round_trip(run, tmp_path):
     path = run.to_c3d(tmp_path / "run.c3d")
-    back = c3d.read_run(path)
+    back = thesis_c3d.read_run(path)
     s = skeleton(run)
     f = run.frame.iloc[stroke_rows(run.frame)]
     np.testing.assert_allclose(back.t, f["t"], atol=1e-12)
     assert tuple(back.markers) == MARKERS
     for name in MARKERS:  # written in mm as float32: relative error ≤ eps32/2 of the value
         np.testing.assert_allclose(back.markers[name], s.points[name], rtol=0, atol=F32 * np.abs(s.points[name]).max())
-    for ch in c3d.ANALOG_CHANNELS:
+    for ch in thesis_c3d.ANALOG_CHANNELS:
         np.testing.assert_allclose(back.analogs[ch], f[ch], rtol=0, atol=F32 * np.abs(f[ch]).max())
     assert back.skier_params() == run.params  # exact (JSON text in the parameter section)
     changes = back.events.loc[back.events["label"] == "Stroke change", "t"].to_numpy()

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from skilib import data as fd
+from skilib.data import channels
 from skilib.data import push as push_module
 from skilib.data.fourier import pearson_r
 from skilib.models.thesis.cases import FRICTION_MEAN
@@ -315,7 +316,7 @@ def test_every_push_has_loading_and_push_off_peaks_in_range(synthetic, pushes, m
 
 
 def test_pushes_repeat_about_every_second_and_alternate(pushes, meta):
-    for leg in fd.LEGS:
+    for leg in channels.LEGS:
         done = pushes[pushes["complete"]]
         starts = done.loc[done["leg"] == leg, "t_start"].to_numpy()
         gaps = np.diff(starts)
@@ -365,7 +366,7 @@ def test_default_push_fit_is_eq_102_of_the_representative_push(synthetic, measur
     and fit, and the coefficients equal least squares on the full uniform period."""
     push = fd.representative_push(synthetic)
     fit = fd.default_push_fit()
-    assert fit.n_harmonics == fd.DEFAULT_HARMONICS and fit.method == "thesis"
+    assert fit.n_harmonics == push_module.DEFAULT_HARMONICS and fit.method == "thesis"
     assert fit.t0 == 0.0
     measured.check("period vs push duration", abs(fit.period - push.duration) / push.duration, 1e-12, "rel.")
     # eq. 102: a0 is the sample mean, so the fit's impulse over one period equals

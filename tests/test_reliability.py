@@ -307,7 +307,7 @@ def test_a_huge_kilonewton_cell_is_named_not_turned_into_inf(tmp_path):
 def test_own_column_names_and_single_plate_recordings(tmp_path):
     """A recording with its own header is read through ``columns=``; a single-plate one (one
     force column) is fitted on that column; an unknown mapped name is named."""
-    fd = sk.forcedata
+    fd = sk.data
     std = fd.load_force_data(_recording(tmp_path))
     own = _recording(tmp_path, "own.csv", header="zeit [s],links [N],rechts [N],reibung [N]")
     df = fd.load_force_data(own, columns={"time": "zeit", "left": "links", "right": "rechts"})

@@ -14,6 +14,9 @@ model supplies is a ``Skating`` (subclass it):
   variable, ``skilib.strokes.periodic``);
 - ``summary(k, model, y0, y_end, frame, change)``: the model's own columns of the stroke's row
   (the shared ones come from ``stroke_summary``);
+- ``admissibility``: {summary column: (frame column, "min" or "max")}: the extremes over the
+  stroke that say whether it is one the model admits (the ski keeps gliding, the snow pushes,
+  the leg force stays within reach of a human);
 - optionally ``systems(model)``: a dict in which the compiled systems of strokes that share
   them are kept (``None``: each stroke compiles its own).
 
@@ -55,6 +58,7 @@ class Skating:
     work_terms: tuple = ()
     power_term: str = ""
     change_columns: tuple = ()
+    admissibility: dict = {}
 
     def start(self, u: float):
         raise NotImplementedError
@@ -94,7 +98,8 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     mean_speed (time average of the centre of mass's speed |Ṙ|), progress_speed = mean_vx
     (its X displacement, along the course, over T), mean_vy, distance_x, mean_power (the mean
     of ``power_term``'s work rate), ke_start, ke_end, every work, projection_energy, the
-    work–energy residual ΔKE − ΣW − projection_energy, and max_constraint_norm.
+    work–energy residual ΔKE − ΣW − projection_energy, max_constraint_norm, and the model's
+    ``admissibility`` columns (extremes of frame columns over the stroke).
     """
     T, n, cm = skating.stroke_time, model.nq, model.cm
     W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
@@ -104,6 +109,7 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     works = {key: W[key] for key in skating.work_terms}
     residual = ke_end - ke_start - sum(works.values()) - W["projection_energy"]
     progress = float(q[cm][0] - q0[cm][0]) / T
+    extremes = {key: float(getattr(frame[col], how)()) for key, (col, how) in skating.admissibility.items()}
     return dict(stroke=k + 1, side=model.side, mean_speed=W["int_speed"] / T, mean_vx=progress,
                 progress_speed=progress, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
                 mean_power=W[skating.power_term] / T, distance_x=float(q[cm][0] - q0[cm][0]),
@@ -111,7 +117,7 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
                 ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
                                                      if key.startswith("work_")},
                 projection_energy=W["projection_energy"], energy_residual=residual,
-                max_constraint_norm=float(frame["constraint_norm"].max()))
+                max_constraint_norm=float(frame["constraint_norm"].max()), **extremes)
 
 
 def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, qd, dense: bool = True):

@@ -115,6 +115,9 @@ class FreeSkating(Skating):
     work_terms = FREE_WORK_TERMS
     power_term = "work_leg"
     change_columns = tuple(_CHANGE_COLUMNS)
+    #: the ski glides (u > 0), the snow pushes (N > 0), the leg's largest force [body weights]
+    admissibility = {"min_ski_speed": ("u", "min"), "min_snow_force": ("snow_force", "min"),
+                     "peak_leg_force_bw": ("leg_force_bw", "max")}
 
     def __init__(self, o: FreeRunOptions):
         self.o = o
@@ -144,7 +147,6 @@ class FreeSkating(Skating):
     def summary(self, k, model, y0, y_end, frame, change):
         n, T = model.nq, self.stroke_time
         return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
-                    peak_leg_force_bw=float(frame["leg_force_bw"].max()),
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
                     max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
 

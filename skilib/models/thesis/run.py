@@ -207,6 +207,8 @@ class ThesisSkating(Skating):
     work_terms = BALANCE_TERMS
     power_term = "work_push"
     change_columns = tuple(_CHANGE_COLUMNS)
+    #: the ski's least speed along itself over the stroke (≤ 0: it stopped or slid back)
+    admissibility = {"min_ski_speed": ("s_dot", "min")}
 
     def __init__(self, options: RunOptions):
         self.o = options

@@ -1,0 +1,169 @@
+"""The stroke machinery every skating model shares (``skilib.strokes``), checked against closed
+forms on its smallest model, the sliding block (``skilib.strokes.examples``), and the laws of a
+stroke against their definitions and finite differences."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skilib.engine.timefunctions import FromCallables, Polynomial
+from skilib.strokes import laws
+from skilib.strokes.examples import BlockParams, BlockSkating, block_settings
+from skilib.strokes.periodic import NoSteadyState, periodic_stroke
+from skilib.strokes.run import run_strokes
+
+
+# -- the laws of a stroke ------------------------------------------------------------------------
+def _central(law, t, h=1e-6):
+    """(ḟ, f̈) by central differences of the law's value and of its rate."""
+    f = lambda s: law(s)[0]  # noqa: E731
+    fd = lambda s: law(s)[1]  # noqa: E731
+    return (f(t + h) - f(t - h)) / (2 * h), (fd(t + h) - fd(t - h)) / (2 * h)
+
+
+LAWS = {
+    "smooth_turn": laws.smooth_turn(-0.35, 0.17, 0.8),
+    "power_law p=2": laws.power_law(0.05, 0.35, 0.8, 2.0),
+    "power_law p=1.5": laws.power_law(0.05, 0.35, 0.8, 1.5),
+    "dip": laws.dip(0.95, 0.08, 0.8),
+    "linear": laws.linear(0.5, 0.25),
+    "mirrored smooth_turn": laws.mirrored(laws.smooth_turn(-0.35, 0.17, 0.8), -1.0),
+    "mirrored callable": laws.mirrored(laws.power_law(0.05, 0.35, 0.8, 1.5), -1.0),
+}
+
+
+def test_every_law_carries_its_two_derivatives(measured):
+    """Each law's ḟ and f̈ equal central differences (step 1e-6) of its f and ḟ."""
+    for name, law in sorted(LAWS.items()):
+        d1, d2, f1, f2 = [], [], [], []
+        for t in (0.13, 0.4, 0.71):
+            a, b = _central(law, t)
+            _, fd, fdd = law(t)
+            d1.append(a), d2.append(b), f1.append(fd), f2.append(fdd)
+        measured.allclose("law rate vs central difference", f1, d1, atol=1e-7, where=name)
+        measured.allclose("law second rate vs central difference", f2, d2, atol=1e-6, where=name)
+
+
+def test_the_laws_meet_their_definitions(measured):
+    """smooth_turn is start + change σ(τ/T) at rest at both ends; dip and power_law meet their
+    formulas; the laws that can be are polynomials (traced by code generation)."""
+    T = 0.8
+    turn = laws.smooth_turn(-0.35, 0.17, T)
+    assert isinstance(turn, Polynomial)  # traced by code generation
+    xs = np.array([0.0, 0.3, 0.5, 1.0])  # start + change σ(x), σ = 10x³ − 15x⁴ + 6x⁵
+    measured.allclose("smooth_turn vs start + change σ(τ/T)", [turn(x * T)[0] for x in xs],
+                      -0.35 + 0.17 * (10 * xs**3 - 15 * xs**4 + 6 * xs**5), atol=1e-15, unit="rad")
+    measured.check("smooth_turn's rates at τ = 0 and T", [turn(t)[k] for t in (0.0, T) for k in (1, 2)], 1e-12,
+                   "rad/s, rad/s²")
+    dip = laws.dip(0.95, 0.08, T)
+    measured.allclose("dip vs mean − depth sin²(πτ/T)", [dip(t)[0] for t in (0.0, 0.3, T / 2)],
+                      [0.95 - 0.08 * math.sin(math.pi * t / T) ** 2 for t in (0.0, 0.3, T / 2)], atol=1e-15, unit="m")
+    for p in (0.0, 1.0, 2.0, 3.0, 1.5):
+        law = laws.power_law(0.05, 0.35, T, p)
+        measured.allclose("power_law vs start + (end − start)(τ/T)^p", [law(0.3)[0], law(T)[0]],
+                          [0.05 + 0.3 * (0.3 / T) ** p if p else 0.35, 0.35], atol=1e-15, unit="m", where=f"p = {p}")
+    assert isinstance(laws.power_law(0.0, 1.0, T, 2.0), Polynomial)
+    assert isinstance(laws.power_law(0.0, 1.0, T, 1.5), FromCallables)
+
+
+def test_mirroring_and_sides():
+    """A left stroke's lateral law is the right one's times −1, exactly; sides alternate."""
+    law = laws.power_law(0.05, 0.35, 0.8, 1.5)
+    m = laws.mirrored(law, laws.side_sign("left"))
+    for t in (0.1, 0.5):
+        assert m(t) == tuple(-v for v in law(t))
+    assert laws.mirrored(law, laws.side_sign("right")) is law
+    assert [laws.side_of("left", k) for k in range(4)] == ["left", "right", "left", "right"]
+
+
+# -- the sliding block: runs and the periodic stroke against closed forms -----------------------
+P = BlockParams()
+
+
+def _closed_form(t):
+    """v(t), x(t) from rest: v* tanh(t k v*/m), (m/k) ln cosh(t k v*/m)."""
+    vs, k, m = P.terminal_speed, P.k, P.mass
+    return vs * math.tanh(t * k * vs / m), m / k * math.log(math.cosh(t * k * vs / m))
+
+
+def test_a_run_of_alternating_strokes_follows_the_closed_form(measured):
+    """Three strokes of the block from rest through the shared loop: speed and position against
+    v* tanh(t k v*/m) and (m/k) ln cosh(t k v*/m); the shared summary's progress speed and mean
+    power against ΔX/T and F ΔX/T; ΔKE = ΣW per stroke."""
+    skating = BlockSkating(P)
+    tables = run_strokes(skating, block_settings(P), strokes=3, v0=0.0)
+    frame = tables.frame()
+    st = pd.DataFrame(tables.strokes)
+    assert st["side"].tolist() == ["right", "left", "right"]
+    assert frame["stroke"].unique().tolist() == [1, 2, 3]
+    v, x = (np.array(c) for c in zip(*(_closed_form(t) for t in frame["t"])))
+    # rest: the first instant decides the mode; v(0) = 0 with F > μmg slides forwards
+    measured.allclose("speed vs v* tanh(t k v*/m)", frame["cm_vx"], v, atol=1e-9, unit="m/s")
+    measured.allclose("position vs (m/k) ln cosh(t k v*/m)", frame["cm_x"], x, atol=1e-9, unit="m")
+    # the shared summary: progress speed ΔX/T, mean power ∫F·v/T = F ΔX/T, ΔKE = ΣW
+    T = P.stroke_time
+    for k, row in st.iterrows():
+        x0, x1 = _closed_form(k * T)[1], _closed_form((k + 1) * T)[1]
+        where = f"stroke {k + 1}"
+        measured.allclose("progress speed vs ΔX/T", row["progress_speed"], (x1 - x0) / T, atol=1e-9, unit="m/s",
+                          where=where)
+        measured.allclose("mean power vs F ΔX/T", row["mean_power"], P.push * (x1 - x0) / T, atol=1e-7, unit="W",
+                          where=where)
+        measured.check("ΔKE − ΣW", row["energy_residual"], 1e-8, "J", where=where)
+        measured.check("work of the held rows", row["work_rows"], 1e-9, "J", where=where)
+
+
+def test_the_periodic_stroke_starts_at_the_terminal_speed(measured):
+    """The fixed point of the block's stroke map is the terminal speed v* = √((F − μmg)/k)."""
+    skating = BlockSkating(P)
+    found = periodic_stroke(skating, block_settings(P), u_guess=1.0, tol=1e-10, max_iter=30, max_speed=30.0,
+                            who="block")
+    measured.check("|Φ(u0) − u0|", found.residual, 1e-10, "m/s")
+    measured.allclose("u0 vs v*", found.u0, P.terminal_speed, atol=1e-8, unit="m/s")
+    row = found.tables.strokes[0]
+    measured.allclose("periodic stroke's progress speed vs v*", row["progress_speed"], P.terminal_speed, atol=1e-8,
+                      unit="m/s")
+    # every stroke-map evaluation is recorded, the last one at the fixed point
+    assert len(found.history) == found.iterations and abs(found.history[-1][1] - found.history[-1][0]) <= 1e-10
+
+
+def test_a_push_below_friction_keeps_the_block_stuck(measured):
+    """F < μmg from rest: the block sticks the whole stroke (mode 0) and static friction, the
+    stick row's multiplier, holds the push without doing work."""
+    weak = BlockParams(push=10.0)  # μ m g = 23.5 N
+    tables = run_strokes(BlockSkating(weak), block_settings(weak), strokes=1, v0=0.0)
+    frame = tables.frame()
+    assert (frame["mode"] == 0).all()
+    measured.check("stuck block's travel", frame["cm_x"], 1e-12, "m")
+    measured.check("stuck block's speed", frame["cm_vx"], 1e-12, "m/s")
+    measured.check("static friction's work", tables.strokes[0]["work_friction"], 1e-12, "J")
+
+
+def test_a_speed_the_map_cannot_hold_is_refused():
+    """Without drag and with the push beating friction every stroke adds the same speed: Φ(u) − u
+    is a constant > 0 and the secant leaves any speed limit."""
+    free = BlockParams(cda=1e-12)
+    with pytest.raises(NoSteadyState, match="no periodic stroke"):
+        periodic_stroke(BlockSkating(free), block_settings(free), u_guess=1.0, tol=1e-10, max_iter=30,
+                        max_speed=30.0, who="block")
+
+
+def test_compiled_and_python_paths_agree(measured):
+    """The generated kernel and the numeric engine give the same run of the block."""
+    a = run_strokes(BlockSkating(P), block_settings(P, compiled=False), strokes=2, v0=1.0).frame()
+    b = run_strokes(BlockSkating(P), block_settings(P, compiled=True), strokes=2, v0=1.0).frame()
+    measured.allclose("compiled vs Python speed", b["cm_vx"], a["cm_vx"], atol=1e-10, unit="m/s")
+
+
+def test_admissibility_columns_are_the_frame_extremes_of_each_stroke(measured):
+    """The summary's admissibility column is the frame's extreme over each stroke; the block's
+    least speed in its second stroke is v(T) of the closed form."""
+    tables = run_strokes(BlockSkating(P), block_settings(P), strokes=2, v0=0.0)
+    frame = tables.frame()
+    for row in tables.strokes:
+        assert row["min_ski_speed"] == frame.loc[frame["stroke"] == row["stroke"], "cm_vx"].min()
+    # from rest the first stroke's least speed is its start, 0; the second's its start, v(T)
+    assert tables.strokes[0]["min_ski_speed"] == 0.0
+    measured.allclose("least speed of stroke 2 vs v(T)", tables.strokes[1]["min_ski_speed"],
+                      _closed_form(P.stroke_time)[0], atol=1e-12, unit="m/s")
