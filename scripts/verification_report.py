@@ -61,6 +61,7 @@ OTHER_TEST_FILES = {
     "test_verification_report.py": "checks this script and the `measured` fixture",
     "test_layout.py": "checks the package's layout (what imports what), no physics",
     "test_using.py": "runs the code of the book page 'Using this compendium', no physics",
+    "test_readme.py": "runs the README's snippets as written, no physics",
     "test_reliability.py": "damaged caches, bad inputs, sweeps and force files are named or repaired: no error to measure",
     "test_c3d.py": "C3D file round trips (float32 storage) and the force loader's C3D errors; no model error",
     "test_inverse.py": "inverse-mode round trips; their errors are reported in notebook 09 (Seeing the skier)",

@@ -81,12 +81,12 @@ PENALTY = (0.0, 0.0, 0.0)
 class Maximum:
     """The result of :func:`maximize`.
 
-    x : the best point (within the bounds exactly); f : f(x) there; g : g(x) (0.0 without an
-    equality); c : c(x) (the inequality, NaN without one).
-    success : SLSQP's flag at the best start and the constraints met (|g| ≤ g_tol, c ≥ −g_tol);
-    message : its message.
-    starts : DataFrame, one row per start: start (index), x0_*, x_*, f, g, c, violation (the
-        largest constraint residual), success, message, nit, nfev.
+    - x : the best point (within the bounds exactly); f : f(x) there; g : g(x) (0.0 without an
+      equality); c : c(x) (the inequality, NaN without one).
+    - success : SLSQP's flag at the best start and the constraints met (|g| ≤ g_tol, c ≥ −g_tol);
+      message : its message.
+    - starts : DataFrame, one row per start: start (index), x0_*, x_*, f, g, c, violation (the
+      largest constraint residual), success, message, nit, nfev.
     """
 
     x: np.ndarray
@@ -274,9 +274,10 @@ class TechniqueModel:
     """The steady-state map of one model as (speed, mean power, peak leg force) of named
     parameters; picklable, so a Dask worker can run it.
 
-    speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
-        direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
-        speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
+    - speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
+      direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
+      speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
+
     Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
     parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power,
     peak_leg_force_bw, u0, status, error)."""
@@ -376,24 +377,24 @@ class _StartTask:
 class Optimum:
     """The optimum technique at one power (``optimize_technique``).
 
-    params : the model's parameters at the optimum (FreeSkaterParams or SkierParams).
-    x : the optimum as {name: value} of the parameters optimised.
-    mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
-        or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
-    mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
-    peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
-        the thesis's skier).
-    bounds : {name: (low, high)} used.  model : "free" or "thesis".
-    evaluations : DataFrame of every steady state computed (start: the start's row, −1 for the
-        screening of the seeded candidates; the parameters, mean_speed,
-        progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
-        error): failures included with their error.
-    starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
-        mean_power, power_error [W], peak_leg_force_bw, violation (largest relative constraint
-        residual), success, message, nit (SLSQP iterations), nfev (steady states).
-    options : the steady-state keywords used; base : the parameters not optimised.
-    feasible : whether the constraints are met to the tolerance (False: no start met them, e.g.
-        too few iterations; the point returned is then the one closest to them).
+    - params : the model's parameters at the optimum (FreeSkaterParams or SkierParams).
+    - x : the optimum as {name: value} of the parameters optimised.
+    - mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
+      or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
+    - mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
+    - peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
+      the thesis's skier).
+    - bounds : {name: (low, high)} used.  model : "free" or "thesis".
+    - evaluations : DataFrame of every steady state computed (start: the start's row, −1 for the
+      screening of the seeded candidates; the parameters, mean_speed,
+      progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
+      error): failures included with their error.
+    - starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
+      mean_power, power_error [W], peak_leg_force_bw, violation (largest relative constraint
+      residual), success, message, nit (SLSQP iterations), nfev (steady states).
+    - options : the steady-state keywords used; base : the parameters not optimised.
+    - feasible : whether the constraints are met to the tolerance (False: no start met them, e.g.
+      too few iterations; the point returned is then the one closest to them).
     """
 
     model: str
@@ -480,24 +481,24 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        n_workers=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
-    model : "free" (``FreeSkaterParams``; the leg's mean power) or "thesis" (``SkierParams``;
-        the push-off's mean power, ``steady_state``).
-    power : the mean power budget [W]; None: no budget — the fastest technique within the
-        bounds for the force the model is given (for the thesis's skier: its measured push-off
-        force, ``params.force_scale``; for the free skater the speed then rises to the bounds).
-    bounds : {name: (low, high)}: the parameters optimised and their ranges; default
-        ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
-    speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
-    seed, starts : the seeded starts: the first ``starts`` of ``SCREEN × starts`` Latin-hypercube
-        points (``latin_starts``) that the model can run (the others are recorded in
-        ``evaluations`` as start −1); ``x0`` (a {name: value}) adds one start in front.
-    scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
-        an address; a Client): where the starts run, one task each.
-    options : keywords of the steady state (free_steady_state / steady_state: tol, rtol,
-        push_force, dt_out, ...).
-    fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
-        (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
-    power_tol : the power constraint's tolerance, relative to ``power``.
+    - model : "free" (``FreeSkaterParams``; the leg's mean power) or "thesis" (``SkierParams``;
+      the push-off's mean power, ``steady_state``).
+    - power : the mean power budget [W]; None: no budget — the fastest technique within the
+      bounds for the force the model is given (for the thesis's skier: its measured push-off
+      force, ``params.force_scale``; for the free skater the speed then rises to the bounds).
+    - bounds : {name: (low, high)}: the parameters optimised and their ranges; default
+      ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
+    - speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
+    - seed, starts : the seeded starts: the first ``starts`` of ``SCREEN × starts`` Latin-hypercube
+      points (``latin_starts``) that the model can run (the others are recorded in
+      ``evaluations`` as start −1); ``x0`` (a {name: value}) adds one start in front.
+    - scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
+      an address; a Client): where the starts run, one task each.
+    - options : keywords of the steady state (free_steady_state / steady_state: tol, rtol,
+      push_force, dt_out, ...).
+    - fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
+      (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
+    - power_tol : the power constraint's tolerance, relative to ``power``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError

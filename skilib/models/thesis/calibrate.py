@@ -35,12 +35,12 @@ __all__ = ["Calibration", "calibrate_force_scale", "thesis_predictions"]
 class Calibration:
     """The result of ``calibrate_force_scale``.
 
-    force_scale : the push-off scale s with steady mean speed = target_speed.
-    target_speed : the speed calibrated to [m/s] (default: the thesis's 2.47 m/s).
-    steady : the ``SteadyState`` at force_scale (its ``mean_speed`` is the target to the
-        tolerance, its ``mean_power`` the first prediction).
-    evaluations : DataFrame of every steady state computed: force_scale, mean_speed, u0.
-    run_kwargs : the ``simulate_run`` keywords used (without force_scale).
+    - force_scale : the push-off scale s with steady mean speed = target_speed.
+    - target_speed : the speed calibrated to [m/s] (default: the thesis's 2.47 m/s).
+    - steady : the ``SteadyState`` at force_scale (its ``mean_speed`` is the target to the
+      tolerance, its ``mean_power`` the first prediction).
+    - evaluations : DataFrame of every steady state computed: force_scale, mean_speed, u0.
+    - run_kwargs : the ``simulate_run`` keywords used (without force_scale).
     """
 
     force_scale: float
@@ -143,18 +143,18 @@ def thesis_predictions(cal: Calibration, *, half_fraction: float = 0.5, other_an
     needs a run from rest (``strokes`` strokes, ``summary.level_off_stroke`` at 2 %; None if it
     does not level off, or if the run cannot be made: ``speed_kept`` has no change for a slow CM):
 
-    mean_power              steady mean push power at s [W] (fig. 44: ≈ 300 W)
-    half_force_change       steady speed at half_fraction·s over that at s, minus 1 (fig. 42: −32 %)
-    other_angle_half_vs_full  steady speed at other_angle (default: the angle − 10°) and
-                            half_fraction·s over that at the angle and s, minus 1 (fig. 42:
-                            "slightly faster", > 0)
-    vx_vy_ratio             mean |Ẋ³| / mean |Ẏ³| of the steady stroke (fig. 43: "the Y component
-                            … almost twice" the X component — the thesis's Y axis is our X,
-                            the direction of travel)
-    level_off_stroke        the run from rest's first stroke whose mean speed changes by < 2 %
-                            (fig. 41: after about six strokes)
-    ke_loss_per_change, pe_loss_per_change  energies lost at each change of ski in the steady
-                            state [J] (negative: gained)
+    - mean_power: steady mean push power at s [W] (fig. 44: ≈ 300 W)
+    - half_force_change: steady speed at half_fraction·s over that at s, minus 1 (fig. 42: −32 %)
+    - other_angle_half_vs_full: steady speed at other_angle (default: the angle − 10°) and
+      half_fraction·s over that at the angle and s, minus 1 (fig. 42:
+      "slightly faster", > 0)
+    - vx_vy_ratio: mean |Ẋ³| / mean |Ẏ³| of the steady stroke (fig. 43: "the Y component
+      … almost twice" the X component — the thesis's Y axis is our X,
+      the direction of travel)
+    - level_off_stroke: the run from rest's first stroke whose mean speed changes by < 2 %
+      (fig. 41: after about six strokes)
+    - ke_loss_per_change, pe_loss_per_change: energies lost at each change of ski in the steady
+      state [J] (negative: gained)
 
     A steady state that is not found (``NoSteadyState`` or no convergence) gives NaN.
     """

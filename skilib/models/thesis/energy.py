@@ -38,20 +38,20 @@ def power_breakdown(result) -> pd.DataFrame:
     stroke).  Every stroke is followed by a change of ski: the run's own (``changes``), or for
     the last stroke the change the run would make next (``steady.change_after``).  Columns:
 
-    work_push        W_push, the push-off's work over the stroke (integrated power F·Ṙ³)
-    ke_loss_change   KE⁻ − KE⁺ at the following change (``changes.ke_loss``)
-    pe_loss_reset    Σ mᵢ g Δzᵢ lost with the pose reset at that change (``changes.pe_loss``)
-    friction, drag   −W_friction, −W_drag (integrated works)
-    drivers          −W_drivers: the work the leg drivers C14–C17 absorb
-    ke_stored        KE at the start of the next stroke − KE at the start of this one
-    residual         −(W_joints + projection + ΔKE − ΣW) + (−W_gravity − pe_loss_reset): the
-                     work of the scleronomic joints under Baumgarte stabilization, the
-                     projections' energy, the work–energy residual of ``energy_balance`` and the
-                     mismatch between the integrated gravity work and the potential energy
-                     dropped at the change (all at the integrator's tolerance)
-    balance          work_push − Σ(terms): zero when the change's energies join the strokes'
-                     (KE⁻ of the change = KE at the stroke's end) — the test of this function
-    mean_speed, period  the stroke's mean CM speed [m/s] and T [s] (J per stroke / T = W)
+    - work_push: W_push, the push-off's work over the stroke (integrated power F·Ṙ³)
+    - ke_loss_change: KE⁻ − KE⁺ at the following change (``changes.ke_loss``)
+    - pe_loss_reset: Σ mᵢ g Δzᵢ lost with the pose reset at that change (``changes.pe_loss``)
+    - friction, drag: −W_friction, −W_drag (integrated works)
+    - drivers: −W_drivers: the work the leg drivers C14–C17 absorb
+    - ke_stored: KE at the start of the next stroke − KE at the start of this one
+    - residual: −(W_joints + projection + ΔKE − ΣW) + (−W_gravity − pe_loss_reset): the
+      work of the scleronomic joints under Baumgarte stabilization, the
+      projections' energy, the work–energy residual of ``energy_balance`` and the
+      mismatch between the integrated gravity work and the potential energy
+      dropped at the change (all at the integrator's tolerance)
+    - balance: work_push − Σ(terms): zero when the change's energies join the strokes'
+      (KE⁻ of the change = KE at the stroke's end) — the test of this function
+    - mean_speed, period: the stroke's mean CM speed [m/s] and T [s] (J per stroke / T = W)
     """
     from .steady import change_after
 

@@ -1,6 +1,6 @@
 """Where the thesis's skier is: marker positions and a drawable skeleton, from the model's geometry and q.
 
-The drawings (``skilib.plot``) and the C3D export (``skilib.data.c3d``) need the skier as
+The drawings (``skilib.plot``) and the C3D export (``skilib.models.thesis.c3d``) need the skier as
 points in space, not as coordinates.  This module turns a simulated run into a
 model-agnostic :class:`Skeleton`: named points per output time, segments joining them
 (one per body), force arrows; a later model supplies its own ``Skeleton`` and is drawn and
@@ -8,14 +8,14 @@ exported by the same code.
 
 Points of the thesis model (Bruzzo 2012, §4.2, eqs. 107–124, 144; book: The skier model)
 
-    ANKLE      R¹, the ski's origin: the spherical ankle sits on the ski's centre (C6–C8)
-    SKI_TIP    R¹ + (L_ski/2) x̄¹,   SKI_TAIL  R¹ − (L_ski/2) x̄¹   (the ski box, eqs. 147–149)
-    KNEE       the shank's far end, R¹ + L2 u (the shank is a rod of length L2 from the ankle)
-    CM         R³, the upper body's origin, which the thesis takes as the skier's centre of
-               mass (eq. 144: the distance ℓ(τ) of C14 runs from the ski to R³)
-    HIP        R³ as well: the model has no trunk, the CM sits on the leg axis at the hip
-               (R³ = R¹ + ℓ u, the leg's reach |L2 − L3| ≤ ℓ ≤ L2 + L3); a model with a
-               trunk gives the two different positions
+    - ANKLE: R¹, the ski's origin: the spherical ankle sits on the ski's centre (C6–C8)
+    - SKI_TIP: R¹ + (L_ski/2) x̄¹; SKI_TAIL: R¹ − (L_ski/2) x̄¹ (the ski box, eqs. 147–149)
+    - KNEE: the shank's far end, R¹ + L2 u (the shank is a rod of length L2 from the ankle)
+    - CM: R³, the upper body's origin, which the thesis takes as the skier's centre of
+      mass (eq. 144: the distance ℓ(τ) of C14 runs from the ski to R³)
+    - HIP: R³ as well: the model has no trunk, the CM sits on the leg axis at the hip
+      (R³ = R¹ + ℓ u, the leg's reach |L2 − L3| ≤ ℓ ≤ L2 + L3); a model with a
+      trunk gives the two different positions
 
 u = (R³ − R¹)/|R³ − R¹| is the leg axis (x̄² = x̄³, C9–C13, C15–C17).  The upper body is
 drawn as what the model makes it, a rod of length L3 centred on R³ along u, so that the
@@ -37,14 +37,14 @@ MARKERS = ("SKI_TIP", "SKI_TAIL", "ANKLE", "KNEE", "HIP", "CM")
 class Skeleton:
     """A model as drawable geometry over time (model-agnostic).
 
-    t : (n,) times [s]
-    points : name -> (n, 3) positions [m] (the markers)
-    segments : (label, point_a, point_b) lines between points, one per drawn body part;
-        ``point_a``/``point_b`` name entries of ``points`` or of ``extra``
-    extra : name -> (n, 3) further positions used only by segments (not markers)
-    arrows : name -> (origin (n, 3), force vector (n, 3) [N])
-    stroke : (n,) stroke number of each time (0 where the model has no strokes)
-    labels : free text labels of the model's parts for the drawings (e.g. constraint groups)
+    - t : (n,) times [s]
+    - points : name -> (n, 3) positions [m] (the markers)
+    - segments : (label, point_a, point_b) lines between points, one per drawn body part;
+      ``point_a``/``point_b`` name entries of ``points`` or of ``extra``
+    - extra : name -> (n, 3) further positions used only by segments (not markers)
+    - arrows : name -> (origin (n, 3), force vector (n, 3) [N])
+    - stroke : (n,) stroke number of each time (0 where the model has no strokes)
+    - labels : free text labels of the model's parts for the drawings (e.g. constraint groups)
     """
 
     t: np.ndarray
