@@ -35,7 +35,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 # Screenshot check of the built book (after `make book`): headless Chromium opens every
-# chapter offline, saves a PNG and fails if a formula is not typeset or a figure is missing
+# chapter offline, saves a PNG and fails if a page was not built, a formula is not typeset, an
+# image is missing or does not load, the console shows an error or a cell's output is an error
 # (needs chromium: apt-get install chromium; without it only a message, unless STRICT=1)
 screenshots:
 	PYTHON=$(BIN)/python bash scripts/screenshot_book.sh

@@ -3,13 +3,16 @@
 
     python scripts/check_book_pages.py [--html book/_build/html] [--out book/_build/screenshots]
 
-Run by `make screenshots` (scripts/screenshot_book.sh) after `make book`. For every page the
-table of contents (book/_toc.yml) lists, it
+Run by `make screenshots` (scripts/screenshot_book.sh) after `make book`, and by CI (.ci/run,
+with STRICT=1). For every page the table of contents (book/_toc.yml) lists, it
+
+0. fails if the build did not produce the page's HTML file (the table of contents lists it);
 
 1. takes a screenshot of the whole page (PNG, for a person to look at): the page's height is
    measured first (a probe copy of the page records ``scrollHeight`` once it has rendered),
    then Chromium captures it in tiles of at most ``--tile`` px (the page shifted up by a CSS
-   transform for each) that are stacked into one PNG; a blank tile is a failure;
+   transform for each) that are stacked into one PNG; a blank tile is a failure (a page no
+   taller than the window keeps the capture the measuring run took);
 2. loads the page with JavaScript and with every host name unresolvable (so nothing can come
    from the network) and reads the resulting DOM (``chromium --dump-dom``):
    - every formula of the page was typeset by MathJax (one ``mjx-container`` per math node
@@ -17,13 +20,21 @@ table of contents (book/_toc.yml) lists, it
      ``\\[``) is left in the page's text;
    - every ``<img>`` points to an existing, non-empty image file, and a notebook chapter
      shows at least as many images as its executed notebook (book/_executed) has figures;
-   - no cell output is a traceback;
+   - every image of the page loaded in the browser: measured in the page by the probe script
+     (``naturalWidth`` and ``naturalHeight`` not 0 once the page has loaded), so a file that
+     exists but does not decode fails too;
+   - nothing was reported as an error on the browser console: ``console.error``, an uncaught
+     exception, an unhandled promise rejection, or a script, stylesheet or other resource that
+     failed to load (recorded by a script that runs first in the page's ``<head>``);
+   - no cell output is a traceback, and the executed notebook behind a chapter has no error
+     output at all (also none in a cell whose output the page hides);
    - a notebook whose source calls ``to_jshtml`` (a matplotlib JavaScript animation) shows
      its player on the page (``div.anim-controls``), as many as the executed notebook has;
 3. checks that no ``<script>``, ``<link>``, ``<img>``, ``<iframe>`` or ``<source>`` of any
    built HTML file, and no inline script, refers to an http(s) URL.
 
 Exits 1 and names the page and the problem if any check fails, 2 if Chromium is missing.
+tests/test_page_checker.py runs this checker on a small Sphinx-built site with these faults.
 """
 from __future__ import annotations
 
@@ -58,6 +69,7 @@ class Page(HTMLParser):
         self.math_nodes = self.mjx = 0
         self.mjx_errors, self.tracebacks = [], 0
         self.players, self.scroll_height = 0, None
+        self.console_errors, self.broken_images, self.images_measured = [], [], None
         self.text, self._stack, self._script = [], [], None
         self._main_depth = 0
 
@@ -78,6 +90,11 @@ class Page(HTMLParser):
             self.players += 1
         if tag == "html" and a.get("data-scroll-height"):
             self.scroll_height = int(float(a["data-scroll-height"]))
+        if tag == "html" and a.get("data-console-errors"):
+            self.console_errors = json.loads(a["data-console-errors"])
+        if tag == "html" and a.get("data-images"):
+            measured = json.loads(a["data-images"])
+            self.images_measured, self.broken_images = measured["n"], measured["broken"]
         if "math" in classes and tag in ("span", "div"):
             self.math_nodes += 1
         if tag == "mjx-container":
@@ -167,39 +184,119 @@ def expected_players(book: Path, page: str) -> int | None:
     return max(n, 1)
 
 
-PROBE = """<script>/* check_book_pages: record the rendered page's height */
+def notebook_errors(book: Path, page: str) -> list[str]:
+    """The error outputs of the executed notebook behind a page, "cell N [In k]: Name: value"
+    each (a cell's output hidden on the page, tag remove-output or remove-cell, counts too)."""
+    nb_path = book / f"{page}.ipynb"
+    if not nb_path.exists():
+        return []
+    found = []
+    for i, cell in enumerate(json.loads(nb_path.read_text())["cells"], start=1):
+        for o in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            if o.get("output_type") == "error":
+                n = cell.get("execution_count")
+                found.append(f"cell {i}{f' [In {n}]' if n else ''}: {o.get('ename')}: {str(o.get('evalue'))[:200]}")
+    return found
+
+
+PROBE = """<script>/* check_book_pages: record the rendered page's height, and which images did not load */
 window.addEventListener("load", function () {
+  Array.prototype.forEach.call(document.images, function (im) { if (im.loading === "lazy") im.loading = "eager"; });
   setTimeout(function () {
-    var d = document.documentElement;
+    var d = document.documentElement, broken = [], n = 0;
+    Array.prototype.forEach.call(document.images, function (im) {
+      if (!im.hasAttribute("src")) return;  /* an animation's frame before its script drew one */
+      n += 1;
+      if (!im.complete || !im.naturalWidth || !im.naturalHeight) broken.push(im.getAttribute("src").slice(0, 200));
+    });
+    d.setAttribute("data-images", JSON.stringify({n: n, broken: broken}));
     d.setAttribute("data-scroll-height", Math.ceil(Math.max(d.scrollHeight, document.body.scrollHeight)));
   }, 8000);
 });
 </script>"""
+# What the page reports as an error, recorded into the DOM (read back with --dump-dom) by a
+# script inserted as the first thing in <head>, so that it runs before any script of the page.
+# Chosen over parsing Chromium's own log (--enable-logging=stderr --v=0): that log prints every
+# console message as "INFO:CONSOLE" whatever its level (Chromium 156: console.log and
+# console.error look alike), its line format has changed between versions, and it does not list
+# a script or stylesheet that failed to load. In the page, console.error is wrapped, and
+# uncaught exceptions, unhandled promise rejections and failed resource loads (the "error"
+# event, captured) are caught; each is recorded as it happens, so one that comes late is kept
+# too. A failed <img> is left to the image check. The script is one line, so the line numbers
+# of the page's own inline scripts stay what they are in the page.
+CATCHER = " ".join(line.strip() for line in """<script>/* check_book_pages: record errors */
+(function () {
+  var root = document.documentElement, seen = [];
+  function keep(what) {
+    seen.push(String(what).slice(0, 300));
+    root.setAttribute("data-console-errors", JSON.stringify(seen));
+  }
+  function text(a) {
+    if (a instanceof Error) return a.name + ": " + a.message;
+    if (a !== null && typeof a === "object") { try { return JSON.stringify(a); } catch (e) { } }
+    return String(a);
+  }
+  var original = console.error;
+  console.error = function () {
+    keep("console.error: " + Array.prototype.map.call(arguments, text).join(" "));
+    return original.apply(console, arguments);
+  };
+  window.addEventListener("error", function (e) {
+    var t = e.target;
+    if (t && t !== window && t.tagName) {
+      if (t.tagName !== "IMG") {
+        keep("failed to load <" + t.tagName.toLowerCase() + " " + (t.hasAttribute("src") ? "src=" + t.getAttribute("src") : "href=" + t.getAttribute("href")) + ">");
+      }
+    } else {
+      keep((e.message || "uncaught error") + (e.filename ? " (" + e.filename.split("/").pop() + ":" + e.lineno + ")" : ""));
+    }
+  }, true);
+  window.addEventListener("unhandledrejection", function (e) { keep("unhandled promise rejection: " + text(e.reason)); });
+})();
+</script>""".splitlines())
 SHIFT = """<style>/* check_book_pages: show the page from %dpx down; the theme's sticky header and
 sidebars would otherwise repeat over every tile */
 .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary { position: static !important; }
 body { transform: translateY(-%dpx); }</style>"""
 
 
-def probe_copy(path: Path, script: str) -> Path:
-    """A copy of the page next to it (same relative links) with ``script`` before </body>."""
+def probe_copy(path: Path, script: str, head: str = "") -> Path:
+    """A copy of the page next to it (same relative links) with ``script`` before </body> and
+    ``head`` right after the opening <head> tag."""
     html = path.read_text(encoding="utf-8")
     i = html.lower().rfind("</body>")
     html = html[:i] + script + html[i:] if i >= 0 else html + script
+    if head:
+        m = re.search(r"<head\b[^>]*>", html, re.I) or re.search(r"<html\b[^>]*>", html, re.I)
+        if m is None:
+            raise ValueError(f"{path}: no <head> or <html> tag to put a script after")
+        html = html[:m.end()] + head + html[m.end():]
     copy = path.with_name(f".check-{path.stem}.html")
     copy.write_text(html, encoding="utf-8")
     return copy
 
 
-def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, height: int, tile: int) -> str | None:
+def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, height: int, tile: int,
+                         first: Path | None = None) -> str | None:
     """Screenshot the whole page, ``height`` px tall, in tiles of ≤ ``tile`` px stacked into
-    ``shot``; None if it worked, else the problem."""
+    ``shot``; None if it worked, else the problem. ``first``: a capture of the page's top that
+    the measuring run took; it is the first tile if it has that tile's size (a page no taller
+    than the window), which saves starting Chromium once more."""
     from PIL import Image
 
     tiles, parts = [], []
     try:
         for k, top in enumerate(range(0, height, tile)):
             h = min(tile, height - top)
+            if k == 0 and first is not None and first.is_file() and first.stat().st_size:
+                with Image.open(first) as img:
+                    if img.size == (width, h):
+                        parts.append(first)
+                        img.load()
+                        if img.convert("L").getextrema()[0] >= 250:
+                            return "tile 0 of the screenshot (from 0 px down) is blank"
+                        tiles.append(img.copy())
+                        continue
             # a tile below the top: the page shifted up by `top` (window scrolling is not kept
             # by a headless screenshot; a CSS transform is)
             src = probe_copy(path, SHIFT % (top, top)) if top else path
@@ -233,7 +330,7 @@ def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 1
     """One headless Chromium run with its own fresh profile under ``profile`` (a profile still
     held by the previous run's lingering processes would make the next run wait)."""
     with tempfile.TemporaryDirectory(dir=profile) as own:
-        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                "--disable-background-networking", "--disable-component-update", "--disable-extensions",
                f"--user-data-dir={own}", "--host-resolver-rules=MAP * ~NOTFOUND",
                "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
@@ -250,21 +347,34 @@ def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path
     problems = []
 
     width, min_height = (int(x) for x in size.split(","))
-    probe = probe_copy(path, PROBE)
+    probe = probe_copy(path, PROBE, head=CATCHER)
+    shot = out / (page.replace("/", "__") + ".png")
+    first = shot.with_name(f"{shot.stem}.first.png")  # the window's worth of the page's top
+    first.unlink(missing_ok=True)
     try:
-        r = chromium(binary, profile, probe.resolve().as_uri(), f"--window-size={width},{min_height}", "--dump-dom")
+        # no --hide-scrollbars here: the height is measured as it always was (a scrollbar, if the
+        # page is taller than the window; then `first` is not used). A page that fits shows none.
+        r = chromium(binary, profile, probe.resolve().as_uri(), f"--window-size={width},{min_height}", "--dump-dom",
+                     f"--screenshot={first}")
     finally:
         probe.unlink(missing_ok=True)
     if r.returncode or "<html" not in r.stdout[:500].lower():
+        first.unlink(missing_ok=True)
         return problems + [f"chromium --dump-dom failed (exit {r.returncode}: {r.stderr.strip()[-300:]})"], ""
     dom = parse(r.stdout)
-    if dom.scroll_height is None:
-        problems.append("the page's height was not measured (its probe script did not run)")
+    if dom.scroll_height is None or dom.images_measured is None:
+        problems.append("the page's height and images were not measured (its probe script did not run)")
+    if dom.console_errors:
+        errs = [e.replace(probe.name, path.name) for e in dom.console_errors]
+        problems.append(f"{len(errs)} error(s) on the browser console: " + " | ".join(errs[:5])
+                        + (" | ..." if len(errs) > 5 else ""))
     height = max(dom.scroll_height or min_height, min_height)
 
-    shot = out / (page.replace("/", "__") + ".png")
     shot.unlink(missing_ok=True)
-    problem = full_page_screenshot(binary, profile, path, shot, width, height, tile)
+    try:
+        problem = full_page_screenshot(binary, profile, path, shot, width, height, tile, first)
+    finally:
+        first.unlink(missing_ok=True)
     if problem:
         problems.append(problem)
     elif not shot.exists() or shot.stat().st_size == 0:
@@ -290,19 +400,26 @@ def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path
             problems.append(f"<img src={src}> points to a missing or empty file")
         elif not f.read_bytes()[:64].lstrip().startswith(IMAGE_MAGIC):
             problems.append(f"<img src={src}> is not an image file")
+    for src in dom.broken_images:
+        problems.append(f"<img src={src}> did not load in the browser (naturalWidth or naturalHeight 0)")
     n_fig = expected_figures(book, page)
     if n_fig is not None and len(dom.images) < n_fig:
         problems.append(f"the executed notebook has {n_fig} figures, the page shows {len(dom.images)} images")
     if dom.tracebacks:
         problems.append(f"{dom.tracebacks} traceback output(s) on the page")
+    nb_errors = notebook_errors(book, page)
+    if nb_errors:
+        problems.append(f"the executed notebook {book.name}/{page}.ipynb has {len(nb_errors)} error output(s): "
+                        + " | ".join(nb_errors[:5]))
     n_play = expected_players(book, page)
     if n_play is not None and dom.players < n_play:
         problems.append(f"the notebook makes {n_play} JavaScript animation(s) (to_jshtml), the page shows "
                         f"{dom.players} player(s)")
-    fig = f"{len(dom.images)} images" + (f" (notebook: {n_fig} figures)" if n_fig is not None else "")
+    fig = (f"{len(dom.images)} images" + (f" (notebook: {n_fig} figures)" if n_fig is not None else "")
+           + f", {(dom.images_measured or 0) - len(dom.broken_images)}/{dom.images_measured} <img> loaded in the browser")
     if dom.players or n_play is not None:
         fig += f", {dom.players} animation player(s)"
-    return problems, (f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, page {height} px, "
+    return problems, (f"formulas {dom.mjx}/{static.math_nodes} typeset, {fig}, no console error, page {height} px, "
                       f"{shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot}")
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshot check of the built book: headless Chromium opens every chapter of book/_toc.yml,
-# takes a screenshot and verifies that its formulas were typeset and its figures are there,
-# with the network unreachable (scripts/check_book_pages.py says what exactly is checked).
+# takes a screenshot and verifies that the page was built, its formulas were typeset, its
+# images load, the browser console shows no error and no cell's output is an error, with the
+# network unreachable (scripts/check_book_pages.py says what exactly is checked).
 #   bash scripts/screenshot_book.sh [OUTDIR]      (default: book/_build/screenshots)
 #   STRICT=1 bash scripts/screenshot_book.sh      (a missing chromium is an error)
 # Needs book/_build/html (`make book` first) and chromium (Debian: apt-get install chromium).

@@ -56,6 +56,7 @@ VERIFICATION_FILES = (
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
     "test_book.py": "static checks of the book's sources",
+    "test_page_checker.py": "the browser check of the built book (make screenshots) on a small site, no physics",
     "test_notebooks.py": "runs the notebooks; their own numbers are in their pages",
     "test_environment.py": "checks the installed environment",
     "test_verification_report.py": "checks this script and the `measured` fixture",
