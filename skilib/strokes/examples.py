@@ -84,7 +84,8 @@ class BlockModel:
     N_FRAME_ROWS = 0
 
     def __init__(self, params: BlockParams, side: str):
-        self.params, self.side = p, _ = params, side
+        self.params, self.side = params, side
+        p = params
         self.body = RigidBody("block", p.mass, box_inertia(p.mass, 1.0, 0.1, 0.1))
         self.nq, self.cm = self.body.nq, slice(0, 3)
         O = np.zeros(3)
