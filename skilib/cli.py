@@ -341,8 +341,15 @@ def _progress_on(args) -> bool:
     return sys.stderr.isatty() if args.progress is None else bool(args.progress)
 
 
+def _accepts(fn, name: str) -> bool:
+    """Whether ``fn`` takes the keyword ``name`` (by name or through ``**kwargs``)."""
+    params = inspect.signature(fn).parameters
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def _with_progress(fn, kwargs: dict, on: bool) -> dict:
-    """``kwargs`` with ``progress=on`` when ``fn`` takes a ``progress`` keyword."""
+    """``kwargs`` with ``progress=on`` when ``fn`` takes a ``progress`` keyword by name (a
+    ``**kwargs`` may pass it on to a function that does not)."""
     if "progress" in inspect.signature(fn).parameters:
         return dict(kwargs, progress=on)
     return kwargs
@@ -407,12 +414,11 @@ def cmd_optimum(args) -> int:
         except ImportError:
             raise UsageError("--speed: this skilib has no skilib.studies.optimum.required_power "
                              "(the least power for a speed); use --power") from None
-        sig = inspect.signature(required_power).parameters
         if args.starts is not None:
-            if "starts" not in sig:
+            if not _accepts(required_power, "starts"):
                 raise UsageError("--starts: required_power takes no number of starts")
             kw["starts"] = args.starts
-        if "params" not in sig:
+        if not _accepts(required_power, "params"):
             if over:
                 raise UsageError("--param: required_power takes no base parameters")
             kw.pop("params")
@@ -426,8 +432,9 @@ def cmd_optimum(args) -> int:
         opt = optimize_technique(args.model, args.power, **kw)
         target = dict(power=args.power)
     units = {p.name: p.unit for p in param_infos(args.model)}
-    rows = [Row("mean_speed", opt.mean_speed, "m/s", f"the speed optimised ({opt.speed})"),
-            Row("mean_power", opt.mean_power, "W", "mean power of the steady state"),
+    least = args.speed is not None
+    rows = [Row("mean_speed", opt.mean_speed, "m/s", f"the {'target' if least else 'greatest'} speed ({opt.speed})"),
+            Row("mean_power", opt.mean_power, "W", f"the {'least ' if least else ''}mean power of the steady state"),
             Row("progress_speed", opt.progress_speed, "m/s", "distance along the course (X) per time"),
             Row("cm_speed", opt.cm_speed, "m/s", "time average of the centre of mass's speed"),
             Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
@@ -462,7 +469,7 @@ def cmd_run(args) -> int:
                                 stroke_change=args.stroke_change), strokes=args.strokes, v0=args.v0)
     tables = run_strokes(ThesisSkating(o), o.settings(), strokes=o.strokes, v0=o.v0, progress=_progress_on(args))
     res = o.result(tables, t_start)
-    kw = {"overwrite": True} if "overwrite" in inspect.signature(res.to_c3d).parameters else {}
+    kw = {"overwrite": True} if _accepts(res.to_c3d, "overwrite") else {}  # a fresh temporary file
     _write_atomic(out, lambda p: res.to_c3d(p, **kw), args.overwrite)
     if csv_path is not None:
         _write_atomic(csv_path, lambda p: res.strokes.to_csv(p, index=False), args.overwrite)
