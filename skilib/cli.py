@@ -238,19 +238,24 @@ def make_params(model: str, items):
     return _param_class(model)(**parse_params(model, items))
 
 
+def _wrap_items(items, indent: str, width: int = 88) -> str:
+    """``items`` joined by ", " in lines of at most ``width`` characters, broken between items."""
+    lines, line = [], ""
+    for item in items:
+        if line and len(indent) + len(line) + len(item) + 2 > width:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else item
+    return "\n".join(indent + x for x in lines + [line])
+
+
 def params_listing(model: str, compact: bool = False) -> str:
     """The parameters of ``model`` as text: one per line (name, default, unit), or wrapped."""
     infos = param_infos(model)
     cls = _param_class(model).__name__
     if compact:
-        items = [f"{p.name}={p.default_text()}" + (f" {p.unit}" if p.unit not in ("", "-") else "") for p in infos]
-        lines, line = [], ""
-        for item in items:  # wrapped between items, never inside one
-            if line and len(line) + len(item) + 2 > 86:
-                lines.append(line + ",")
-                line = ""
-            line = f"{line}, {item}" if line else item
-        return "\n".join("  " + x for x in lines + [line])
+        return _wrap_items([f"{p.name}={p.default_text()}" + (f" [{p.unit}]" if p.unit not in ("", "-") else "")
+                            for p in infos], "  ")
     w = max(len(p.name) for p in infos)
     lines = [f"  {p.name:<{w}}  {p.default_text():>10}  {p.unit_text()}" for p in infos]
     return f"{model} model ({cls}; --param NAME=VALUE; default, unit):\n" + "\n".join(lines)
@@ -521,9 +526,9 @@ def _optimum_epilog() -> str:
     parts = []
     for model, bounds in (("free", FREE_BOUNDS), ("thesis", THESIS_BOUNDS)):
         units = {p.name: p.unit for p in param_infos(model)}
-        parts.append(f"optimised ({model}; bounds): " + ", ".join(
-            f"{n} {lo:g}–{hi:g} {units.get(n, '')}".rstrip() for n, (lo, hi) in bounds.items()))
-    return ("\n".join(textwrap.fill(x, 88) for x in parts) + "\n--param sets the parameters not optimised.\n\n"
+        parts.append(f"optimised ({model}; bounds):\n" + _wrap_items(
+            [f"{n} {lo:g}–{hi:g} {units.get(n, '')}".rstrip() for n, (lo, hi) in bounds.items()], "  "))
+    return ("\n".join(parts) + "\n--param sets the parameters not optimised.\n\n"
             + _epilog(("free", "thesis")))
 
 

@@ -18,7 +18,6 @@ import pandas as pd
 import pytest
 
 import skilib as sk
-from skilib import cli
 from skilib.cli import UsageError, main, param_infos, parse_number
 
 ROOT = Path(__file__).resolve().parent.parent
