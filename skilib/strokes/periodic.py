@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .run import RunSettings, RunTables, Skating, integrate_stroke, tabulate_stroke
+from .run import RunSettings, RunTables, Skating, integrate_stroke, progress_bar, tabulate_stroke
 
 __all__ = ["NoSteadyState", "secant_fixed_point", "periodic_stroke", "PeriodicStroke"]
 
@@ -78,7 +78,7 @@ class PeriodicStroke:
 
 
 def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
-                    max_speed: float, who: str) -> PeriodicStroke:
+                    max_speed: float, who: str, progress: bool = False) -> PeriodicStroke:
     """The fixed point u0 = Φ(u0) of ``skating``'s stroke map (module docstring) by
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
@@ -87,8 +87,12 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     where the iterate is likely the last: the secant's |g| falls as |g_k| ≈ |g_(k−1)|² / |g_(k−3)|
     (order (1 + √5)/2); the steps, and so Φ(u), are the same either way.  Otherwise the periodic
     stroke is integrated once more with it.
+
+    ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
+    last u and Φ(u) − u in m/s).
     """
     history = []
+    bar = progress_bar(max_iter, who, "stroke", progress)
 
     def g(u):
         r = [abs(phi - v) for v, phi in history[-3:]]
@@ -99,10 +103,13 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         n = model.nq
         new, q1, qd1, _ = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
         history.append((u, skating.start_speed(new, q1, qd1)))
+        bar.set_postfix_str(f"u {u:.6g} m/s, Φ(u) − u {history[-1][1] - u:.2e} m/s")
+        bar.update(1)
         return history[-1][1] - u, (model, stroke, y0, segments, y_end, events, dense)
 
     u0, resid, payload, iterations = secant_fixed_point(g, u_guess, tol=tol, max_iter=max_iter,
                                                         max_speed=max_speed, who=who)
+    bar.close()
     model, stroke, y0, segments, y_end, events, dense = payload
     if not dense:  # again, with the interpolant
         settings.budget.start()

@@ -24,6 +24,7 @@ model supplies is a ``Skating`` (subclass it):
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +35,7 @@ from .frame import stroke_frame
 from .stroke import Budget, Stroke
 
 __all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
-           "stroke_summary", "EVENT_COLUMNS"]
+           "stroke_summary", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
 EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
@@ -145,12 +146,40 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
     tables.models.append(model)
 
 
-def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float) -> RunTables:
+class _NoBar:
+    """What ``progress_bar`` gives when it shows nothing."""
+
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, s=""):
+        pass
+
+    def close(self):
+        pass
+
+
+def progress_bar(total: int, desc: str, unit: str, enabled: bool):
+    """A tqdm progress bar on stderr (``total`` steps of ``unit``), or one that shows nothing
+    when not ``enabled`` or tqdm is not installed."""
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
+
+
+def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float,
+                progress: bool = False) -> RunTables:
     """``strokes`` strokes of ``skating``: the first from ``skating.start(v0)``, each next one
-    from the model's touch-down after the last."""
+    from the model's touch-down after the last.  ``progress``: show a bar on stderr (strokes
+    done, the last one's mean speed in m/s)."""
     tables = RunTables([], [], [], [], [])
     settings.budget.start()
     model = q = qd = None
+    bar = progress_bar(strokes, "strokes", "stroke", progress)
     for k in range(strokes):
         change = None
         if k == 0:
@@ -161,4 +190,7 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
         stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, k, model, q, qd)
         tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)
         q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
+        bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
+        bar.update(1)
+    bar.close()
     return tables
