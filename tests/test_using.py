@@ -28,7 +28,7 @@ def test_the_page_has_the_four_snippets():
     found = blocks()
     assert len(found) >= 4, found
     text = PAGE.read_text()
-    for what in ("papermill", "run_notebook", "push_force_from_data", 'if __name__ == "__main__":', "[lab]"):
+    for what in ("papermill", "run_notebook", "push_force_from_data", 'if __name__ == "__main__":', "[lab]", "skilib steady", "optimum --speed"):
         assert what in text, what
 
 
