@@ -208,7 +208,7 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
     start = t[0] * rate / ratio
     first = int(round(start))
     if first < 0 or abs(start - first) > 1e-6:
-        raise ValueError(f"df: column 't' starts at {t[0]!r} s, not a whole number (>= 0) of point frames of "
+        raise ValueError(f"df: column 't' starts at {float(t[0])!r} s, not a whole number (>= 0) of point frames of "
                          f"{ratio / rate!r} s; {path} stores the start as a frame number")
     if first + frames > MAX_FRAME:
         raise ValueError(f"df: {frames} point frames from frame {first + 1}: a C3D header counts frames up to "

@@ -67,7 +67,7 @@ def _named(exc: OSError, message: str) -> OSError:
     """An OSError of the same kind as ``exc`` (PermissionError, ...) with ``message``."""
     cls = type(OSError(exc.errno, "")) if exc.errno is not None else OSError  # the subclass errno maps to
     new = cls(message)
-    new.errno, new.strerror = exc.errno, exc.strerror
+    new.errno = exc.errno  # (not strerror: str() would then show "[Errno n] strerror" instead of the message)
     return new
 
 
