@@ -15,6 +15,13 @@ Import of force data (:func:`read_force_data`, through ``load_force_data``)
     (optional), units in ``ANALOG:UNITS`` or ``metadata["units"]`` (N or kN); time from
     ``ANALOG:RATE`` and the header's first frame.  Problems raise ``ValueError`` naming the
     file, the channel and the frame, as the CSV path names file, column and line.
+
+Checked reading and writing
+    Every C3D file is read through :func:`read_c3d`, which compares the frames and analog
+    samples ezc3d read with those the header declares (ezc3d alone reads a truncated file's
+    first frames without a word) and names the file in every error.  Every C3D file is
+    written through ``skilib.data.files.write_atomic``: never over an existing file without
+    ``overwrite=True``, read back before it takes its name.
 """
 from __future__ import annotations
 
@@ -31,8 +38,8 @@ from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, REQUIRED_COLUMNS, UNIT_T
                        read_metadata, to_frame, to_si)
 from .files import check_target, write_atomic
 
-__all__ = ["ezc3d_module", "uniform_step", "MAX_FRAME", "C3DLayout", "c3d_layout", "read_c3d", "check_frames",
-           "write_force_data", "read_force_data"]
+__all__ = ["ezc3d_module", "uniform_step", "MAX_FRAME", "C3DLayout", "c3d_layout", "read_c3d", "write_force_data",
+           "read_force_data"]
 
 #: the largest frame number a C3D header holds (16 bits); the last frame of a file written here
 MAX_FRAME = 65535
@@ -110,7 +117,7 @@ def c3d_layout(raw: bytes, path) -> C3DLayout:
     return layout
 
 
-def check_frames(c, layout: C3DLayout, path) -> None:
+def _check_frames(c, layout: C3DLayout, path) -> None:
     """The frames and analog samples ezc3d read (``c``) are those the header declares
     (``layout``), or a ValueError naming the file."""
     frames = c["data"]["points"].shape[2]
@@ -148,7 +155,7 @@ def _parse(path: Path, raw: bytes):
         c = ezc3d.c3d(str(path))
     except Exception as exc:  # ezc3d raises bare OSErrors/RuntimeErrors ("iostream error")
         raise ValueError(f"{path}: not a readable C3D file ({type(exc).__name__}: {exc})") from exc
-    check_frames(c, layout, path)
+    _check_frames(c, layout, path)
     return c
 
 
@@ -212,7 +219,7 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
                          f"{ratio / rate!r} s; {path} stores the start as a frame number")
     if first + frames > MAX_FRAME:
         raise ValueError(f"df: {frames} point frames from frame {first + 1}: a C3D header counts frames up to "
-                         f"{MAX_FRAME}; split the record or lower the point rate")
+                         f"{MAX_FRAME} ({path}); split the record or lower the point rate")
     values = df[chans].to_numpy(dtype=float).T
     c = ezc3d.c3d()
     P = c["parameters"]
