@@ -86,7 +86,8 @@ def column_mapping(columns) -> dict:
 
 def check_dt_rtol(dt_rtol) -> float:
     """The sampling-step tolerance, or a ValueError naming ``dt_rtol``."""
-    if isinstance(dt_rtol, (bool, np.bool_)) or not isinstance(dt_rtol, numbers.Real) or not math.isfinite(dt_rtol) or dt_rtol <= 0:
+    if (isinstance(dt_rtol, (bool, np.bool_)) or not isinstance(dt_rtol, numbers.Real)
+            or not math.isfinite(dt_rtol) or dt_rtol <= 0):
         raise ValueError(f"dt_rtol: must be a positive number, got {dt_rtol!r}")
     return dt_rtol
 
