@@ -75,3 +75,26 @@ def test_the_good_values_still_work():
     assert len(d) == 8 * (2 + 2) and d.attrs["sobol"]["seed"] == 0
     assert list(sobol_indices(d, d["a"].to_numpy() + 0.1 * d["b"].to_numpy(), num_resamples=2).index) == ["a", "b"]
     assert math.isclose(default_push_force(1).phase_time, 1.0)
+
+
+@pytest.mark.parametrize("scheduler", ["bogus", "tcp:/host", "localhost:8786", ""])
+def test_a_scheduler_that_is_not_an_address_is_refused_by_name(scheduler):
+    import pandas as pd
+
+    from skilib.studies import sweep
+
+    with pytest.raises(ValueError, match="scheduler"):
+        sweep(lambda row: 1.0, pd.DataFrame({"a": [1.0]}), scheduler=scheduler, progress=False)
+
+
+def test_sweep_skier_refuses_to_replace_its_output(tmp_path):
+    """sweep_skier passes overwrite= on: an existing file is kept unless asked, before any run."""
+    import pandas as pd
+
+    from skilib.studies import sweep_skier
+
+    out = tmp_path / "runs.parquet"
+    out.write_bytes(b"not yours to replace")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        sweep_skier(pd.DataFrame({"mass": [75.0]}), strokes=1, scheduler="serial", output=out, progress=False)
+    assert out.read_bytes() == b"not yours to replace"

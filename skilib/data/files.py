@@ -1,5 +1,6 @@
 """A checked, atomic write: every file skilib writes (C3D runs and force channels, sweep tables)
-goes through :func:`write_atomic`.
+goes through :func:`write_atomic`, and so do the notebooks' tables, texts and figures
+(:func:`save_table`, :func:`save_text`, :func:`save_figure`).
 
 What it guarantees
     - An existing file is replaced only with ``overwrite=True``; otherwise ``FileExistsError``
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from ..engine.validation import check_bool
 
-__all__ = ["check_target", "write_atomic"]
+__all__ = ["check_target", "write_atomic", "save_table", "save_text", "save_figure"]
 
 
 def _as_path(path, what: str) -> Path:
@@ -181,3 +182,59 @@ def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_pare
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return p
+
+
+def save_table(frame, path, *, overwrite: bool = False, **to_csv) -> Path:
+    """``frame`` (a DataFrame) as CSV at ``path``, atomically (:func:`write_atomic`), checked by
+    reading the file back: as many data rows and columns as the frame has (for one header row;
+    a frame with several column levels is checked for its rows).  ``to_csv`` are pandas'
+    ``DataFrame.to_csv`` keywords (``index=False``, ...)."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame: expected a pandas DataFrame, got {type(frame).__name__}")
+    index = to_csv.get("index", True)
+    shape = (len(frame), frame.shape[1] + (frame.index.nlevels if index else 0))
+
+    levels = frame.columns.nlevels
+    header = None if to_csv.get("header", True) is False else list(range(levels)) if levels > 1 else 0
+
+    def verify(tmp):
+        back = pd.read_csv(tmp, sep=to_csv.get("sep", ","), header=header,
+                           index_col=list(range(frame.index.nlevels)) if levels > 1 and index else None)
+        if levels > 1:
+            back = back.dropna(how="all")  # the line of index names pandas writes under the header
+            if len(back) != shape[0]:
+                raise ValueError(f"read back {len(back)} rows, wrote {shape[0]}")
+        elif back.shape != shape:
+            raise ValueError(f"read back {back.shape[0]} rows × {back.shape[1]} columns, wrote {shape[0]} × {shape[1]}")
+
+    return write_atomic(path, lambda tmp: frame.to_csv(tmp, **to_csv), overwrite=overwrite, verify=verify,
+                        what="CSV table")
+
+
+def save_text(text: str, path, *, overwrite: bool = False, encoding: str = "utf-8") -> Path:
+    """``text`` at ``path`` (UTF-8), atomically, checked by reading it back unchanged."""
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a str, got {type(text).__name__}")
+
+    def verify(tmp):
+        return Path(tmp).read_text(encoding=encoding) == text
+
+    return write_atomic(path, lambda tmp: Path(tmp).write_text(text, encoding=encoding), overwrite=overwrite,
+                        verify=verify, what="text file")
+
+
+def save_figure(figure, path, *, overwrite: bool = False, **savefig) -> Path:
+    """A matplotlib ``figure`` at ``path`` (the format from its suffix, or ``format=``),
+    atomically; a PNG is checked by its signature bytes.  ``savefig`` are matplotlib's
+    ``Figure.savefig`` keywords (``dpi=``, ``bbox_inches=``, ...)."""
+    if not hasattr(figure, "savefig"):
+        raise TypeError(f"figure: expected a matplotlib Figure, got {type(figure).__name__}")
+    png = (savefig.get("format") or Path(str(path)).suffix.lstrip(".")).lower() == "png"
+
+    def verify(tmp):
+        return not png or Path(tmp).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    return write_atomic(path, lambda tmp: figure.savefig(tmp, **savefig), overwrite=overwrite, verify=verify,
+                        what="figure")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import faulthandler
 import json
+import re
 import logging
 import math
 import numbers
@@ -224,6 +225,10 @@ def _check_outputs(outputs, reserved) -> tuple | None:
 def _check_scheduler(scheduler, n_workers) -> None:
     if n_workers is not None:
         check_number("n_workers", n_workers, integer=True, low=1, high=4096)
+    if isinstance(scheduler, str) and scheduler != "serial" and not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+", scheduler):
+        # an address is protocol://host:port; anything else is a typo, not a cluster to look for
+        raise ValueError(f"scheduler: expected 'serial' or a scheduler address such as 'tcp://host:8786', "
+                         f"got {scheduler!r}")
     if scheduler is None or isinstance(scheduler, str):
         if isinstance(scheduler, str) and scheduler != "serial" and n_workers is not None:
             raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
