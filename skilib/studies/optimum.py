@@ -39,6 +39,19 @@ given.  Each start is one row of a ``skilib.sweep``: with ``scheduler="serial"``
 default) in this process, otherwise on Dask (a LocalCluster, an address or a Client), one
 SLSQP run per task.  The best feasible end point wins.  Everything is deterministic for a seed.
 
+The coach's question, the other way round.  :func:`required_power` answers "what power does
+this speed take?": it minimises the mean power subject to the speed = a target, the same problem
+turned inside out (maximise −P(x) subject to v(x) = v*, the same starts, SLSQP and restoration),
+so on the speed–power front the two are duals: the fastest technique at P0 is the cheapest at its
+speed, whose least power is P0.  A speed no technique within the bounds reaches is refused by
+name.
+
+Arguments.  Everything is checked before any steady state is computed (a ValueError naming the
+argument, and the bound's name): the model, the power or target speed (finite, > 0), each bound
+a pair of finite numbers low < high of a number parameter of the model and within its plausible
+range (``skilib.models.free.params.PARAMETER_BOUNDS``, ``skilib.models.thesis.params.BOUNDS``),
+the tolerances and the step (finite, > 0), starts, seed and maxiter integers.
+
 The core, :func:`maximize`, works on plain functions, so the optimizer can be checked on an
 analytic problem.
 """
@@ -549,8 +562,14 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - power_tol : the power constraint's tolerance, relative to ``power``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
-    the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError
-    if every start fails; if none ends within the tolerance, the result has ``feasible=False``.
+    the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
+    argument (and the bound), before anything runs: ``model`` unknown; ``power`` not None nor a
+    finite number > 0; ``bounds`` not a non-empty dict of names of number parameters of the model
+    to pairs (low, high) of finite numbers with low < high within the parameter's plausible range;
+    ``speed`` unknown; ``starts`` (1–10 000), ``seed`` (≥ 0), ``maxiter`` (≥ 1) not integers;
+    ``fd_step`` not in (0, 0.1], ``ftol`` not > 0, ``power_tol`` not in (0, 0.5]; ``x0``,
+    ``options``, ``params`` of the wrong kind.  RuntimeError if every start fails; if none ends
+    within the tolerance, the result has ``feasible=False``.
     """
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
