@@ -50,7 +50,10 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: trust region,
-    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...),
+    among them its limits: ``max_wall_time`` bounds the whole search (every evaluation of the
+    stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
+    periodic stroke's leg force (default 10 body weights; a ValueError naming it beyond).
 
     - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
     - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
