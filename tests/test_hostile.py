@@ -231,7 +231,7 @@ TABLE = [
     ("side_of", sk.side_of, lambda: dict(first_ski="right", k=1),
      {"first_ski": Arg("choice"), "k": Arg("number", allowed={"zero": "the first stroke"}, extra={"1.5": 1.5})}),
     ("mirrored", sk.mirrored, lambda: dict(law=sk.linear(1.0, 2.0), sign=-1.0),
-     {"sign": Arg("number", extra={"2": 2.0})}),
+     {"sign": Arg("number", allowed={"negative": "-1, the left side's sign"}, extra={"2": 2.0, "-2": -2.0})}),
     ("Budget", sk.Budget, lambda: dict(max_evaluations=100, max_wall_time=10.0),
      {"max_evaluations": Arg("number", extra={"1.5": 1.5}), "max_wall_time": number(none="no limit")}),
     ("RunSettings", sk.RunSettings,
@@ -390,3 +390,69 @@ CHEAP = {"RigidBody", "RigidBody points", "box_inertia", "rod_inertia", "rotatio
                          ids=[label for label, *_ in TABLE if label in CHEAP])
 def test_the_tables_valid_keywords_are_accepted(label, fn, kwargs):
     fn(**kwargs())
+
+
+# -- the engine's and the inverse mode's checks, case by case --------------------------------------
+def test_an_inertia_that_no_mass_distribution_has_is_refused():
+    """Principal moments (1, 1, 3): 3 > 1 + 1 breaks the triangle inequality; a rod's (1, 1, 0)
+    and a plate's (1, 1, 2) are its equality cases and stay accepted."""
+    with pytest.raises(ValueError, match=r"^body 'thigh': inertia's principal moments .* triangle inequality"):
+        sk.RigidBody("thigh", 1.0, [1.0, 1.0, 3.0])
+    rotated = sk.rotation_matrix([0.3, 0.7, -0.2]) @ np.diag([1.0, 1.0, 3.0]) @ sk.rotation_matrix([0.3, 0.7, -0.2]).T
+    with pytest.raises(ValueError, match="triangle inequality"):
+        sk.RigidBody("thigh", 1.0, rotated)
+    sk.RigidBody("rod", 1.0, sk.rod_inertia(1.0, 0.5, axis=0))
+    sk.RigidBody("plate", 1.0, sk.box_inertia(1.0, 0.5, 0.3, 0.0))
+    with pytest.raises(ValueError, match=r"^body 'thigh': mass: must be a number, got '1'"):
+        sk.RigidBody("thigh", "1", [1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match=r"^mass: must be > 0, got -2"):
+        sk.box_inertia(-2.0, 1.0, 1.0, 1.0)
+
+
+def test_a_nan_angle_is_named():
+    with pytest.raises(ValueError, match=r"^angles: non-finite value nan at index 1"):
+        sk.rotation_matrix([0.1, NAN, 0.3])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(t=np.r_[0.0, 0.2, 0.1, np.linspace(0.3, 1.0, 27)]),
+     r"^t: must be increasing; decreases at index 2: t\[1\] = 0\.2 s, t\[2\] = 0\.1 s"),
+    (dict(t=np.r_[0.0, 0.1, 0.1, np.linspace(0.3, 1.0, 27)]), r"^t: must be increasing; repeated at index 2"),
+    (dict(cm=_with(_motion_arrays()["cm"], NAN)), r"^cm: non-finite coordinates .* at row 15 \(t = 0\.51"),
+    (dict(cm=_motion_arrays()["ski"]), r"^cm: the CM is 0 m from the ski origin at row 0 \(t = 0\.0 s\)"),
+    (dict(stroke_t0=[0.5, 0.0]), r"^stroke_t0: must be increasing; decreases at index 1"),
+    (dict(stroke_t0=[0.0, 0.99]), r"^stroke_t0: stroke 2 \(from t = 0\.99 s\) has 1 samples"),
+    (dict(ski_dir=np.zeros((30, 3))), r"^ski_dir: zero direction at row 0"),
+])
+def test_a_motion_names_the_argument_and_the_row(bad, match):
+    with pytest.raises(ValueError, match=match):
+        sk.Motion(**(_motion_arrays() | bad))
+
+
+def test_a_motion_of_two_samples_is_refused():
+    m = {k: (v[:2] if k != "stroke_t0" else None) for k, v in _motion_arrays().items()}
+    with pytest.raises(ValueError, match=r"^t: a motion needs at least 3 samples"):
+        sk.Motion(**m)
+
+
+def test_a_smoothing_spline_needs_five_samples_per_stroke():
+    m = sk.Motion(**(_motion_arrays() | dict(stroke_t0=[0.0, 0.9])))  # stroke 2: 3 samples
+    with pytest.raises(ValueError, match=r"^smoothing: .* stroke 2 .* has 3"):
+        sk.inverse_dynamics(m, smoothing=1e-6, joint_loads=False)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(tol=INF), r"^tol: must be finite"), (dict(max_speed=-1.0), r"^max_speed: must be > 0"),
+    (dict(max_speed=INF), r"^max_speed: must be finite"), (dict(u0_guess=True), r"^u0_guess: must be a number"),
+])
+def test_steady_state_refuses_tolerances_that_would_call_anything_converged(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sk.steady_state(**kwargs)
+
+
+def test_resistance_power_refuses_nan_and_no_resistance_buys_no_speed():
+    with pytest.raises(ValueError, match=r"^speed: must be finite, got nan"):
+        sk.resistance_power(NAN)
+    with pytest.raises(ValueError, match=r"^friction, cda: "):
+        sk.power_balance_speed(10.0, friction=0.0, cda=0.0)
+    assert sk.power_balance_speed(0.0, friction=0.0, cda=0.0) == 0.0

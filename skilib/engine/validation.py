@@ -130,9 +130,11 @@ def check_array(name: str, values, *, shape=None, ndim=None, min_len=None, finit
     if min_len is not None and (a.ndim == 0 or len(a) < min_len):
         raise ValueError(f"{name}: needs at least {min_len} entries, got {0 if a.ndim == 0 else len(a)}")
     if finite and not np.all(np.isfinite(a)):
+        if a.ndim == 0:
+            raise ValueError(f"{name}: must be finite, got {float(a)!r}{where}")
         i = np.unravel_index(int(np.flatnonzero(~np.isfinite(a.ravel()))[0]), a.shape)
-        at = i[0] if len(i) == 1 else i
-        raise ValueError(f"{name}: non-finite value {a[i]!r} at index {at}{where}")
+        at = i[0] if len(i) == 1 else tuple(int(k) for k in i)
+        raise ValueError(f"{name}: non-finite value {float(a[i])!r} at index {at}{where}")
     return a
 
 
@@ -149,5 +151,5 @@ def check_increasing(name: str, values, *, strict: bool = True, unit: str = "") 
         what = "increasing" if strict else "non-decreasing"
         kind = "repeated" if d[i] == 0 else "decreases"
         raise ValueError(f"{name}: must be {what}; {kind} at index {i + 1}: "
-                         f"{name}[{i}] = {a[i]!r}{u}, {name}[{i + 1}] = {a[i + 1]!r}{u}")
+                         f"{name}[{i}] = {float(a[i])!r}{u}, {name}[{i + 1}] = {float(a[i + 1])!r}{u}")
     return a
