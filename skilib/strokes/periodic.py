@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from ..engine.validation import check_bool, check_number
 from .run import RunSettings, RunTables, Skating, integrate_stroke, progress_bar, tabulate_stroke
 
 __all__ = ["NoSteadyState", "secant_fixed_point", "periodic_stroke", "PeriodicStroke"]
@@ -37,8 +38,13 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
       step of u ← Φ(u) instead.
     - who : the caller's name, for the messages.
 
+    ``ua`` is a finite speed [m/s], ``tol`` and ``max_speed`` finite and > 0 [m/s], ``max_iter``
+    an integer >= 2 (the secant needs two iterates); ``ValueError`` naming the argument otherwise.
     Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
     """
+    ua, tol, max_iter, max_speed = check_fixed_point_args(ua=ua, tol=tol, max_iter=max_iter, max_speed=max_speed)
+    if not callable(g):
+        raise ValueError(f"g: must be a callable u -> (g(u), payload), got {g!r}")
     ga, res = g(ua)
     n = 1
     ub = ua + ga
@@ -67,6 +73,19 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     return u, resid, res, n
 
 
+def check_fixed_point_args(*, tol, max_iter, max_speed, **start):
+    """The checked (start speed, tol, max_iter, max_speed) of a fixed-point search: the start
+    speed (one keyword, under its caller's name) finite [m/s]; tol and max_speed finite and > 0
+    [m/s] (a tolerance of inf would call any residual converged, a negative speed limit any
+    iterate out of reach); max_iter an integer >= 2.  ``ValueError`` naming the argument."""
+    (name, u), = start.items()
+    u = check_number(name, u, unit="m/s")
+    tol = check_number("tol", tol, positive=True, unit="m/s")
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
+    return u, tol, max_iter, max_speed
+
+
 class PeriodicStroke:
     """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
     (``iterations``; ``history`` (u, Φ(u)) of each) and the periodic stroke's tables (one stroke
@@ -86,11 +105,17 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     and applies ``skating.touch_down``.  The interpolant of a stroke (for its frame) is kept only
     where the iterate is likely the last: the secant's |g| falls as |g_k| ≈ |g_(k−1)|² / |g_(k−3)|
     (order (1 + √5)/2); the steps, and so Φ(u), are the same either way.  Otherwise the periodic
-    stroke is integrated once more with it.
+    stroke is integrated once more with it.  The arguments are checked as ``secant_fixed_point``'s
+    (``u_guess`` its ``ua``) before any stroke is integrated.
 
     ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
     last u and Φ(u) − u in m/s).
     """
+    u_guess, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
+                                                               max_speed=max_speed)
+    progress = check_bool("progress", progress)
+    if not isinstance(settings, RunSettings):
+        raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     history = []
     bar = progress_bar(max_iter, who, "stroke", progress)
 

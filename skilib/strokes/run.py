@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.options import Integrator, Stabilization
+from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
 from .stroke import Budget, Stroke
 
@@ -44,12 +45,22 @@ EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
 @dataclass(frozen=True)
 class RunSettings:
     """The solver's choices of a run: stabilization, integrator, the output grid of one stroke
-    (τ values), whether the systems are compiled, and the work budget."""
+    (τ values, at least two, increasing from 0), whether the systems are compiled, and the
+    work budget; each is checked on construction (``ValueError`` naming it)."""
     stabilization: Stabilization
     integrator: Integrator
     grid: np.ndarray
     compiled: bool
     budget: Budget
+
+    def __post_init__(self):
+        for name, kind in (("stabilization", Stabilization), ("integrator", Integrator), ("budget", Budget)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(f"{name}: must be a {kind.__name__}, got {getattr(self, name)!r}")
+        check_bool("compiled", self.compiled)
+        grid = check_increasing("grid", self.grid, unit="s")
+        if len(grid) < 2 or grid[0] != 0.0:
+            raise ValueError(f"grid: the output times of a stroke must be at least two, from τ = 0, got {self.grid!r}")
 
 
 class Skating:
@@ -174,8 +185,14 @@ def progress_bar(total: int, desc: str, unit: str, enabled: bool):
 def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float,
                 progress: bool = False) -> RunTables:
     """``strokes`` strokes of ``skating``: the first from ``skating.start(v0)``, each next one
-    from the model's touch-down after the last.  ``progress``: show a bar on stderr (strokes
-    done, the last one's mean speed in m/s)."""
+    from the model's touch-down after the last; ``strokes`` an integer >= 1, ``v0`` a finite
+    speed [m/s].  ``progress``: show a bar on stderr (strokes done, the last one's mean speed
+    in m/s)."""
+    strokes = check_number("strokes", strokes, integer=True, positive=True)
+    v0 = check_number("v0", v0, unit="m/s")
+    progress = check_bool("progress", progress)
+    if not isinstance(settings, RunSettings):
+        raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     tables = RunTables([], [], [], [], [])
     settings.budget.start()
     model = q = qd = None
