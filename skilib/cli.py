@@ -25,13 +25,13 @@ import inspect
 import io
 import json
 import math
-import os
 import re
 import sys
 import textwrap
-import time
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
+
+from .data.files import check_target, write_atomic
 
 __all__ = ["main", "build_parser", "ParamInfo", "param_infos", "parse_params", "parse_number", "UsageError"]
 
@@ -307,32 +307,23 @@ def render(rows, fmt: str, meta: dict) -> str:
 
 
 def _check_target(path, overwrite: bool, what: str):
-    """``path`` as a Path, refused (``UsageError``) if it exists without ``overwrite``, is a
-    folder, or its folder does not exist."""
+    """``path`` as a Path, refused (``UsageError``, before any work) if it exists without
+    ``overwrite``, is a folder, or its folder does not exist (``skilib.data.files.check_target``)."""
     if path is None:
         return None
-    p = Path(path)
-    if p.is_dir():
-        raise UsageError(f"{what}: {p} is a folder")
-    if p.exists() and not overwrite:
-        raise UsageError(f"{what}: {p} exists; give --overwrite to replace it")
-    if not p.parent.is_dir():
-        raise UsageError(f"{what}: the folder {p.parent} does not exist")
-    return p
+    try:
+        return check_target(path, overwrite=overwrite, what=what)
+    except OSError as e:
+        raise UsageError(f"{what}: {e}".replace("pass overwrite=True", "give --overwrite")) from None
 
 
 def _write_atomic(path: Path, write, overwrite: bool):
-    """Call ``write(tmp)`` on a temporary file beside ``path`` (same suffix), then rename it to
-    ``path`` (refused if ``path`` appeared meanwhile, without ``overwrite``)."""
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    """``write(tmp)`` to a temporary file beside ``path``, moved onto it when complete
+    (``skilib.data.files.write_atomic``; refused if ``path`` appeared meanwhile, without ``overwrite``)."""
     try:
-        write(tmp)
-        if path.exists() and not overwrite:
-            raise UsageError(f"{path} appeared while computing; give --overwrite to replace it")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        write_atomic(path, write, overwrite=overwrite)
+    except FileExistsError as e:
+        raise UsageError(f"{e}".replace("pass overwrite=True", "give --overwrite")) from None
 
 
 def _emit(text: str, out, overwrite: bool):
@@ -346,21 +337,6 @@ def _progress_on(args) -> bool:
     return sys.stderr.isatty() if args.progress is None else bool(args.progress)
 
 
-def _accepts(fn, name: str) -> bool:
-    """Whether ``fn`` takes the keyword ``name`` (by name or through ``**kwargs``)."""
-    params = inspect.signature(fn).parameters
-    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
-def _with_progress(fn, kwargs: dict, on: bool) -> dict:
-    """``kwargs`` with ``progress=on`` when ``fn`` takes a ``progress`` keyword by name (a
-    ``**kwargs`` may pass it on to a function that does not)."""
-    if "progress" in inspect.signature(fn).parameters:
-        return dict(kwargs, progress=on)
-    return kwargs
-
-
-# --------------------------------------------------------------------------- commands
 def cmd_steady(args) -> int:
     if args.list_params:
         infos = param_infos(args.model)
@@ -378,7 +354,7 @@ def cmd_steady(args) -> int:
     if args.model == "free":
         from .models.free.steady import free_steady_state
 
-        ss = free_steady_state(params, **_with_progress(free_steady_state, {}, on))
+        ss = free_steady_state(params, progress=on)
         row = ss.strokes.iloc[0]
         rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the centre of mass's speed"),
                 Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
@@ -393,7 +369,7 @@ def cmd_steady(args) -> int:
     else:
         from .models.thesis.steady import steady_state
 
-        ss = steady_state(params, **_with_progress(steady_state, {}, on))
+        ss = steady_state(params, progress=on)
         row = ss.strokes.iloc[0]
         rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the CM's speed"),
                 Row("progress_speed", float(row["progress_speed"]), "m/s", "distance along the course (X) per time"),
@@ -413,27 +389,16 @@ def cmd_optimum(args) -> int:
     over = parse_params(args.model, args.param)
     base = _param_class(args.model)(**over)
     kw = dict(seed=args.seed, params=base)
+    if args.starts is not None:
+        kw["starts"] = args.starts
     if args.speed is not None:
-        try:
-            from .studies.optimum import required_power
-        except ImportError:
-            raise UsageError("--speed: this skilib has no skilib.studies.optimum.required_power "
-                             "(the least power for a speed); use --power") from None
-        if args.starts is not None:
-            if not _accepts(required_power, "starts"):
-                raise UsageError("--starts: required_power takes no number of starts")
-            kw["starts"] = args.starts
-        if not _accepts(required_power, "params"):
-            if over:
-                raise UsageError("--param: required_power takes no base parameters")
-            kw.pop("params")
+        from .studies.optimum import required_power
+
         opt = required_power(args.model, args.speed, **kw)
         target = dict(speed=args.speed)
     else:
         from .studies.optimum import optimize_technique
 
-        if args.starts is not None:
-            kw["starts"] = args.starts
         opt = optimize_technique(args.model, args.power, **kw)
         target = dict(power=args.power)
     units = {p.name: p.unit for p in param_infos(args.model)}
@@ -465,17 +430,11 @@ def cmd_run(args) -> int:
     ezc3d_module()  # the C3D writer is there, before a long run
     over = parse_params(args.model, args.param)
     params = _param_class(args.model)(**over)
-    from .models.thesis.run import ThesisSkating, options_of
-    from .strokes.run import run_strokes
+    from .models.thesis.run import simulate_run
 
-    # simulate_run's own steps, with the progress bar
-    t_start = time.perf_counter()
-    o = options_of(params, dict(force_scale=args.force_scale, dt_out=args.dt_out, first_ski=args.first_ski,
-                                stroke_change=args.stroke_change), strokes=args.strokes, v0=args.v0)
-    tables = run_strokes(ThesisSkating(o), o.settings(), strokes=o.strokes, v0=o.v0, progress=_progress_on(args))
-    res = o.result(tables, t_start)
-    kw = {"overwrite": True} if _accepts(res.to_c3d, "overwrite") else {}  # a fresh temporary file
-    _write_atomic(out, lambda p: res.to_c3d(p, **kw), args.overwrite)
+    res = simulate_run(params, strokes=args.strokes, v0=args.v0, force_scale=args.force_scale, dt_out=args.dt_out,
+                       first_ski=args.first_ski, stroke_change=args.stroke_change, progress=_progress_on(args))
+    _write_atomic(out, lambda p: res.to_c3d(p, overwrite=True), args.overwrite)  # p: a fresh temporary file
     if csv_path is not None:
         _write_atomic(csv_path, lambda p: res.strokes.to_csv(p, index=False), args.overwrite)
     st = res.strokes

@@ -112,14 +112,6 @@ def test_optimum_arguments(argv, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_optimum_speed_without_required_power(monkeypatch, capsys):
-    import skilib.studies.optimum as optimum
-
-    monkeypatch.delattr(optimum, "required_power", raising=False)
-    assert main(["optimum", "--speed", "6"]) == 2
-    assert "required_power" in capsys.readouterr().err
-
-
 def test_model_failure_is_exit_1(monkeypatch, capsys):
     import skilib.models.free.steady as free_steady
 
@@ -233,3 +225,20 @@ def test_optimum_passes_its_arguments(option, function, monkeypatch, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["results"]["mean_power"] == 123.25 and doc["results"]["stroke_time"] == 0.75
     assert doc["units"]["stroke_time"] == "s" and doc[option[2:]] == 6.5
+
+
+def test_optimum_speed_answers_the_coaches_question(capsys):
+    """`skilib optimum --speed 3`: the least power for 3 m/s, end to end. The technique it prints,
+    put back into the free skater's own steady state, skates at 3 m/s for the power printed."""
+    assert main(["optimum", "--speed", "3", "--starts", "1", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert r["feasible"] is True and doc["speed"] == 3.0
+    assert abs(r["progress_speed"] - 3.0) <= 1e-7 * 3.0
+    from skilib.studies.optimum import FREE_BOUNDS
+
+    technique = {n: r[n] for n in FREE_BOUNDS}
+    ss = sk.free_steady_state(sk.FreeSkaterParams(**technique))
+    assert abs(ss.progress_speed - r["progress_speed"]) <= 1e-9 * 3.0
+    assert abs(ss.mean_power - r["mean_power"]) <= 1e-9 * r["mean_power"]
+    assert abs(ss.peak_leg_force_bw - r["peak_leg_force_bw"]) <= 1e-9

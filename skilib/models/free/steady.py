@@ -46,7 +46,8 @@ class FreeSteadyState:
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
-                      max_iter: int = 30, max_speed: float = 30.0, **kwargs) -> FreeSteadyState:
+                      max_iter: int = 30, max_speed: float = 30.0, progress: bool = False,
+                      **kwargs) -> FreeSteadyState:
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: trust region,
@@ -58,6 +59,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
     - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
       |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
+    - progress : a bar on stderr, one step per stroke-map evaluation (u and Φ(u) − u in m/s).
 
     A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
     (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches
@@ -82,7 +84,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
     skating = FreeSkating(free_options_of(p, kwargs))
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
-                            max_speed=max_speed, who="free_steady_state")
+                            max_speed=max_speed, who="free_steady_state", progress=progress)
     frame = found.tables.frame()
     strokes = pd.DataFrame(found.tables.strokes)
     row = strokes.iloc[0]

@@ -106,7 +106,7 @@ def stroke_map(u, params: SkierParams | None = None, **run_kwargs):
 
 
 def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = None, tol: float = 1e-10,
-                 max_iter: int = 30, max_speed: float = 30.0, **run_kwargs) -> SteadyState:
+                 max_iter: int = 30, max_speed: float = 30.0, progress: bool = False, **run_kwargs) -> SteadyState:
     """The periodic stroke of the thesis's skier: Φ(u0) = u0 (module docstring).
 
     Parameters
@@ -119,6 +119,7 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     max_speed : the secant's iterates must stay within |u| ≤ max_speed [m/s] (finite, > 0); ``NoSteadyState``
         (a RuntimeError) if one leaves: Φ(u) − u then hardly falls with u, and a periodic stroke,
         if any, is far beyond skiing speeds.
+    progress : a bar on stderr, one step per stroke-map evaluation (u and Φ(u) − u in m/s).
     run_kwargs : ``simulate_run`` keywords: phase_time, skating_angle_deg, c_ext, c_rot_deg,
         push_force, force_scale, first_ski, and the solver's (method, rtol, atol, dt_out, ...).
 
@@ -143,7 +144,7 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     t_start = time.perf_counter()
     o = options_of(params, run_kwargs)
     found = periodic_stroke(ThesisSkating(o), o.settings(), u_guess=ua, tol=tol, max_iter=max_iter,
-                            max_speed=max_speed, who="steady_state")
+                            max_speed=max_speed, who="steady_state", progress=progress)
     res = o.result(found.tables, t_start)
     s = res.strokes.iloc[0]
     history = pd.DataFrame([dict(u=u, phi=phi, residual=phi - u) for u, phi in found.history])
