@@ -70,5 +70,5 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
 
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = list(_engine_all) + list(_LAZY) + ["engine", *_SUBPACKAGES, "__version__"]

@@ -98,3 +98,44 @@ def test_sweep_skier_refuses_to_replace_its_output(tmp_path):
     with pytest.raises(FileExistsError, match="overwrite=True"):
         sweep_skier(pd.DataFrame({"mass": [75.0]}), strokes=1, scheduler="serial", output=out, progress=False)
     assert out.read_bytes() == b"not yours to replace"
+
+
+NAMED_DIRECTLY = [  # options built directly, fixed-point arguments, an absurd field value
+    *[(lambda v=v: __import__("skilib").Integrator(rtol=v), "rtol") for v in (NAN, INF, -1.0, 0.0, "1e-8", None, True)],
+    *[(lambda v=v: __import__("skilib").Integrator(atol=v), "atol") for v in (NAN, -1.0, 0.0, "1", None)],
+    *[(lambda v=v: __import__("skilib").Integrator(max_step=v), "max_step") for v in (NAN, -1.0, 0.0, "1", None)],
+    (lambda: __import__("skilib").Integrator(method="Euler"), "method"),
+    *[(lambda v=v: __import__("skilib").Stabilization(alpha=v), "alpha") for v in (NAN, INF, -1.0, "1", None)],
+    *[(lambda v=v: __import__("skilib").Stabilization(beta=v), "beta") for v in (NAN, INF, "1", None)],
+    *[(lambda v=v: __import__("skilib").Stabilization(projection_tol=v), "projection_tol")
+      for v in (NAN, 0.0, -1.0, 1.0, "1e-12", None)],
+    (lambda: __import__("skilib").Stabilization(kind="magic"), "kind"),
+    *[(lambda v=v: __import__("skilib").steady_state(tol=v), "tol") for v in (1.0, 1e12, INF, NAN, 0.0)],
+    *[(lambda v=v: __import__("skilib").free_steady_state(tol=v), "tol") for v in (1.0, 1e12, INF, NAN, 0.0)],
+    (lambda: __import__("skilib").free_steady_state(u_guess=1e12), "u_guess"),
+    (lambda: __import__("skilib").steady_state(u0_guess=-31.0), "u0_guess"),
+    *[(lambda k=k: __import__("skilib").SkierParams(**{k: 1e12}), k) for k in ("lower_leg", "upper_leg", "phase_time")],
+]
+
+
+@pytest.mark.parametrize("k", range(len(NAMED_DIRECTLY)))
+def test_named_directly(k):
+    call, name = NAMED_DIRECTLY[k]
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value).startswith(name), f"case {k}: {err.value}"
+    last = Path(traceback.extract_tb(err.tb)[-1].filename).resolve()
+    assert PACKAGE in last.parents
+
+
+def test_a_loose_but_sane_tolerance_still_converges():
+    """The cap on tol (1 cm/s) refuses only meaningless tolerances: at 1e-3 m/s the free skater's
+    steady state is found, within 1e-3 m/s of the tight one."""
+    import skilib as sk
+
+    loose, tight = sk.free_steady_state(tol=1e-3), sk.free_steady_state()
+    # |u − u0| <= |Φ(u) − u| / (1 − L), L the stroke map's slope, measured from the tight search
+    (u1, p1), (u2, p2) = tight.history[-3:-1]  # (u, Φ(u)) of two iterates near u0
+    slope = abs((p1 - p2) / (u1 - u2))
+    assert loose.residual <= 1e-3 and slope < 1
+    assert abs(loose.u0 - tight.u0) <= loose.residual / (1 - slope) * (1 + 1e-6)

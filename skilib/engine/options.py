@@ -52,6 +52,17 @@ class Stabilization:
     beta: float = 0.0
     projection_tol: float = 1e-12
 
+    def __post_init__(self):
+        # built directly (not by make): the same checks, so a NaN never reaches the integrator
+        if not (isinstance(self.kind, str) and self.kind in STABILIZATIONS):
+            raise ValueError(f"kind: must be one of {STABILIZATIONS}, got {self.kind!r}")
+        object.__setattr__(self, "alpha", check_number("alpha", self.alpha, nonnegative=True, high=1e8))
+        object.__setattr__(self, "beta", check_number("beta", self.beta, low=-1e8, high=1e8))
+        object.__setattr__(self, "projection_tol", check_number("projection_tol", self.projection_tol,
+                                                                positive=True, high=1e-3))
+        if self.kind != "baumgarte" and (self.alpha or self.beta):
+            raise ValueError(f"alpha, beta: Baumgarte parameters, but kind={self.kind!r} takes none")
+
     @classmethod
     def make(cls, kind: str = "baumgarte", *, h: float = 0.01, alpha=None, beta=None,
              projection_tol: float = 1e-12) -> "Stabilization":
@@ -89,6 +100,19 @@ class Integrator:
     rtol: float = 1e-10
     atol: float = 1e-10
     max_step: float = np.inf
+
+    def __post_init__(self):
+        # built directly (not by make): the same checks
+        from scipy.integrate import OdeSolver
+
+        if not ((isinstance(self.method, str) and self.method in IVP_METHODS)
+                or (isinstance(self.method, type) and issubclass(self.method, OdeSolver))):
+            raise ValueError(f"method: must be one of the solve_ivp methods {IVP_METHODS} or an OdeSolver class, "
+                             f"got {self.method!r}")
+        object.__setattr__(self, "rtol", check_number("rtol", self.rtol, positive=True, low=RTOL_RANGE[0],
+                                                      high=RTOL_RANGE[1]))
+        object.__setattr__(self, "atol", check_number("atol", self.atol, positive=True, high=1.0))
+        object.__setattr__(self, "max_step", check_number("max_step", self.max_step, positive=True, finite=False))
 
     @classmethod
     def make(cls, method: str = "DOP853", *, rtol=1e-10, atol=1e-10, max_step=np.inf,

@@ -73,16 +73,24 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     return u, resid, res, n
 
 
+#: the loosest convergence tolerance a fixed-point search takes [m/s]: 1 cm/s
+MAX_TOL = 1e-2
+
+
 def check_fixed_point_args(*, tol, max_iter, max_speed, **start):
     """The checked (start speed, tol, max_iter, max_speed) of a fixed-point search: the start
-    speed (one keyword, under its caller's name) finite [m/s]; tol and max_speed finite and > 0
-    [m/s] (a tolerance of inf would call any residual converged, a negative speed limit any
-    iterate out of reach); max_iter an integer >= 2.  ``ValueError`` naming the argument."""
+    speed (one keyword, under its caller's name) finite and within ±max_speed [m/s]; tol in
+    (0, MAX_TOL] [m/s] (a tolerance of inf, or of metres per second, would call a stroke map that
+    still changes the speed converged); max_speed finite and > 0 [m/s] (a negative speed limit
+    puts every iterate out of reach); max_iter an integer >= 2.  ``ValueError`` naming the
+    argument."""
     (name, u), = start.items()
     u = check_number(name, u, unit="m/s")
-    tol = check_number("tol", tol, positive=True, unit="m/s")
+    tol = check_number("tol", tol, positive=True, high=MAX_TOL, unit="m/s")
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
+    if abs(u) > max_speed:
+        raise ValueError(f"{name}: must lie within |u| <= max_speed = {max_speed:g} m/s, got {u!r} m/s")
     return u, tol, max_iter, max_speed
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ...engine.validation import check_number
-from ...strokes.periodic import NoSteadyState, periodic_stroke
+from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
 from .params import FreeSkaterParams, with_overrides
 from .run import FreeSkating, free_options_of
 
@@ -75,10 +75,9 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     True
     """
     p = with_overrides(params)
-    tol = check_number("tol", tol, positive=True)
-    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
-    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
-    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
+    u_a, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
+                                                           max_speed=max_speed)
+    u_a = check_number("u_guess", u_a, positive=True, unit="m/s")  # a gliding stroke starts moving forwards
     for k in ("strokes", "v0"):
         if k in kwargs:
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")

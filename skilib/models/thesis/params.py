@@ -133,6 +133,13 @@ class SkierParams:
             raise ValueError(
                 f"ankle_offset: the ankle must lie on the shank, 0 < l1 <= L2 = {self.lower_leg}, "
                 f"got {self.ankle_offset!r}")
+        # each field in its own plausible range before the conditions that combine fields, so
+        # that an absurd value (a 1e12 m leg) is named itself, not through the leg's reach
+        for name, (lo, hi) in BOUNDS.items():
+            v = getattr(self, name)
+            if v is not None and not lo <= v <= hi:
+                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
+                                 "(skilib.models.thesis.params.BOUNDS)")
         # Skating angle: both readings must leave each ski heading forward (|h| < 90°).
         hi = 180.0 if self.angle_convention == "v_angle" else 90.0
         if not 0 < self.skating_angle_deg < hi:
@@ -162,11 +169,6 @@ class SkierParams:
             raise ValueError(
                 f"c_rot_deg: the leg would reach γ(T) = γ0 + C_rot·T = {gT:.6g} deg; the leg "
                 "must stay above the ski, |γ| < 90 deg")
-        for name, (lo, hi) in BOUNDS.items():  # last: the physical conditions above say more
-            v = getattr(self, name)
-            if v is not None and not lo <= v <= hi:
-                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
-                                 "(skilib.models.thesis.params.BOUNDS)")
 
     # -- derived quantities -------------------------------------------------------------
     @property
