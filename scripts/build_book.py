@@ -83,7 +83,8 @@ def execute(nb: Path, quick: bool, position: str = "") -> float:
     t0 = time.perf_counter()
     tag = f"[book] {position} " if position else "[book] "
     print(f"{tag}{nb.name} executing -> {out.relative_to(ROOT)}{' (quick)' if quick else ''}", flush=True)
-    run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL)
+    # on a terminal, papermill's bar over the notebook's cells shows where a long notebook is
+    run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL, progress=sys.stderr.isatty())
     dt = time.perf_counter() - t0
     tag_for_book(out)
     print(f"{tag}{nb.name} done in {dt:.1f} s", flush=True)
