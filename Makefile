@@ -5,8 +5,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # quick=1 runs the notebooks at their small CI settings (make book quick=1)
 BOOK_FLAGS := $(if $(quick),--quick,)
+# test processes (pytest-xdist): one per core; JOBS=1 runs the suite in this process
+JOBS ?= auto
+# make notebook NB=04 ARGS="-p skating_angle_deg 40 -p quick True": one notebook, your parameters
+NB   ?=
+ARGS ?=
 
-.PHONY: test book screenshots bench clean venv
+.PHONY: test book notebook screenshots bench clean venv
 
 venv: $(STAMP)
 
@@ -19,8 +24,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (skilib .venv)" > /dev/null
 	touch $(STAMP)
 
+# Test files are spread over the cores whole (--dist loadfile: a file's fixtures are built once).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadfile)
+
+# Executes notebooks/<NB>_*.ipynb with papermill, in notebooks/ (it finds ../data there), into
+# runs/<name>.ipynb, its result files into runs/results_<NB>/ (runs/ is not tracked by git).
+notebook: $(STAMP)
+	@test -n "$(NB)" || { echo "make notebook: say which, e.g. make notebook NB=04 ARGS=\"-p quick True\"" >&2; exit 2; }
+	@nb=$$(ls notebooks/$(NB)_*.ipynb 2>/dev/null | head -n 1); \
+	test -n "$$nb" || { echo "make notebook: no notebook notebooks/$(NB)_*.ipynb" >&2; exit 2; }; \
+	mkdir -p runs; \
+	$(BIN)/papermill "$$nb" "runs/$$(basename $$nb)" --cwd notebooks --kernel python3 \
+		-p results_dir "$(CURDIR)/runs/results_$(NB)" $(ARGS)
 
 # Executes every notebook with papermill into book/_executed/ (a failing notebook stops
 # the build), runs the verification tests to measure the errors the Verification chapter
@@ -42,4 +58,4 @@ screenshots:
 	PYTHON=$(BIN)/python bash scripts/screenshot_book.sh
 
 clean:
-	rm -rf $(VENV) book/_build book/_executed notebooks/results .pytest_cache
+	rm -rf $(VENV) book/_build book/_executed notebooks/results runs .pytest_cache

@@ -73,18 +73,21 @@ def check_kernel() -> None:
                  f"run `{sys.executable} -m ipykernel install --sys-prefix --name {KERNEL}`")
 
 
-def execute(nb: Path, quick: bool) -> float:
+def execute(nb: Path, quick: bool, position: str = "") -> float:
+    """Execute ``nb`` into book/_executed; ``position`` ("[3/9]") prefixes its console lines.
+    Returns the seconds it took."""
     from skilib.studies.notebook import run_notebook
 
     out = EXECUTED / nb.name
     params = {"quick": bool(quick), "results_dir": "results"}
     t0 = time.perf_counter()
-    print(f"[book] executing {nb.relative_to(ROOT)} -> {out.relative_to(ROOT)}"
-          f"{' (quick)' if quick else ''}", flush=True)
-    run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL)
+    tag = f"[book] {position} " if position else "[book] "
+    print(f"{tag}{nb.name} executing -> {out.relative_to(ROOT)}{' (quick)' if quick else ''}", flush=True)
+    # on a terminal, papermill's bar over the notebook's cells shows where a long notebook is
+    run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL, progress=sys.stderr.isatty())
     dt = time.perf_counter() - t0
     tag_for_book(out)
-    print(f"[book]   done in {dt:.1f} s", flush=True)
+    print(f"{tag}{nb.name} done in {dt:.1f} s", flush=True)
     return dt
 
 
@@ -124,9 +127,9 @@ def main(argv=None) -> int:
         if not nbs:
             print("[book] no notebooks found", file=sys.stderr)
             return 1
-        for nb in nbs:
+        for i, nb in enumerate(nbs, 1):
             try:
-                times[nb.name] = execute(nb, args.quick)
+                times[nb.name] = execute(nb, args.quick, f"[{i}/{len(nbs)}]")
             except Exception as exc:  # papermill's PapermillExecutionError names the cell
                 what = f"{getattr(exc, 'ename', type(exc).__name__)}: {getattr(exc, 'evalue', exc)}"
                 cell = getattr(exc, "exec_count", None)

@@ -51,7 +51,7 @@ VERIFICATION_FILES = (
     "test_double_pendulum.py", "test_kane_peer.py", "test_euler_parameters.py", "test_skier_parametrizations.py",
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
-    "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py",
+    "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -68,6 +68,10 @@ OTHER_TEST_FILES = {
     "test_inverse.py": "inverse-mode round trips; their errors are reported in notebook 09 (Seeing the skier)",
     "test_plot.py": "drawings and animations of a model: geometry of the drawn points, player size",
     "test_free_sweep.py": "sweeps of the free skater equal the direct calls exactly; bad rows are named: no error to measure",
+    "test_cli.py": "the command line prints the library's numbers exactly; bad arguments are named: no error to measure",
+    "test_files.py": "checked atomic writes and checked reads (existing, truncated, garbage files): no physics",
+    "test_hostile.py": "bad input to the engine, the strokes and the thesis's skier is refused by name: no error to measure",
+    "test_hostile_studies.py": "bad input to drawings, studies and options is refused by name: no error to measure",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"
@@ -84,7 +88,13 @@ EXEMPT = {
     "test_free_skater.py": {
         "test_user_laws_are_time_functions": _EXCEPTIONS, "test_bad_parameters_name_the_field": _EXCEPTIONS,
         "test_a_stroke_that_does_not_glide_is_no_steady_state": _EXCEPTIONS,
+        "test_implausible_values_are_refused_by_name": _EXCEPTIONS,
+        "test_implausible_techniques_are_refused_before_running": _EXCEPTIONS,
+        "test_the_defaults_and_the_optimum_bounds_are_plausible": "the defaults lie inside the stated ranges: a "
+                                                                  "property of the parameters, no error",
+        "test_every_call_has_a_wall_time_budget": _API,
     },
+    "test_required_power.py": {"test_a_speed_beyond_the_bounds_is_refused_by_name": _EXCEPTIONS},
     "test_nonholonomic.py": {
         "test_redundant_velocity_row_is_named": _EXCEPTIONS, "test_bad_velocity_components_name_themselves": _EXCEPTIONS,
     },
@@ -122,6 +132,9 @@ EXEMPT = {
     },
     "test_steady.py": {"test_bad_arguments": _EXCEPTIONS},
     "test_optimum.py": {
+        "test_bad_arguments_are_named_before_anything_runs": _EXCEPTIONS,
+        "test_required_power_refuses_a_bad_speed": _EXCEPTIONS,
+        "test_the_thesis_bounds_are_checked_against_its_plausible_ranges": _EXCEPTIONS,
         "test_bad_arguments": _EXCEPTIONS,
         "test_failures_are_recorded_and_penalised": "a refused technique is logged with its error and a fixed penalty: no error to measure",
         "test_dask_starts_give_the_serial_result": _INFRA,
@@ -190,7 +203,8 @@ SECTIONS = (
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("strokes", "The stroke machinery every model shares (a sliding block)", ("test_strokes.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
-    Section("optimum", "The optimum technique (beyond the thesis)", ("test_optimum.py",)),
+    Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
+            ("test_optimum.py", "test_required_power.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",
             ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py",
              "test_artefacts.py")),

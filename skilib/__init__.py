@@ -48,7 +48,7 @@ _NAMES = {
         "push_force_from_data", "default_push_fit", "default_push_force"),
     "skilib.studies": (
         "sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
-        "Optimum", "speed_power_front", "sobol_design", "sobol_indices"),
+        "Optimum", "required_power", "RequiredPower", "speed_power_front", "sobol_design", "sobol_indices"),
 }
 _SUBPACKAGES = {"strokes": "skilib.strokes", "models": "skilib.models", "data": "skilib.data",
                 "studies": "skilib.studies", "plot": "skilib.plot"}
@@ -70,5 +70,5 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))
 
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 __all__ = list(_engine_all) + list(_LAZY) + ["engine", *_SUBPACKAGES, "__version__"]

@@ -18,11 +18,33 @@ import matplotlib.pyplot as plt  # the caller's backend (Agg when headless, inli
 import numpy as np
 from matplotlib import animation
 
+from .engine.validation import check_bool, check_choice, check_number
+
 __all__ = ["draw_model", "pose_sequence", "animate", "animation_html", "SEGMENT_STYLE"]
 
 #: colour and width of each segment label (others: grey)
 SEGMENT_STYLE = {"ski": ("#1f4e79", 4.0), "shank": ("#c0504d", 5.0), "upper body": ("#9bbb59", 3.0)}
 _POINT_STYLE = {"ANKLE": "o", "KNEE": "s", "CM": "*", "HIP": "*"}
+
+
+def _check_skeleton(skel, needs=()) -> int:
+    """The number of samples of ``skel``, or a ValueError if it is not a Skeleton (times, points,
+    segments: ``skilib.models.thesis.markers.skeleton(result)`` makes one) or lacks a point
+    named in ``needs``."""
+    if not all(hasattr(skel, a) for a in ("t", "points", "segments", "position")):
+        raise ValueError(f"skel: expected a Skeleton (skilib.models.thesis.markers.skeleton(result)), "
+                         f"got {type(skel).__name__}")
+    n = len(skel.t)
+    if n < 1:
+        raise ValueError("skel: has no samples")
+    missing = [p for p in needs if p not in skel.points]
+    if missing:
+        raise ValueError(f"skel: has no point {missing[0]!r} (its points: {', '.join(skel.points)})")
+    return n
+
+
+def _check_row(name: str, i, n: int) -> int:
+    return check_number(name, i, integer=True, low=0, high=n - 1)
 
 
 def _style(label):
@@ -54,6 +76,9 @@ def draw_model(skel, i: int = 0, ax=None, labels: bool = True, force_scale: floa
     """A labelled 3-D view of the model at sample ``i``: bodies, joints and, with ``labels``,
     the constraint groups (``skel.labels``), the push-off arrow at the CM (scale
     ``force_scale`` m per N) and the global axes.  Returns the axes."""
+    i = _check_row("i", i, _check_skeleton(skel))
+    labels = check_bool("labels", labels)
+    force_scale = check_number("force_scale", force_scale, nonnegative=True, unit="m/N")
     if ax is None:
         fig = plt.figure(figsize=(7.5, 6.5))
         ax = fig.add_subplot(projection="3d")
@@ -95,7 +120,13 @@ def pose_sequence(skel, n: int = 8, ax=None, view: str = "3d", rows=None):
 
     view : '3d', 'top' (X–Y) or 'side' (X–Z).  Returns the axes.
     """
-    rows = np.linspace(0, len(skel.t) - 1, n).round().astype(int) if rows is None else np.asarray(rows)
+    n_samples = _check_skeleton(skel, needs=("CM",))
+    view = check_choice("view", view, ("3d", "top", "side"))
+    if rows is None:
+        n = check_number("n", n, integer=True, positive=True)
+        rows = np.linspace(0, n_samples - 1, n).round().astype(int)
+    else:
+        rows = np.asarray([_check_row(f"rows[{k}]", r, n_samples) for k, r in enumerate(np.atleast_1d(rows))], dtype=int)
     three_d = view == "3d"
     plane = {"top": (0, 1), "side": (0, 2), "3d": (0, 1)}[view]
     if ax is None:
@@ -133,7 +164,12 @@ def animate(skel, *, max_frames: int = 60, interval_ms: float | None = None, dpi
     embedded HTML light); ``interval_ms`` defaults to real time.  Returns a FuncAnimation
     (its figure closed, so notebooks show only the player).
     """
-    n = len(skel.t)
+    n = _check_skeleton(skel, needs=("CM",))
+    max_frames = check_number("max_frames", max_frames, integer=True, positive=True)
+    dpi = check_number("dpi", dpi, integer=True, positive=True)
+    force_scale = check_number("force_scale", force_scale, nonnegative=True, unit="m/N")
+    if interval_ms is not None:
+        interval_ms = check_number("interval_ms", interval_ms, positive=True, unit="ms")
     rows = np.unique(np.linspace(0, n - 1, min(max_frames, n)).round().astype(int))
     if interval_ms is None:
         interval_ms = 1000.0 * (skel.t[-1] - skel.t[0]) / max(1, len(rows) - 1)
@@ -179,7 +215,10 @@ def animate(skel, *, max_frames: int = 60, interval_ms: float | None = None, dpi
 
 def animation_html(anim, default_mode: str = "once") -> str:
     """Self-contained HTML of an animation: PNG frames and matplotlib's JavaScript player
-    (``to_jshtml``), no network and no video codec."""
+    (``to_jshtml``), no network and no video codec.  ``default_mode``: 'once', 'loop' or 'reflect'."""
+    if not isinstance(anim, animation.Animation):
+        raise ValueError(f"anim: expected a matplotlib animation (skilib.plot.animate), got {type(anim).__name__}")
+    default_mode = check_choice("default_mode", default_mode, ("once", "loop", "reflect"))
     html = anim.to_jshtml(default_mode=default_mode)
     # matplotlib's player links Font Awesome from a CDN for its button icons: drop the link
     # and write the icons as plain characters, so that nothing comes from the network

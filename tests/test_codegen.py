@@ -13,9 +13,9 @@ from test_constraints import all_constraints
 
 
 def _bodies(rotation, scale=1.0):
-    b1 = sk.RigidBody("one", 2.0 * scale, [0.1, 0.2 * scale, 0.15], points={"p": [0.1, -0.2 * scale, 0.3]},
+    b1 = sk.RigidBody("one", 2.0 * scale, [0.15, 0.2 * scale, 0.2], points={"p": [0.1, -0.2 * scale, 0.3]},
                       rotation=rotation)
-    b2 = sk.RigidBody("two", 3.0, [0.3 * scale, 0.1, 0.25], points={"p": [-0.3, 0.1, 0.2 * scale]}, rotation=rotation)
+    b2 = sk.RigidBody("two", 3.0, [0.3 * scale, 0.2, 0.35], points={"p": [-0.3, 0.1, 0.2 * scale]}, rotation=rotation)
     return b1, b2
 
 

@@ -10,6 +10,7 @@ from scipy.integrate import solve_ivp
 
 import skilib as sk
 from skilib.models.free import FreeSkaterModel
+from skilib.models.free.params import PARAMETER_BOUNDS
 from skilib.strokes import NoSteadyState
 
 
@@ -195,6 +196,111 @@ def test_bad_parameters_name_the_field(field, value, match):
         sk.simulate_free(strokes=0)
     with pytest.raises(ValueError, match="side"):
         FreeSkaterModel(sk.FreeSkaterParams(), "middle", np.zeros(3))
+
+
+# every number a user can set, just outside its plausible range on each side (PARAMETER_BOUNDS)
+_OUTSIDE = [(name, v) for name, (lo, hi) in sorted(PARAMETER_BOUNDS.items()) if name != "body_inertia"
+            for v in (lo - 0.01 * (hi - lo) - 1e-9, hi + 0.01 * (hi - lo))]
+
+
+@pytest.mark.parametrize("field, value", _OUTSIDE)
+def test_implausible_values_are_refused_by_name(field, value):
+    """Each field just outside its range raises a ValueError whose message starts with its
+    name (for the offsets beyond the top: the leg's reach, also by name)."""
+    with pytest.raises(ValueError, match=rf"^{field}: "):
+        sk.FreeSkaterParams(**{field: value})
+
+
+@pytest.mark.parametrize("over, match", [
+    (dict(stroke_time=1e-9), r"^stroke_time: 1e-09 is outside the plausible range \[0.2, 3\]"),
+    (dict(stroke_time=1e-3), r"^stroke_time: 0.001 is outside"),
+    (dict(stroke_time=float("inf")), "^stroke_time: must be finite"),
+    (dict(skating_angle_deg=0.0), "^skating_angle_deg: 0.0 is outside"),
+    (dict(skating_angle_deg=120.0, steer_deg=-40.0), r"^steer_deg: the ski would end the stroke 100° off"),
+    (dict(offset_exponent=0.5), "^offset_exponent: 0.5 is outside"),
+    (dict(cm_dip=0.5), "^cm_dip: 0.5 is outside"),
+    (dict(cm_height=0.4, cm_dip=0.4), "^cm_dip: must be below cm_height"),
+    (dict(body_mass=1e10), r"^body_mass: 10000000000.0 is outside the plausible range \[20, 200\]"),
+    (dict(body_inertia=(1.0, 1.0, 5.0)), "^body_inertia: each principal inertia must be at most the sum"),
+    (dict(body_inertia=(1e3, 1e3, 1.0)), r"^body_inertia: each inertia must be in \[0.01, 100\]"),
+    (dict(body_inertia=("a", "b", "c")), "^body_inertia: must be three positive inertias"),
+    (dict(air_drag=1), "^air_drag: must be True or False"),
+])
+def test_implausible_techniques_are_refused_before_running(over, match):
+    """The stroke time that used to give 327 m/s and 117 840 body weights (1 ms), or never
+    returned (1 ns), the geometry that would turn the ski backwards, a rigid body that cannot
+    exist: each refused by name when the parameters are made, before anything is integrated."""
+    with pytest.raises(ValueError, match=match):
+        sk.FreeSkaterParams(**over)
+    with pytest.raises(ValueError, match=match):  # and as the overrides of a sweep's row
+        sk.studies.free_sweep.free_summary(over, strokes=1)
+
+
+def test_the_defaults_and_the_optimum_bounds_are_plausible():
+    """The default skier and every corner of the optimum's bounds are within the plausible
+    ranges (so their numbers are those of before the ranges existed)."""
+    import itertools
+
+    from skilib.studies.optimum import FREE_BOUNDS
+
+    p = sk.FreeSkaterParams()
+    for name, (lo, hi) in PARAMETER_BOUNDS.items():
+        v = getattr(p, name)
+        assert all(lo <= x <= hi for x in (v if isinstance(v, tuple) else (v,))), name
+    names = list(FREE_BOUNDS)
+    for corner in itertools.product(*(FREE_BOUNDS[n] for n in names)):
+        sk.FreeSkaterParams(**dict(zip(names, corner)))
+    for n, (lo, hi) in FREE_BOUNDS.items():
+        assert PARAMETER_BOUNDS[n][0] <= lo < hi <= PARAMETER_BOUNDS[n][1], n
+
+
+def test_the_leg_force_cap_refuses_an_inhuman_technique(measured):
+    """A 0.2 s stroke with a 0.4 m dip (both in range) sinks and lifts the centre of mass at
+    z̈ = −2Δz (π/T)² cos(2πτ/T): at τ = T/2 the leg carries M (g + 2Δz (π/T)²) ≈ 21 body
+    weights vertically, above the cap of ``MAX_LEG_FORCE_BW`` = 10.  The run stops with a
+    ValueError naming the cap, the time and the force; the force it names is the vertical
+    bound to within the sideways and drag parts (≤ 0.5 body weight here); with the cap lifted the run
+    goes through and its frame shows that force."""
+    import re
+
+    p = sk.FreeSkaterParams(stroke_time=0.2, cm_dip=0.4)
+    vertical = 1.0 + 2 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
+    with pytest.raises(ValueError, match=r"^max_leg_force_bw: the leg force reaches .* body weights \(.* N\) at "
+                                         r"t = 0.1 s \(stroke 1, τ = 0.1 s\), above the cap of 10 body weights") as err:
+        sk.simulate_free(p, strokes=1, v0=3.0)
+    bw, newton = (float(x) for x in re.search(r"reaches (\S+) body weights \((\S+) N\)", str(err.value)).groups())
+    measured.check("named peak vs M(g + 2Δz(π/T)²) [body weights]", abs(bw - vertical), 0.5, "BW")
+    measured.check("named force in N vs body weights × M g", abs(newton - bw * p.weight), 1e-3 * p.weight, "N")
+    free = sk.simulate_free(p, strokes=1, v0=3.0, max_leg_force_bw=math.inf)
+    assert free.frame.leg_force_bw.max() == pytest.approx(bw, rel=1e-5)
+    measured.check("vertical leg force at τ = T/2 vs M(g + 2Δz(π/T)²)",
+                   abs(free.frame.set_index("tau").leg_fz.loc[0.1] / p.weight - vertical), 1e-2, "BW")
+    with pytest.raises(ValueError, match="^max_leg_force_bw: the leg force reaches"):
+        sk.free_steady_state(p)
+    for bad in (0.5, float("nan"), "10", True):
+        with pytest.raises(ValueError, match="^max_leg_force_bw: "):
+            sk.simulate_free(strokes=1, max_leg_force_bw=bad)
+
+
+def test_every_call_has_a_wall_time_budget():
+    """simulate_free and free_steady_state run under a wall-time budget by default; the steady
+    state's clock spans its whole search (every stroke-map evaluation), so a tiny budget stops
+    it in its first stroke, naming the budget."""
+    import inspect
+
+    from skilib.engine.errors import BudgetExceededError
+    from skilib.models.free.run import DEFAULT_MAX_WALL_TIME, free_options_of
+
+    assert inspect.signature(sk.simulate_free).parameters["max_wall_time"].default == DEFAULT_MAX_WALL_TIME
+    assert 0 < DEFAULT_MAX_WALL_TIME < math.inf
+    assert free_options_of(None, {}).budget.max_wall_time == DEFAULT_MAX_WALL_TIME
+    for call in (lambda: sk.simulate_free(strokes=3, v0=3.0, max_wall_time=1e-6),
+                 lambda: sk.free_steady_state(max_wall_time=1e-6)):
+        with pytest.raises(BudgetExceededError, match=r"^max_wall_time: .*stroke 1") as err:
+            call()
+        assert err.value.budget == "max_wall_time"
+    with pytest.raises(ValueError, match="^max_wall_time: "):
+        sk.free_steady_state(max_wall_time=-1.0)
 
 
 def kane_free_skater(p: sk.FreeSkaterParams, side: str):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from skilib.studies.optimum import (FREE_BOUNDS, constrained_scan, constrained_sensitivity, latin_starts, maximize,
-                                    optimize_technique)
+                                    optimize_technique, required_power)
 
 POWER = 100.0
 # one start near the optimum (rounded from a run with two seeded starts): keeps the test short
@@ -104,6 +104,67 @@ def test_bad_arguments():
         optimize_technique("free", power=100, bounds={"stroke_time": (2, 1)})
     with pytest.raises(ValueError, match="speed"):
         optimize_technique("free", power=100, speed="fast")
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(model=None), "^model: "),
+    (dict(power=NAN), "^power: "), (dict(power=INF), "^power: "), (dict(power=0.0), "^power: "),
+    (dict(power="200"), "^power: "), (dict(power=True), "^power: "),
+    (dict(bounds={"stroke_time": (0.5, NAN)}), "^bounds: stroke_time must be .*finite"),
+    (dict(bounds={"stroke_time": (-INF, 1.0)}), "^bounds: stroke_time must be .*finite"),
+    (dict(bounds={"stroke_time": (0.5,)}), r"^bounds: stroke_time must be a pair"),
+    (dict(bounds={"stroke_time": (0.5, 1.0, 1.5)}), r"^bounds: stroke_time must be a pair"),
+    (dict(bounds={"stroke_time": 0.5}), r"^bounds: stroke_time must be a pair"),
+    (dict(bounds={"stroke_time": "ab"}), r"^bounds: stroke_time must be a pair"),
+    (dict(bounds={"stroke_time": ("0.5", "1")}), "^bounds: stroke_time must be .*finite numbers"),
+    (dict(bounds={"stroke_time": (1.0, 1.0)}), "^bounds: stroke_time must be .*low < high"),
+    (dict(bounds={"stroke_time": (0.01, 1.0)}), r"^bounds: stroke_time = .* outside its plausible range \[0.2, 3\]"),
+    (dict(bounds={"skating_angle_deg": (10.0, 170.0)}), r"^bounds: skating_angle_deg .*plausible range \[1, 120\]"),
+    (dict(bounds={"air_drag": (0, 1)}), "^bounds: air_drag is not a number parameter"),
+    (dict(bounds={"body_inertia": (1, 2)}), "^bounds: body_inertia is not a number parameter"),
+    (dict(bounds={}), "^bounds: must be a non-empty dict"), (dict(bounds=[("stroke_time", 1, 2)]), "^bounds: "),
+    (dict(starts=1.5), "^starts: must be an integer"), (dict(starts=True), "^starts: must be an integer"),
+    (dict(starts=0), "^starts: "), (dict(starts="2"), "^starts: must be an integer"),
+    (dict(seed=0.5), "^seed: must be an integer"), (dict(seed=None), "^seed: must be an integer"),
+    (dict(seed=-1), "^seed: "),
+    (dict(fd_step=0.0), "^fd_step: "), (dict(fd_step=NAN), "^fd_step: "), (dict(fd_step=0.5), "^fd_step: "),
+    (dict(ftol=-1e-8), "^ftol: "), (dict(ftol=INF), "^ftol: "),
+    (dict(power_tol=0.0), "^power_tol: "), (dict(power_tol=NAN), "^power_tol: "),
+    (dict(maxiter=0), "^maxiter: "), (dict(maxiter=2.5), "^maxiter: must be an integer"),
+    (dict(x0={"stroke_time": NAN}), "^x0: stroke_time must be a finite number"),
+    (dict(x0={"wingspan": 1.0}), "^x0: .*wingspan.* not among"), (dict(x0=[1.0]), "^x0: must be None or a dict"),
+    (dict(options=[1]), "^options: "), (dict(params=object()), "^params: must be None or a FreeSkaterParams"),
+])
+def test_bad_arguments_are_named_before_anything_runs(kw, match):
+    """Each bad argument raises a ValueError whose message starts with its name (and the bound's
+    name), before any steady state is computed (the model's evaluation would take seconds)."""
+    args = dict(model="free", power=100.0) | kw
+    with pytest.raises(ValueError, match=match):
+        optimize_technique(**args)
+    if "power" not in kw:  # the same checks guard required_power (its tolerance is speed_tol)
+        args = dict(args, speed=6.0, **({"speed_tol": kw["power_tol"]} if "power_tol" in kw else {}))
+        args.pop("power")
+        args.pop("power_tol", None)
+        with pytest.raises(ValueError, match=match.replace("power_tol", "speed_tol")):
+            required_power(**args)
+
+
+@pytest.mark.parametrize("speed", [0.0, -6.0, NAN, INF, "6", True, None])
+def test_required_power_refuses_a_bad_speed(speed):
+    with pytest.raises(ValueError, match="^speed: "):
+        required_power("free", speed)
+    with pytest.raises(ValueError, match="^speed_kind: "):
+        required_power("free", 6.0, speed_kind="fast")
+
+
+def test_the_thesis_bounds_are_checked_against_its_plausible_ranges():
+    with pytest.raises(ValueError, match=r"^bounds: phase_time = .*plausible range \[0, 100\]"):
+        optimize_technique("thesis", power=100.0, bounds={"phase_time": (0.5, 200.0)})
+    with pytest.raises(ValueError, match="^bounds: push_direction is not a number parameter"):
+        required_power("thesis", 3.0, bounds={"push_direction": (0.0, 1.0)})
 
 
 def test_failures_are_recorded_and_penalised():

@@ -22,3 +22,39 @@ def test_the_readme_snippets_run_as_written(tmp_path):
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "results" / "grid.parquet").is_file() and (tmp_path / "run.c3d").is_file()
+
+
+def _section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_what_we_found_is_what_the_model_gives():
+    """The README's headline numbers, recomputed: each appears in "What we found" exactly as the
+    model gives it, at the precision printed there."""
+    import skilib as sk
+    from skilib.models.thesis.calibrate import calibrate_force_scale
+
+    found = _section("What we found")
+    thesis = sk.steady_state()
+    cal = calibrate_force_scale()
+    free = sk.free_steady_state()
+    expected = {
+        "u0": f"**{thesis.u0:.2f} m/s**", "thesis speed": f"**{thesis.mean_speed:.2f} m/s**",
+        "thesis power": f"**{thesis.mean_power:.0f} W**", "force scale": f"**{cal.force_scale:.3f}**",
+        "calibrated power": f"**{cal.steady.mean_power:.0f} W**", "free speed": f"**{free.mean_speed:.2f} m/s**",
+        "free power": f"**{free.mean_power:.1f} W**", "free peak force": f"**{free.peak_leg_force_bw:.2f}**",
+    }
+    missing = {k: v for k, v in expected.items() if v not in found}
+    assert not missing, f"README 'What we found' does not show what the model gives: {missing}"
+    assert abs(cal.steady.mean_speed - 2.47) < 1e-9  # the calibration's one number in
+
+
+def test_the_readme_make_commands_are_targets():
+    """Every `make ...` line of the README's bash blocks names a target of the Makefile (dry run)."""
+    blocks = re.findall(r"^```bash\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), re.M | re.S)
+    lines = [ln.split("#")[0].strip() for b in blocks for ln in b.splitlines() if ln.strip().startswith("make ")]
+    assert len(lines) >= 4, lines
+    for ln in lines:
+        done = subprocess.run(ln.replace("make ", "make -n ", 1), shell=True, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, f"README's `{ln}`: {done.stderr}"

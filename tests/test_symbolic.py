@@ -46,8 +46,9 @@ def random_case(rng):
     q[4] = rng.uniform(0.3, np.pi - 0.3)
     qd = rng.normal(size=6)
     m = rng.uniform(0.5, 5.0)
-    L = rng.normal(size=(3, 3))
-    I = L @ L.T + np.eye(3)  # symmetric positive definite, with products of inertia
+    R, _ = np.linalg.qr(rng.normal(size=(3, 3)))  # random principal axes: products of inertia
+    s = rng.uniform(0.2, 1.0, 3)  # second moments ∫x² dm, ∫y² dm, ∫z² dm of some mass distribution
+    I = R @ np.diag([s[1] + s[2], s[0] + s[2], s[0] + s[1]]) @ R.T  # its inertia (triangle inequality holds)
     return q, qd, m, I
 
 

@@ -15,19 +15,34 @@ Import of force data (:func:`read_force_data`, through ``load_force_data``)
     (optional), units in ``ANALOG:UNITS`` or ``metadata["units"]`` (N or kN); time from
     ``ANALOG:RATE`` and the header's first frame.  Problems raise ``ValueError`` naming the
     file, the channel and the frame, as the CSV path names file, column and line.
+
+Checked reading and writing
+    Every C3D file is read through :func:`read_c3d`, which compares the frames and analog
+    samples ezc3d read with those the header declares (ezc3d alone reads a truncated file's
+    first frames without a word) and names the file in every error.  Every C3D file is
+    written through ``skilib.data.files.write_atomic``: never over an existing file without
+    ``overwrite=True``, read back before it takes its name.
 """
 from __future__ import annotations
 
 import hashlib
+import struct
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, REQUIRED_COLUMNS, UNIT_TO_SI, check_dt_rtol, read_metadata,
-                       to_frame, to_si)
+from ..engine.validation import check_bool, check_number
+from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, REQUIRED_COLUMNS, UNIT_TO_SI, check_dt_rtol, metadata_rate,
+                       read_metadata, to_frame, to_si)
+from .files import check_target, write_atomic
 
-__all__ = ["ezc3d_module", "uniform_step", "write_force_data", "read_force_data"]
+__all__ = ["ezc3d_module", "uniform_step", "MAX_FRAME", "C3DLayout", "c3d_layout", "read_c3d", "write_force_data",
+           "read_force_data"]
+
+#: the largest frame number a C3D header holds (16 bits); the last frame of a file written here
+MAX_FRAME = 65535
 
 def ezc3d_module():
     """The ezc3d module (the ``c3d`` extra), or an ImportError that says how to install it."""
@@ -48,35 +63,185 @@ def uniform_step(t, what) -> float:
 
 
 # ---------------------------------------------------------------------------
+# checked reading
+# ---------------------------------------------------------------------------
+
+class C3DLayout(NamedTuple):
+    """What a C3D file's header declares (first frame 0-based, as ezc3d reports it)."""
+
+    first_frame: int
+    frames: int
+    points: int
+    analogs_per_frame: int
+    #: byte offset of the first frame
+    data_start: int
+    #: 4 (float) or 2 (integer) bytes per stored value
+    value_bytes: int
+
+    @property
+    def size(self) -> int:
+        """The bytes a complete file needs: up to the end of its last frame."""
+        return self.data_start + self.frames * (4 * self.points + self.analogs_per_frame) * self.value_bytes
+
+
+def c3d_layout(raw: bytes, path) -> C3DLayout:
+    """The header of the C3D file ``path`` whose bytes are ``raw``, checked against the file's
+    size: a ValueError naming the file for an empty, short, foreign or truncated file."""
+    if not raw:
+        raise ValueError(f"{path}: empty file (0 bytes), not a C3D file")
+    if len(raw) < 512:
+        raise ValueError(f"{path}: {len(raw)} bytes, shorter than the 512-byte C3D header (truncated or not C3D)")
+    if raw[1] != 0x50:
+        raise ValueError(f"{path}: not a C3D file (header byte 2 is {raw[1]}, a C3D file has 80)")
+    param = (raw[0] - 1) * 512
+    if raw[0] < 2 or len(raw) < param + 4:
+        raise ValueError(f"{path}: not a C3D file or truncated (parameter section at block {raw[0]}, the file "
+                         f"has {len(raw)} bytes)")
+    processor = raw[param + 3] - 83  # 1 Intel, 2 DEC, 3 MIPS
+    if processor not in (1, 2, 3):
+        raise ValueError(f"{path}: not a C3D file (processor type {raw[param + 3]} in the parameter section; "
+                         "84, 85 or 86 expected)")
+    end = ">" if processor == 3 else "<"
+    words = struct.unpack(end + "9H", raw[2:20])  # header words 2-10
+    points, analogs_per_frame, first, last, data_block = words[0], words[1], words[2], words[3], words[7]
+    sign = raw[12 if processor == 3 else (13 if processor == 2 else 15)] & 0x80  # of the scale factor
+    value_bytes = 4 if sign else 2
+    if first < 1 or last < first - 1 or data_block < 2:
+        raise ValueError(f"{path}: C3D header: frames {first}..{last}, data at block {data_block}: not a valid "
+                         "C3D header")
+    layout = C3DLayout(first - 1, last - first + 1, points, analogs_per_frame, (data_block - 1) * 512, value_bytes)
+    if len(raw) < layout.size:
+        whole = max(0, (len(raw) - layout.data_start)) // max(1, (4 * points + analogs_per_frame) * value_bytes)
+        raise ValueError(f"{path}: truncated: the header declares {layout.frames} frames ({layout.size} bytes), "
+                         f"the file has {len(raw)} bytes (room for {whole} frames)")
+    return layout
+
+
+def _check_frames(c, layout: C3DLayout, path) -> None:
+    """The frames and analog samples ezc3d read (``c``) are those the header declares
+    (``layout``), or a ValueError naming the file."""
+    frames = c["data"]["points"].shape[2]
+    if frames != layout.frames:
+        raise ValueError(f"{path}: {frames} frames read, the header declares {layout.frames}")
+    an = c["data"]["analogs"]
+    channels = an.shape[1] if an.ndim == 3 else 0
+    if channels:
+        if layout.analogs_per_frame % channels:
+            raise ValueError(f"{path}: {layout.analogs_per_frame} analog values per frame in the header do not "
+                             f"divide among {channels} analog channels")
+        expected = layout.frames * (layout.analogs_per_frame // channels)
+        if an.shape[2] != expected:
+            raise ValueError(f"{path}: {an.shape[2]} analog samples read per channel, the header declares "
+                             f"{expected} ({layout.frames} frames x {layout.analogs_per_frame // channels})")
+
+
+def _open(path: Path):
+    """``path``'s bytes, or FileNotFoundError/IsADirectoryError/OSError naming it."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path}: is a folder, not a C3D file")
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such C3D file")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise OSError(f"{path}: cannot read the C3D file: {exc.strerror or exc}") from exc
+
+
+def _parse(path: Path, raw: bytes):
+    """The ezc3d object of the file ``path`` (its bytes ``raw``), its frames checked."""
+    layout = c3d_layout(raw, path)
+    ezc3d = ezc3d_module()
+    try:
+        c = ezc3d.c3d(str(path))
+    except Exception as exc:  # ezc3d raises bare OSErrors/RuntimeErrors ("iostream error")
+        raise ValueError(f"{path}: not a readable C3D file ({type(exc).__name__}: {exc})") from exc
+    _check_frames(c, layout, path)
+    return c
+
+
+def read_c3d(path):
+    """The ``ezc3d.c3d`` object of the file ``path``, read and checked: a missing file
+    (FileNotFoundError), a folder (IsADirectoryError), an empty, foreign or truncated file,
+    or fewer frames or analog samples read than its header declares (ValueError) are errors
+    naming the file."""
+    path = Path(path)
+    return _parse(path, _open(path))
+
+
+# ---------------------------------------------------------------------------
 # force-plate channels
 # ---------------------------------------------------------------------------
 
-def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None) -> Path:
+def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *, overwrite: bool = False) -> Path:
     """Write force channels (a ``load_force_data`` frame: t [s] and forces [N]) as C3D analogs.
 
     Every column but ``t`` becomes an analog channel in N; the analog rate is 1/Δt and the
-    point rate ``point_rate`` (default: the analog rate / 10, an integer divisor is needed);
-    the file holds no markers.
+    point rate ``point_rate`` (default: the analog rate / 10); the file holds no markers.
+
+    Nothing is trimmed, padded or shifted: the number of samples must be a multiple of the
+    analog samples per point frame (analog rate / point rate, an integer), the first time a
+    whole number of point frames (C3D stores the start as a frame number), and the last
+    frame number at most ``MAX_FRAME``; otherwise a ValueError says by how much.
+
+    The file is written atomically (``skilib.data.files.write_atomic``): an existing ``path``
+    is replaced only with ``overwrite=True``, its folder must exist, and the file is read back
+    (frame count, first frame, every value to float32) before it takes the name ``path``.
+    Returns ``path``.
     """
     ezc3d = ezc3d_module()
-    path = Path(path)
+    overwrite = check_bool("overwrite", overwrite)
+    path = check_target(path, overwrite=overwrite, what="C3D file")
+    if not isinstance(df, pd.DataFrame) or "t" not in df.columns:
+        raise ValueError(f"df: expected a DataFrame with a column 't' (as load_force_data returns), got "
+                         f"{type(df).__name__}")
     t = df["t"].to_numpy(dtype=float)
     rate = 1.0 / uniform_step(t, str(path))
-    ratio = 10 if point_rate is None else int(round(rate / point_rate))
+    if point_rate is None:
+        ratio = 10
+    else:
+        point_rate = check_number("point_rate", point_rate, positive=True, unit="Hz")
+        r = rate / point_rate
+        ratio = int(round(r))
+        if ratio < 1 or abs(r - ratio) > 1e-9 * r:
+            raise ValueError(f"point_rate: {point_rate!r} Hz must divide the analog rate {rate!r} Hz a whole "
+                             f"number of times (got {r!r})")
     chans = [c for c in df.columns if c != "t"]
-    n = (len(t) // ratio) * ratio
+    n = len(t)
+    if n % ratio:
+        raise ValueError(f"df: {n} samples are not a multiple of the {ratio} analog samples per point frame "
+                         f"(analog rate {rate!r} Hz, point rate {rate / ratio!r} Hz); {path} would lose the last "
+                         f"{n % ratio}: cut or pad the record to a multiple of {ratio} samples, or choose point_rate")
+    frames = n // ratio
+    start = t[0] * rate / ratio
+    first = int(round(start))
+    if first < 0 or abs(start - first) > 1e-6:
+        raise ValueError(f"df: column 't' starts at {float(t[0])!r} s, not a whole number (>= 0) of point frames of "
+                         f"{ratio / rate!r} s; {path} stores the start as a frame number")
+    if first + frames > MAX_FRAME:
+        raise ValueError(f"df: {frames} point frames from frame {first + 1}: a C3D header counts frames up to "
+                         f"{MAX_FRAME} ({path}); split the record or lower the point rate")
+    values = df[chans].to_numpy(dtype=float).T
     c = ezc3d.c3d()
     P = c["parameters"]
     P["POINT"]["RATE"]["value"] = [rate / ratio]
     P["ANALOG"]["RATE"]["value"] = [rate]
     P["ANALOG"]["LABELS"]["value"] = chans
     P["ANALOG"]["UNITS"]["value"] = ["N"] * len(chans)
-    c["data"]["points"] = np.zeros((4, 0, n // ratio))
-    c["data"]["analogs"] = df[chans].to_numpy(dtype=float)[:n].T[None].copy()
-    first = int(round(t[0] * rate / ratio))
+    c["data"]["points"] = np.zeros((4, 0, frames))
+    c["data"]["analogs"] = values[None].copy()
     c["header"]["points"]["first_frame"] = first
-    c.write(str(path))
-    return path
+
+    def verify(tmp):
+        back = read_c3d(tmp)
+        got = back["data"]["analogs"]
+        if int(back["header"]["points"]["first_frame"]) != first:
+            raise ValueError(f"first frame {back['header']['points']['first_frame']} read, {first} written")
+        if got.shape != (1, len(chans), n):
+            raise ValueError(f"analogs of shape {got.shape} read, {(1, len(chans), n)} written")
+        if not np.array_equal(got[0], values.astype(np.float32), equal_nan=True):
+            raise ValueError("the analog values read differ from those written (to float32)")
+
+    return write_atomic(path, lambda tmp: c.write(str(tmp)), overwrite=overwrite, verify=verify, what="C3D file")
 
 
 def read_force_data(path, metadata=None, *, dt_rtol: float | None = None) -> pd.DataFrame:
@@ -84,21 +249,18 @@ def read_force_data(path, metadata=None, *, dt_rtol: float | None = None) -> pd.
 
     The checks are those of the CSV path (``skilib.data.forcedata``): required channels,
     units, finite values, at least two samples, the metadata's sha256 and sampling rate;
-    each error names the file, the channel and the frame.
+    each error names the file, the channel and the frame.  The file is read through
+    :func:`read_c3d`: a missing, empty, foreign or truncated file is an error naming it.
     """
-    ezc3d = ezc3d_module()
     path = Path(path)
     dt_rtol = check_dt_rtol(DEFAULT_DT_RTOL if dt_rtol is None else dt_rtol)
-    raw = path.read_bytes()
+    raw = _open(path)
     meta = read_metadata(metadata, path)
     if meta and "sha256" in meta:
         digest = hashlib.sha256(raw).hexdigest()
         if digest != meta["sha256"]:
             raise ValueError(f"{path}: sha256 {digest} does not match the metadata's {meta['sha256']}")
-    try:
-        c = ezc3d.c3d(str(path))
-    except Exception as exc:  # ezc3d raises plain RuntimeErrors for a bad file
-        raise ValueError(f"{path}: not a readable C3D file ({exc})") from None
+    c = _parse(path, raw)
     P = c["parameters"]
     labels = [s.strip() for s in P["ANALOG"]["LABELS"]["value"]]
     units = [s.strip() for s in P["ANALOG"]["UNITS"]["value"]] + [""] * len(labels)
@@ -145,7 +307,7 @@ def read_force_data(path, metadata=None, *, dt_rtol: float | None = None) -> pd.
     cols = [("t", "s")] + cols
     to_si(full, cols)
     if meta and "sampling_rate_hz" in meta:
-        fs = float(meta["sampling_rate_hz"])
+        fs = metadata_rate(meta, path)
         if not abs(fs / rate - 1.0) <= dt_rtol:
             raise ValueError(f"{path}: ANALOG:RATE: sampling rate {rate!r} Hz differs from the metadata's {fs!r} Hz")
     return to_frame(full, cols, path, meta)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["REQUIRED_COLUMNS", "LEGS", "SINGLE", "KNOWN_CHANNELS", "COLUMN_KEYS", "UNIT_TO_SI", "DEFAULT_DT_RTOL",
-           "mean_step", "read_metadata", "column_mapping", "check_dt_rtol", "to_si", "to_frame"]
+           "mean_step", "read_metadata", "metadata_rate", "column_mapping", "check_dt_rtol", "to_si", "to_frame"]
 
 REQUIRED_COLUMNS = ("t", "force_left", "force_right")
 LEGS = ("force_left", "force_right")
@@ -51,6 +52,15 @@ def read_metadata(metadata, path: Path) -> dict | None:
     return meta
 
 
+def metadata_rate(meta: dict, path: Path) -> float:
+    """``meta["sampling_rate_hz"]`` as a float: a positive, finite number (not a text such as
+    "1_000" or a boolean), else a ValueError naming the data file and the key."""
+    v = meta["sampling_rate_hz"]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{path}: metadata 'sampling_rate_hz': expected a positive number of Hz, got {v!r}")
+    return float(v)
+
+
 def column_mapping(columns) -> dict:
     """``columns`` as {loader name: the file's column name}, or a ValueError naming the key."""
     if columns is None:
@@ -76,7 +86,8 @@ def column_mapping(columns) -> dict:
 
 def check_dt_rtol(dt_rtol) -> float:
     """The sampling-step tolerance, or a ValueError naming ``dt_rtol``."""
-    if not math.isfinite(dt_rtol) or dt_rtol <= 0:
+    if (isinstance(dt_rtol, (bool, np.bool_)) or not isinstance(dt_rtol, numbers.Real)
+            or not math.isfinite(dt_rtol) or dt_rtol <= 0):
         raise ValueError(f"dt_rtol: must be a positive number, got {dt_rtol!r}")
     return dt_rtol
 

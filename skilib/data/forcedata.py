@@ -43,11 +43,15 @@ import numpy as np
 import pandas as pd
 
 from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, LEGS, REQUIRED_COLUMNS, SINGLE, UNIT_TO_SI,
-                       check_dt_rtol, column_mapping, read_metadata, to_frame, to_si)
+                       check_dt_rtol, column_mapping, metadata_rate, read_metadata, to_frame, to_si)
 
 __all__ = ["load_force_data", "default_data_path", "default_metadata_path"]
 
 _BRACKET = re.compile(r"^(?P<name>.*?)\s*[\[(](?P<unit>[^\])]+)[\])]\s*$")
+# a number as the fast reader (pandas' C parser) reads it: ASCII digits, an optional point and
+# exponent; Python's float() also takes '1_000', '１２' and other digits, which are refused
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.ASCII | re.IGNORECASE)
 
 
 
@@ -136,15 +140,19 @@ def _parse_header(cells: list[str], path: Path, meta_units: dict,
 
 
 def _parse_cell(cell: str, path: Path, line: int, col: str) -> float:
-    s = cell.strip()
+    """One cell as a float: a plain decimal number (ASCII digits, optional sign, point and
+    exponent, surrounding blanks); anything else is a ValueError naming line and column."""
+    s = cell.strip(" \t")
     if not s:
         raise ValueError(f"{path}: line {line}, column '{col}': empty cell (missing value)")
-    try:
-        v = float(s)
-    except ValueError:
-        raise ValueError(f"{path}: line {line}, column '{col}': non-numeric value {cell!r}") from None
-    if not math.isfinite(v):
+    if _NON_FINITE.fullmatch(s):
         raise ValueError(f"{path}: line {line}, column '{col}': non-finite value {cell!r}")
+    if not _NUMBER.fullmatch(s):
+        hint = " (digit separators such as '_' are not numbers here)" if "_" in s else ""
+        raise ValueError(f"{path}: line {line}, column '{col}': non-numeric value {cell!r}{hint}")
+    v = float(s)
+    if not math.isfinite(v):
+        raise ValueError(f"{path}: line {line}, column '{col}': non-finite value {cell!r} (beyond double precision)")
     return v
 
 
@@ -194,18 +202,11 @@ def _read_rows(reader, path: Path, n_columns: int) -> tuple[list[list[str]], lis
 
 
 def _to_numbers(rows, lines, names, path: Path) -> np.ndarray:
-    """The cells as one float array; a bad cell is reported with its line and column."""
-    try:
-        data = np.array(rows, dtype=float)
-    except ValueError:
-        data = None
-    if data is None or not np.all(np.isfinite(data)):
-        # cell by cell only on failure, to name the bad cell; the array conversion is the fast path
-        for row, line in zip(rows, lines):
-            for cell, name in zip(row, names):
-                _parse_cell(cell, path, line, name)
-        raise AssertionError("unreachable: a bad cell must have been found")
-    return data
+    """The cells as one float array; a bad cell is reported with its line and column.  Every
+    cell is checked (:func:`_parse_cell`): this reader runs only when the fast one refused the
+    file, and float() alone would take '1_000' as 1000."""
+    return np.array([[_parse_cell(cell, path, line, name) for cell, name in zip(row, names)]
+                     for row, line in zip(rows, lines)], dtype=float)
 
 
 # pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2
@@ -252,7 +253,7 @@ def _check_sampling(t: np.ndarray, lines, path: Path, dt_rtol: float, meta: dict
             f"{path}: line {lines[i]}, column 't': sampling step {float(steps[i - 1])!r} s differs from "
             f"the median step {dt!r} s by more than dt_rtol={dt_rtol} (non-uniform sampling)")
     if meta and "sampling_rate_hz" in meta:
-        fs = float(meta["sampling_rate_hz"])
+        fs = metadata_rate(meta, path)
         if not abs(fs * dt - 1.0) <= dt_rtol:
             raise ValueError(
                 f"{path}: column 't': sampling rate {1.0 / dt!r} Hz differs from the metadata's "

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..engine.validation import check_number
+
 __all__ = ["FourierFit", "fit", "pearson_r", "choose_harmonics"]
 
 _METHODS = ("thesis", "lstsq")
@@ -72,13 +74,8 @@ def _check_int(name: str, value, *, minimum: int) -> int:
 
 
 def _check_positive(name: str, value) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a positive number, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0.0:
-        raise ValueError(f"{name}: must be a positive finite number, got {value!r}")
-    return v
+    # a string "3" or True is not 3 s: the shared check refuses both, and NaN and inf
+    return check_number(name, value, positive=True)
 
 
 def _exact_ints(x: np.ndarray) -> list[int]:

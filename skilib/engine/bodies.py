@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .rotation import ZXZ, EulerParameters, cross3
+from .validation import check_array, check_number
 
 ROTATIONS = {"zxz": ZXZ, "euler_parameters": EulerParameters}
 
@@ -26,12 +27,19 @@ GROUND = None  # a constraint's body slot set to GROUND means "the fixed global 
 
 
 def box_inertia(mass: float, lx: float, ly: float, lz: float) -> np.ndarray:
-    """Central inertia tensor of a homogeneous box (thesis eqs. 147–149)."""
+    """Central inertia tensor of a homogeneous box (thesis eqs. 147–149): mass > 0 [kg], side
+    lengths lx, ly, lz >= 0 [m] (0: a plate or a rod)."""
+    mass = check_number("mass", mass, positive=True, unit="kg")
+    lx, ly, lz = (check_number(k, v, nonnegative=True, unit="m") for k, v in (("lx", lx), ("ly", ly), ("lz", lz)))
     return mass / 12.0 * np.diag([ly**2 + lz**2, lx**2 + lz**2, lx**2 + ly**2])
 
 
 def rod_inertia(mass: float, length: float, axis: int = 2) -> np.ndarray:
-    """Central inertia of a slender rod along body axis ``axis`` (thesis eqs. 156–159)."""
+    """Central inertia of a slender rod along body axis ``axis`` (0, 1 or 2) (thesis eqs.
+    156–159): mass > 0 [kg], length >= 0 [m]."""
+    mass = check_number("mass", mass, positive=True, unit="kg")
+    length = check_number("length", length, nonnegative=True, unit="m")
+    axis = check_number("axis", axis, integer=True, low=0, high=2)
     d = np.full(3, mass * length**2 / 12.0)
     d[axis] = 0.0
     return np.diag(d)
@@ -49,7 +57,9 @@ class RigidBody:
         kg, > 0.
     inertia : array (3,) or (3, 3)
         Central inertia tensor Ī in body axes (eq. 46), kg m²; a length-3 array is the
-        diagonal.  Must be symmetric positive semi-definite.
+        diagonal.  Must be symmetric positive semi-definite, and its principal moments must
+        satisfy the triangle inequality (I1 <= I2 + I3 and its permutations) that every real
+        mass distribution does (equality: a plate or a rod).
     points : dict, optional
         Named body-fixed points ū (body frame, m, from the centre of mass).
     rotation : "zxz" (default) or "euler_parameters", or a parametrization class
@@ -62,30 +72,40 @@ class RigidBody:
     rotation: object = ZXZ
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name: a RigidBody's name must be a non-empty string, got {self.name!r}")
+        who = f"body '{self.name}'"
         if isinstance(self.rotation, str):
             try:
                 self.rotation = ROTATIONS[self.rotation]
             except KeyError:
-                raise ValueError(f"body '{self.name}': rotation must be one of {sorted(ROTATIONS)}, "
+                raise ValueError(f"{who}: rotation must be one of {sorted(ROTATIONS)}, "
                                  f"got {self.rotation!r}") from None
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError("RigidBody name must be a non-empty string")
-        if not np.isfinite(self.mass) or self.mass <= 0:
-            raise ValueError(f"body '{self.name}': mass must be > 0, got {self.mass}")
-        I = np.asarray(self.inertia, dtype=float)
+        elif self.rotation not in ROTATIONS.values() and not (
+                hasattr(self.rotation, "n") and hasattr(self.rotation, "A") and hasattr(self.rotation, "G")):
+            raise ValueError(f"{who}: rotation must be one of {sorted(ROTATIONS)} or a parametrization class, "
+                             f"got {self.rotation!r}")
+        self.mass = check_number(f"{who}: mass", self.mass, positive=True, unit="kg")
+        I = check_array(f"{who}: inertia", self.inertia)
         if I.shape == (3,):
             I = np.diag(I)
-        if I.shape != (3, 3) or not np.all(np.isfinite(I)):
-            raise ValueError(f"body '{self.name}': inertia must be 3 or 3x3 finite numbers")
-        if not np.allclose(I, I.T, atol=1e-12 * max(1.0, np.abs(I).max())):
-            raise ValueError(f"body '{self.name}': inertia tensor is not symmetric")
-        if np.linalg.eigvalsh(I).min() < -1e-12 * max(1.0, np.abs(I).max()):
-            raise ValueError(f"body '{self.name}': inertia tensor is not positive semi-definite")
+        if I.shape != (3, 3):
+            raise ValueError(f"{who}: inertia must be 3 or 3x3 finite numbers, got shape {I.shape}")
+        scale = max(1.0, np.abs(I).max())
+        if not np.allclose(I, I.T, atol=1e-12 * scale):
+            raise ValueError(f"{who}: inertia tensor is not symmetric")
+        moments = np.linalg.eigvalsh(I)
+        if moments.min() < -1e-12 * scale:
+            raise ValueError(f"{who}: inertia tensor is not positive semi-definite "
+                             f"(principal moments {moments.tolist()} kg m²)")
+        if moments[2] > moments[0] + moments[1] + 1e-12 * scale:
+            raise ValueError(f"{who}: inertia's principal moments {moments.tolist()} kg m² break the triangle "
+                             f"inequality I3 <= I1 + I2 that every mass distribution satisfies")
         self.inertia = I
-        self.points = {k: np.asarray(v, dtype=float) for k, v in self.points.items()}
-        for k, v in self.points.items():
-            if v.shape != (3,):
-                raise ValueError(f"body '{self.name}': point '{k}' must have 3 components")
+        if not isinstance(self.points, dict):
+            raise ValueError(f"{who}: points must be a dict of name: 3 coordinates, got {self.points!r}")
+        self.points = {k: check_array(f"{who}: point '{k}' of points", v, shape=(3,))
+                       for k, v in self.points.items()}
 
     @property
     def nq(self) -> int:

@@ -32,7 +32,8 @@ import numpy as np
 
 from .kinematics import Jet, State, cross, dot, norm, stack, time_jet
 from .rotation import cross3, skew
-from .timefunctions import as_time_function
+from .timefunctions import TimeFunction, as_time_function
+from .validation import check_array, check_number
 
 __all__ = [
     "Constraint",
@@ -57,9 +58,7 @@ _OFFDIAG = ((1, 2), (2, 0), (0, 1))  # (body axis k, target axis l): rows a_k ·
 
 
 def unit_vector(v, what: str) -> np.ndarray:
-    v = np.asarray(v, dtype=float)
-    if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise ValueError(f"{what}: expected 3 finite components, got {v!r}")
+    v = check_array(what, v, shape=(3,))
     n = np.linalg.norm(v)
     if n == 0.0:
         raise ValueError(f"{what}: vector must be non-zero")
@@ -202,7 +201,7 @@ class PointOnPlane(Constraint):
         self.name = name
         self.bodies = (body, body_j)
         self.u = body.point(point)
-        self.P = np.asarray(origin, dtype=float)
+        self.P = check_array(f"{name}: origin", origin, shape=(3,))
         self.nrm = unit_vector(normal, f"{name}: normal")
         self.reaction_points = ((body, self.u),)
 
@@ -221,7 +220,7 @@ class PointOnLine(Constraint):
         self.name = name
         self.bodies = (body, body_j)
         self.u = body.point(point)
-        self.P = np.asarray(origin, dtype=float)
+        self.P = check_array(f"{name}: origin", origin, shape=(3,))
         self.n1, self.n2 = _perpendiculars(unit_vector(direction, f"{name}: direction"))
         self.reaction_points = ((body, self.u),)
 
@@ -285,7 +284,8 @@ class CoordinateDriver(Constraint):
     def __init__(self, name, body, index, law):
         if body is None:
             raise ValueError(f"{name}: a coordinate driver needs a body, not the ground")
-        if not 0 <= int(index) < body.nq:
+        index = check_number(f"{name}: index", index, integer=True)
+        if not 0 <= index < body.nq:
             raise ValueError(f"{name}: coordinate index {index} out of range for body '{body.name}'")
         self.name = name
         self.bodies = (body,)
@@ -301,7 +301,7 @@ class CoordinateDriver(Constraint):
 
 def FixedCoordinate(name, body, index, value) -> CoordinateDriver:
     """q_k = constant (eq. 110)."""
-    return CoordinateDriver(name, body, index, float(value))
+    return CoordinateDriver(name, body, index, check_number(f"{name}: value", value))
 
 
 class DistanceDriver(Constraint):
@@ -313,6 +313,8 @@ class DistanceDriver(Constraint):
         self.name = name
         self.bodies = (body_i, body_j)
         self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
+        if not isinstance(length, TimeFunction) and not callable(length):
+            length = check_number(f"{name}: length", length, positive=True, unit="m")
         self.law = as_time_function(length, f"{name}: length")
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 

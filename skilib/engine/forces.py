@@ -13,6 +13,7 @@ import numpy as np
 
 from .kinematics import State
 from .rotation import sqrt, cross3
+from .validation import check_array, check_number
 
 __all__ = [
     "Force",
@@ -73,9 +74,7 @@ class ConstantForce(Force):
     """A constant force ``vector`` (global, N) at a body point."""
 
     def __init__(self, name, body, point, vector):
-        v = np.asarray(vector, dtype=float)
-        if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise ValueError(f"force '{name}': vector must be 3 finite numbers, got {vector!r}")
+        v = check_array(f"force '{name}': vector", vector, shape=(3,))
         self.name, self.body = name, body
         self.u = body.point(point)
         self.vector = v
@@ -146,6 +145,9 @@ class Torque(Force):
     """A pure moment ``torque(state) -> 3-vector`` (global, N m) on a body."""
 
     def __init__(self, name, body, torque):
+        if not callable(torque):
+            raise ValueError(f"torque '{name}': torque must be a callable of the state giving 3 components [N m], "
+                             f"got {torque!r}")
         self.name, self.body, self.torque = name, body, torque
 
     def generalized(self, s):
@@ -159,7 +161,7 @@ class Gravity(Force):
 
     def __init__(self, g=(0.0, 0.0, -9.81), bodies=None, name="gravity"):
         self.name = name
-        self.g = np.asarray(g, dtype=float)
+        self.g = check_array("g", g, shape=(3,))
         self.bodies = bodies
 
     def generalized(self, s):
@@ -177,8 +179,9 @@ class SpringDamper(Force):
     """
 
     def __init__(self, name, body_i, point_i, body_j, point_j, stiffness, damping=0.0, rest_length=0.0):
-        if stiffness < 0 or damping < 0:
-            raise ValueError(f"{name}: stiffness and damping must be >= 0")
+        stiffness = check_number(f"{name}: stiffness", stiffness, nonnegative=True, unit="N/m")
+        damping = check_number(f"{name}: damping", damping, nonnegative=True, unit="N s/m")
+        rest_length = check_number(f"{name}: rest_length", rest_length, nonnegative=True, unit="m")
         self.name = name
         self.bi, self.bj = body_i, body_j
         self.ui = np.asarray(point_i, float) if body_i is None else body_i.point(point_i)
@@ -205,8 +208,8 @@ class Drag(Force):
     """Aerodynamic drag −½ ρ CdA |v| v at a body point (v relative to still air)."""
 
     def __init__(self, name, body, point, rho=1.2, cda=0.55):
-        if rho <= 0 or cda < 0:
-            raise ValueError(f"{name}: rho must be > 0 and cda >= 0")
+        rho = check_number(f"{name}: rho", rho, positive=True, unit="kg/m³")
+        cda = check_number(f"{name}: cda", cda, nonnegative=True, unit="m²")
         self.name, self.body = name, body
         self.u = body.point(point)
         self.rho, self.cda = float(rho), float(cda)
@@ -227,13 +230,13 @@ class AxialFriction(Force):
     """
 
     def __init__(self, name, body, point, axis, magnitude, smoothing=0.0):
-        if magnitude < 0:
-            raise ValueError(f"{name}: friction magnitude must be >= 0, got {magnitude}")
-        if smoothing < 0:
-            raise ValueError(f"{name}: smoothing must be >= 0, got {smoothing}")
+        magnitude = check_number(f"{name}: magnitude", magnitude, nonnegative=True, unit="N")
+        smoothing = check_number(f"{name}: smoothing", smoothing, nonnegative=True, unit="m/s")
         self.name, self.body = name, body
         self.u = body.point(point)
-        a = np.asarray(axis, dtype=float)
+        a = check_array(f"{name}: axis", axis, shape=(3,))
+        if not np.any(a):
+            raise ValueError(f"{name}: axis must be a non-zero 3-vector, got {axis!r}")
         self.axis = a / np.linalg.norm(a)
         self.mu, self.smoothing = float(magnitude), float(smoothing)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constraints import Constraint, body_point, unit_vector
+from .validation import check_number
 from .kinematics import Jet, State, constant, dot, norm, stack, times
 from .rotation import skew
 
@@ -85,9 +86,7 @@ class RollingDisk(Constraint):
     def __init__(self, name, body, radius, axis=(0.0, 0.0, 1.0)):
         if body is None:
             raise ValueError(f"{name}: a rolling disk needs a body")
-        r = float(radius)
-        if not (np.isfinite(r) and r > 0):
-            raise ValueError(f"{name}: radius must be a finite number > 0, got {radius!r}")
+        r = check_number(f"{name}: radius", radius, positive=True, unit="m")
         self.name = name
         self.bodies = (body,)
         self.radius = np.array([r])

@@ -15,6 +15,8 @@ __all__ = ["Stabilization", "Integrator", "baumgarte", "STABILIZATIONS", "RK_MET
 STABILIZATIONS = ("baumgarte", "projection", "none")
 #: explicit Runge–Kutta methods that can be stepped with a projection after every step
 RK_METHODS = ("RK45", "RK23", "DOP853")
+#: every ``solve_ivp`` method by name (a ``scipy.integrate.OdeSolver`` subclass is accepted too)
+IVP_METHODS = RK_METHODS + ("Radau", "BDF", "LSODA")
 #: the Baumgarte step h [s] accepted: its modes (−1 ± i)/h must stay within reach of a
 #: time integrator; below 1e-4 s the stabilization is stiffer than any motion it guards
 H_RANGE = (1e-4, 1e4)
@@ -50,12 +52,24 @@ class Stabilization:
     beta: float = 0.0
     projection_tol: float = 1e-12
 
+    def __post_init__(self):
+        # built directly (not by make): the same checks, so a NaN never reaches the integrator
+        if not (isinstance(self.kind, str) and self.kind in STABILIZATIONS):
+            raise ValueError(f"kind: must be one of {STABILIZATIONS}, got {self.kind!r}")
+        object.__setattr__(self, "alpha", check_number("alpha", self.alpha, nonnegative=True, high=1e8))
+        object.__setattr__(self, "beta", check_number("beta", self.beta, low=-1e8, high=1e8))
+        object.__setattr__(self, "projection_tol", check_number("projection_tol", self.projection_tol,
+                                                                positive=True, high=1e-3))
+        if self.kind != "baumgarte" and (self.alpha or self.beta):
+            raise ValueError(f"alpha, beta: Baumgarte parameters, but kind={self.kind!r} takes none")
+
     @classmethod
     def make(cls, kind: str = "baumgarte", *, h: float = 0.01, alpha=None, beta=None,
              projection_tol: float = 1e-12) -> "Stabilization":
         """Validated options; for 'baumgarte' α, β default to the thesis's (1/h, √2/h)."""
         if not (isinstance(kind, str) and kind in STABILIZATIONS):
             raise ValueError(f"stabilization: must be one of {STABILIZATIONS}, got {kind!r}")
+        projection_tol = check_number("projection_tol", projection_tol, positive=True, high=1e-3)
         if kind == "baumgarte":
             a_h, b_h = baumgarte(h)
             alpha = a_h if alpha is None else alpha
@@ -87,14 +101,31 @@ class Integrator:
     atol: float = 1e-10
     max_step: float = np.inf
 
+    def __post_init__(self):
+        # built directly (not by make): the same checks
+        from scipy.integrate import OdeSolver
+
+        if not ((isinstance(self.method, str) and self.method in IVP_METHODS)
+                or (isinstance(self.method, type) and issubclass(self.method, OdeSolver))):
+            raise ValueError(f"method: must be one of the solve_ivp methods {IVP_METHODS} or an OdeSolver class, "
+                             f"got {self.method!r}")
+        object.__setattr__(self, "rtol", check_number("rtol", self.rtol, positive=True, low=RTOL_RANGE[0],
+                                                      high=RTOL_RANGE[1]))
+        object.__setattr__(self, "atol", check_number("atol", self.atol, positive=True, high=1.0))
+        object.__setattr__(self, "max_step", check_number("max_step", self.max_step, positive=True, finite=False))
+
     @classmethod
     def make(cls, method: str = "DOP853", *, rtol=1e-10, atol=1e-10, max_step=np.inf,
              stabilization: Stabilization | None = None) -> "Integrator":
         if stabilization is not None and stabilization.projects and method not in RK_METHODS:
             raise ValueError(f"method: stabilization='projection' steps an explicit Runge-Kutta method "
                              f"{RK_METHODS}, got {method!r}")
-        if not isinstance(method, str):
-            raise ValueError(f"method: must be the name of a solve_ivp method, got {method!r}")
+        from scipy.integrate import OdeSolver
+
+        if not ((isinstance(method, str) and method in IVP_METHODS)
+                or (isinstance(method, type) and issubclass(method, OdeSolver))):
+            raise ValueError(f"method: must be one of the solve_ivp methods {IVP_METHODS} or an OdeSolver class, "
+                             f"got {method!r}")
         rtol = check_number("rtol", rtol, positive=True, low=RTOL_RANGE[0], high=RTOL_RANGE[1])
         atol = check_number("atol", atol, positive=True, high=1.0)
         max_step = check_number("max_step", max_step, positive=True, finite=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import IntegrationError
+from .validation import check_array, check_number
 
 __all__ = ["project", "Projector"]
 
@@ -20,6 +21,17 @@ def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
     Returns (q⁺, q̇⁺, ΔT) with ΔT = T(q⁺, q̇⁺) − T(q, q̇) the kinetic-energy change that
     the projection causes (positions and velocities together).
     """
+    check_number("t", t, unit="s")
+    check_number("tol", tol, positive=True)
+    check_number("max_iter", max_iter, integer=True, positive=True)
+    for name, v in (("q", q), ("qd", qd)):
+        if check_array(name, v).shape != (system.nq,):
+            raise ValueError(f"{name}: must have {system.nq} entries, got shape {np.shape(v)}")
+    return _project(system, t, q, qd, tol=tol, max_iter=max_iter)
+
+
+def _project(system, t, q, qd, *, tol, max_iter):
+    """``project`` without the checks of its arguments (the integrator's inner loop)."""
     n, m = system.nq, system.nc
     hol = system.holonomic_rows  # velocity rows B q̇ + b = 0 constrain no position
     mh = len(hol)
@@ -68,7 +80,7 @@ class Projector:
 
     def __call__(self, t, y, accumulate: bool = True):
         n = self.n
-        q, v, dT = project(self.system, t, y[:n], y[n: 2 * n], tol=self.tol)
+        q, v, dT = _project(self.system, t, y[:n], y[n: 2 * n], tol=self.tol, max_iter=20)
         out = np.array(y, dtype=float)
         out[:n], out[n: 2 * n] = q, v
         if accumulate:

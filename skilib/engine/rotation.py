@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from .validation import check_array
+
 __all__ = [
     "cross3",
     "skew",
@@ -82,7 +84,13 @@ def rot_z(a: float) -> np.ndarray:
 
 
 def rotation_matrix(angles) -> np.ndarray:
-    """A = Rz(φ) Rx(θ) Rz(ψ) for ZXZ angles (φ, θ, ψ) in radians."""
+    """A = Rz(φ) Rx(θ) Rz(ψ) for ZXZ angles (φ, θ, ψ): three finite numbers [rad]."""
+    return _zxz_matrix(check_array("angles", angles, shape=(3,)))
+
+
+def _zxz_matrix(angles) -> np.ndarray:
+    """``rotation_matrix`` without the checks: the engine's inner loop, and symbols for the code
+    generator."""
     phi, theta, psi = angles
     cf, sf = cos(phi), sin(phi)
     ct, st = cos(theta), sin(theta)
@@ -142,7 +150,7 @@ class ZXZ:
 
     @staticmethod
     def A(theta) -> np.ndarray:
-        return rotation_matrix(theta)
+        return _zxz_matrix(theta)
 
     @staticmethod
     def G(theta) -> np.ndarray:

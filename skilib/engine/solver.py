@@ -17,6 +17,7 @@ from .integrators import ProjectedRK
 from .options import Integrator, Stabilization
 from .projection import Projector
 from .reactions import joint_reactions
+from .validation import check_array, check_bool, check_number
 
 __all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", "gimbal_events"]
 
@@ -30,10 +31,13 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
     [Cq; E_I] q̇ = [−Ct; q̇_I⁰].  Where these leave freedom (fewer independent
     coordinates than degrees of freedom), the smallest change of the guess is taken.  Raises InconsistentInitialConditions with the residual.
     """
-    q = np.array(q_guess, dtype=float)
+    t0 = check_number("t0", t0, unit="s")
+    tol = check_number("tol", tol, positive=True)
+    max_iter = check_number("max_iter", max_iter, integer=True, positive=True)
+    q = np.array(check_array("q_guess", q_guess))
     if q.shape != (system.nq,):
         raise ValueError(f"q_guess must have {system.nq} entries, got shape {q.shape}")
-    qd_guess = np.zeros(system.nq) if qd_guess is None else np.array(qd_guess, dtype=float)
+    qd_guess = np.zeros(system.nq) if qd_guess is None else np.array(check_array("qd_guess", qd_guess))
     if qd_guess.shape != (system.nq,):
         raise ValueError(f"qd_guess must have {system.nq} entries, got shape {qd_guess.shape}")
     idx = np.asarray(independent, dtype=int).ravel()
@@ -65,7 +69,7 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
     qd = qd_guess + np.linalg.lstsq(Amat, b - Amat @ qd_guess, rcond=None)[0]  # smallest change
     vres = np.abs(jet.J @ qd + jet.t).max() if system.nc else 0.0
     ires = np.abs(qd[idx] - qd_guess[idx]).max() if len(idx) else 0.0
-    scale = max(1.0, np.abs(b).max())
+    scale = max(1.0, np.abs(b).max() if b.size else 0.0)
     if vres > 1e-9 * scale or ires > 1e-9 * scale:
         raise InconsistentInitialConditions(
             f"no velocities satisfy Cq qd = -Ct with the given independent velocities: "
@@ -179,19 +183,22 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
     >>> bool(abs(energy[-1] - energy[0]) < 1e-6 and res.constraint_norm.max() < 1e-8)
     True
     """
-    t0, tf = (float(v) for v in t_span)
+    t0, tf = (float(v) for v in check_array("t_span", t_span, shape=(2,)))
     if not tf > t0:
         raise ValueError(f"t_span must be increasing, got {t_span}")
-    q0 = np.asarray(q0, dtype=float)
-    qd0 = np.asarray(qd0, dtype=float)
     for name, v in (("q0", q0), ("qd0", qd0)):
+        v = check_array(name, v)
         if v.shape != (system.nq,):
             raise ValueError(f"{name} must have {system.nq} entries, got shape {v.shape}")
-        if not np.all(np.isfinite(v)):
-            raise ValueError(f"{name} contains non-finite values")
+    q0 = np.asarray(q0, dtype=float)
+    qd0 = np.asarray(qd0, dtype=float)
+    initial_tol = check_number("initial_tol", initial_tol, positive=True)
+    check_bool("check_initial", check_initial)
+    check_bool("dense_output", dense_output)
+    if t_eval is not None:
+        check_array("t_eval", t_eval, ndim=1)
     stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta, projection_tol=projection_tol)
-    if stab.projects:
-        Integrator.make(method, rtol=rtol, atol=atol, max_step=max_step, stabilization=stab)
+    Integrator.make(method, rtol=rtol, atol=atol, max_step=max_step, stabilization=stab)
     if system.nc:
         system.check_rank(q0, t0)
         if check_initial:

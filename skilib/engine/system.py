@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constraints import EulerParameterNorm
+from .validation import check_number
 from .evaluation import Evaluation, power_vector
 from .finite import nonfinite_error
 from .errors import GimbalLockError, RedundantConstraintError, SingularSystemError
@@ -35,7 +36,7 @@ class MultibodySystem:
         self.constraints = list(constraints) + [EulerParameterNorm(b) for b in self.bodies
                                                 if b.rotation.n == 4]
         self.forces = list(forces)
-        self.gimbal_tol = float(gimbal_tol)
+        self.gimbal_tol = check_number("gimbal_tol", gimbal_tol, positive=True, high=1.0)
         names = [b.name for b in self.bodies]
         if len(set(names)) != len(names):
             raise ValueError(f"body names must be unique, got {names}")

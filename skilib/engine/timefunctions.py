@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .rotation import cos, sin, skew
+from .validation import check_array, check_number
 
 __all__ = [
     "TimeFunction",
@@ -30,8 +31,10 @@ class TimeFunction:
 
 
 class Constant(TimeFunction):
+    """f(t) = value (a number or an array of finite numbers), ḟ = f̈ = 0."""
+
     def __init__(self, value):
-        self.value = np.asarray(value, dtype=float)
+        self.value = check_array("value", value)
         self._zero = np.zeros_like(self.value)
 
     def __call__(self, t):
@@ -45,10 +48,10 @@ class Polynomial(TimeFunction):
     """f(t) = Σ c_k (t − t0)^k; coefficients may be vectors (shape (K, ...))."""
 
     def __init__(self, coeffs, t0: float = 0.0):
-        self.c = np.asarray(coeffs, dtype=float)
+        self.c = check_array("coeffs", coeffs)
         if self.c.ndim == 0 or len(self.c) == 0:
-            raise ValueError("Polynomial needs at least one coefficient")
-        self.t0 = float(t0)
+            raise ValueError(f"coeffs: a Polynomial needs at least one coefficient, got {coeffs!r}")
+        self.t0 = check_number("t0", t0)
 
     def __call__(self, t):
         x = t - self.t0
@@ -84,9 +87,8 @@ class Harmonic(TimeFunction):
     """f(t) = c + a cos(ω t + φ), with ḟ and f̈ (a law code generation can trace)."""
 
     def __init__(self, offset=0.0, amplitude=1.0, omega=1.0, phase=0.0):
-        self.c = np.array([offset, amplitude, omega, phase], dtype=float)
-        if not np.all(np.isfinite(self.c)):
-            raise ValueError(f"Harmonic: offset, amplitude, omega and phase must be finite, got {self.c.tolist()}")
+        self.c = np.array([check_number(k, v) for k, v in (("offset", offset), ("amplitude", amplitude),
+                                                            ("omega", omega), ("phase", phase))], dtype=float)
 
     def __call__(self, t):
         c, a, w, ph = self.c
@@ -119,10 +121,7 @@ def as_time_function(x, name: str = "law") -> TimeFunction:
             f"{name}: a plain callable has no derivatives; wrap it as "
             "FromCallables(f, fdot, fddot) or use Polynomial"
         )
-    arr = np.asarray(x, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: value must be finite, got {x!r}")
-    return Constant(arr)
+    return Constant(check_array(name, x))
 
 
 class RotationPath:

@@ -22,7 +22,8 @@ MAX_POINTS_PER_STROKE = 100_000
 
 def output_grid(T, dt_out, n_out) -> np.ndarray:
     """The output times of one stroke: ``n_out`` points, or steps of about ``dt_out``
-    (at most ``MAX_POINTS_PER_STROKE`` points either way)."""
+    (at most ``MAX_POINTS_PER_STROKE`` points either way); T > 0 [s]."""
+    T = check_number("T", T, positive=True, unit="s")
     if n_out is not None:
         n_out = check_number("n_out", n_out, integer=True, low=2, high=MAX_POINTS_PER_STROKE)
         return np.linspace(0.0, T, n_out)

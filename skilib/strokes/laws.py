@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from ..engine.timefunctions import Constant, FromCallables, Harmonic, Polynomial, TimeFunction
+from ..engine.validation import check_choice, check_number
 
 __all__ = ["SIDES", "side_of", "side_sign", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Mirrored"]
 
@@ -29,6 +30,8 @@ SIDES = ("right", "left")
 
 def side_of(first_ski: str, k: int) -> str:
     """The side of stroke k (0-based) of a run that starts on ``first_ski``."""
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    k = check_number("k", k, integer=True, nonnegative=True)
     return SIDES[(SIDES.index(first_ski) + k) % 2]
 
 
@@ -38,18 +41,25 @@ def side_sign(side: str) -> float:
 
 
 def linear(a: float, b: float) -> Polynomial:
-    """a + b τ."""
+    """a + b τ (a, b finite)."""
+    a, b = check_number("a", a), check_number("b", b)
     return Polynomial([a, b])
 
 
 def smooth_turn(start: float, change: float, T: float) -> Polynomial:
-    """start + change σ(τ/T), σ(x) = 10x³ − 15x⁴ + 6x⁵, as a polynomial in τ."""
+    """start + change σ(τ/T), σ(x) = 10x³ − 15x⁴ + 6x⁵, as a polynomial in τ (T > 0 [s])."""
+    start, change = check_number("start", start), check_number("change", change)
+    T = check_number("T", T, positive=True, unit="s")
     return Polynomial([start, 0.0, 0.0, 10 * change / T**3, -15 * change / T**4, 6 * change / T**5])
 
 
 def power_law(start: float, end: float, T: float, p: float) -> TimeFunction:
     """start + (end − start)(τ/T)^p: a polynomial for an integer p ≥ 1, a constant (``end``) for
-    p = 0, else a function with its derivatives (0 at τ = 0 where they would be singular)."""
+    p = 0, else a function with its derivatives (0 at τ = 0 where they would be singular);
+    T > 0 [s], p >= 0."""
+    start, end = check_number("start", start), check_number("end", end)
+    T = check_number("T", T, positive=True, unit="s")
+    p = check_number("p", p, nonnegative=True)
     h0, dh = start, end - start
     if float(p).is_integer():
         k = int(p)
@@ -60,13 +70,19 @@ def power_law(start: float, end: float, T: float, p: float) -> TimeFunction:
 
 
 def dip(mean: float, depth: float, T: float) -> Harmonic:
-    """mean − depth sin²(πτ/T) = (mean − depth/2) + (depth/2) cos(2πτ/T)."""
+    """mean − depth sin²(πτ/T) = (mean − depth/2) + (depth/2) cos(2πτ/T) (T > 0 [s])."""
+    mean, depth = check_number("mean", mean), check_number("depth", depth)
+    T = check_number("T", T, positive=True, unit="s")
     return Harmonic(mean - depth / 2, depth / 2, 2 * math.pi / T)
 
 
 def mirrored(law, sign):
     """s·f(τ): a Polynomial or Constant stays one (so code generation traces it), any other
-    law is wrapped in ``Mirrored``."""
+    law is wrapped in ``Mirrored``.  ``sign`` is +1 or −1 (``side_sign``)."""
+    if check_number("sign", sign) not in (1.0, -1.0):
+        raise ValueError(f"sign: must be +1 or -1 (the side's sign), got {sign!r}")
+    if not callable(law):
+        raise ValueError(f"law: must be a time function of τ giving f, ḟ, f̈, got {law!r}")
     if sign == 1.0:
         return law
     if isinstance(law, Polynomial):

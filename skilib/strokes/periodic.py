@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 
-from .run import RunSettings, RunTables, Skating, integrate_stroke, tabulate_stroke
+from ..engine.validation import check_bool, check_number
+from .run import RunSettings, RunTables, Skating, integrate_stroke, progress_bar, tabulate_stroke
 
 __all__ = ["NoSteadyState", "secant_fixed_point", "periodic_stroke", "PeriodicStroke"]
 
@@ -37,8 +38,13 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
       step of u ← Φ(u) instead.
     - who : the caller's name, for the messages.
 
+    ``ua`` is a finite speed [m/s], ``tol`` and ``max_speed`` finite and > 0 [m/s], ``max_iter``
+    an integer >= 2 (the secant needs two iterates); ``ValueError`` naming the argument otherwise.
     Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
     """
+    ua, tol, max_iter, max_speed = check_fixed_point_args(ua=ua, tol=tol, max_iter=max_iter, max_speed=max_speed)
+    if not callable(g):
+        raise ValueError(f"g: must be a callable u -> (g(u), payload), got {g!r}")
     ga, res = g(ua)
     n = 1
     ub = ua + ga
@@ -67,6 +73,27 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     return u, resid, res, n
 
 
+#: the loosest convergence tolerance a fixed-point search takes [m/s]: 1 cm/s
+MAX_TOL = 1e-2
+
+
+def check_fixed_point_args(*, tol, max_iter, max_speed, **start):
+    """The checked (start speed, tol, max_iter, max_speed) of a fixed-point search: the start
+    speed (one keyword, under its caller's name) finite and within ±max_speed [m/s]; tol in
+    (0, MAX_TOL] [m/s] (a tolerance of inf, or of metres per second, would call a stroke map that
+    still changes the speed converged); max_speed finite and > 0 [m/s] (a negative speed limit
+    puts every iterate out of reach); max_iter an integer >= 2.  ``ValueError`` naming the
+    argument."""
+    (name, u), = start.items()
+    u = check_number(name, u, unit="m/s")
+    tol = check_number("tol", tol, positive=True, high=MAX_TOL, unit="m/s")
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
+    if abs(u) > max_speed:
+        raise ValueError(f"{name}: must lie within |u| <= max_speed = {max_speed:g} m/s, got {u!r} m/s")
+    return u, tol, max_iter, max_speed
+
+
 class PeriodicStroke:
     """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
     (``iterations``; ``history`` (u, Φ(u)) of each) and the periodic stroke's tables (one stroke
@@ -78,7 +105,7 @@ class PeriodicStroke:
 
 
 def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
-                    max_speed: float, who: str) -> PeriodicStroke:
+                    max_speed: float, who: str, progress: bool = False) -> PeriodicStroke:
     """The fixed point u0 = Φ(u0) of ``skating``'s stroke map (module docstring) by
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
@@ -86,9 +113,19 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     and applies ``skating.touch_down``.  The interpolant of a stroke (for its frame) is kept only
     where the iterate is likely the last: the secant's |g| falls as |g_k| ≈ |g_(k−1)|² / |g_(k−3)|
     (order (1 + √5)/2); the steps, and so Φ(u), are the same either way.  Otherwise the periodic
-    stroke is integrated once more with it.
+    stroke is integrated once more with it.  The arguments are checked as ``secant_fixed_point``'s
+    (``u_guess`` its ``ua``) before any stroke is integrated.
+
+    ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
+    last u and Φ(u) − u in m/s).
     """
+    u_guess, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
+                                                               max_speed=max_speed)
+    progress = check_bool("progress", progress)
+    if not isinstance(settings, RunSettings):
+        raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     history = []
+    bar = progress_bar(max_iter, who, "stroke", progress)
 
     def g(u):
         r = [abs(phi - v) for v, phi in history[-3:]]
@@ -99,10 +136,13 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         n = model.nq
         new, q1, qd1, _ = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
         history.append((u, skating.start_speed(new, q1, qd1)))
+        bar.set_postfix_str(f"u {u:.6g} m/s, Φ(u) − u {history[-1][1] - u:.2e} m/s")
+        bar.update(1)
         return history[-1][1] - u, (model, stroke, y0, segments, y_end, events, dense)
 
     u0, resid, payload, iterations = secant_fixed_point(g, u_guess, tol=tol, max_iter=max_iter,
                                                         max_speed=max_speed, who=who)
+    bar.close()
     model, stroke, y0, segments, y_end, events, dense = payload
     if not dense:  # again, with the interpolant
         settings.budget.start()

@@ -46,14 +46,24 @@ class SimResult:
     models: list = field(repr=False)
     info: dict = field(default_factory=dict)
 
-    def to_c3d(self, path):
+    def to_c3d(self, path, *, overwrite: bool = False):
         """Write the run as a C3D motion-capture file (markers, analog forces, events, parameters;
-        the thesis's skier only: ``skilib.models.thesis.c3d.write_run``).  Returns the path."""
+        the thesis's skier only: ``skilib.models.thesis.c3d.write_run``).
+
+        The file is written atomically (``skilib.data.files.write_atomic``): an existing
+        ``path`` is replaced only with ``overwrite=True`` (else ``FileExistsError``), its folder
+        must exist, and on any failure an existing file is left as it was.  Returns the
+        ``Path`` written, only once the file is complete under that name."""
+        from ..data.files import check_target, write_atomic
+
         write = getattr(self.models[0], "write_c3d", None) if self.models else None
         if write is None:
             raise ValueError(f"to_c3d: runs of {type(self.models[0]).__name__ if self.models else 'no model'} "
                              "have no C3D layout (only the thesis's skier's markers are defined)")
-        return write(self, path)
+        path = check_target(path, overwrite=overwrite, what="C3D file")
+        # the model writes (and checks) a new file in a temporary folder; it takes the name
+        # ``path`` only when complete
+        return write_atomic(path, lambda tmp: write(self, tmp), overwrite=overwrite, what="C3D file")
 
     def energy_balance(self) -> pd.DataFrame:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,

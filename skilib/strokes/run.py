@@ -24,17 +24,19 @@ model supplies is a ``Skating`` (subclass it):
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..engine.options import Integrator, Stabilization
+from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
 from .stroke import Budget, Stroke
 
 __all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
-           "stroke_summary", "EVENT_COLUMNS"]
+           "stroke_summary", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
 EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
@@ -43,12 +45,22 @@ EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
 @dataclass(frozen=True)
 class RunSettings:
     """The solver's choices of a run: stabilization, integrator, the output grid of one stroke
-    (τ values), whether the systems are compiled, and the work budget."""
+    (τ values, at least two, increasing from 0), whether the systems are compiled, and the
+    work budget; each is checked on construction (``ValueError`` naming it)."""
     stabilization: Stabilization
     integrator: Integrator
     grid: np.ndarray
     compiled: bool
     budget: Budget
+
+    def __post_init__(self):
+        for name, kind in (("stabilization", Stabilization), ("integrator", Integrator), ("budget", Budget)):
+            if not isinstance(getattr(self, name), kind):
+                raise ValueError(f"{name}: must be a {kind.__name__}, got {getattr(self, name)!r}")
+        check_bool("compiled", self.compiled)
+        grid = check_increasing("grid", self.grid, unit="s")
+        if len(grid) < 2 or grid[0] != 0.0:
+            raise ValueError(f"grid: the output times of a stroke must be at least two, from τ = 0, got {self.grid!r}")
 
 
 class Skating:
@@ -145,12 +157,46 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
     tables.models.append(model)
 
 
-def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float) -> RunTables:
+class _NoBar:
+    """What ``progress_bar`` gives when it shows nothing."""
+
+    def update(self, n=1):
+        pass
+
+    def set_postfix_str(self, s=""):
+        pass
+
+    def close(self):
+        pass
+
+
+def progress_bar(total: int, desc: str, unit: str, enabled: bool):
+    """A tqdm progress bar on stderr (``total`` steps of ``unit``), or one that shows nothing
+    when not ``enabled`` or tqdm is not installed."""
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
+
+
+def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: float,
+                progress: bool = False) -> RunTables:
     """``strokes`` strokes of ``skating``: the first from ``skating.start(v0)``, each next one
-    from the model's touch-down after the last."""
+    from the model's touch-down after the last; ``strokes`` an integer >= 1, ``v0`` a finite
+    speed [m/s].  ``progress``: show a bar on stderr (strokes done, the last one's mean speed
+    in m/s)."""
+    strokes = check_number("strokes", strokes, integer=True, positive=True)
+    v0 = check_number("v0", v0, unit="m/s")
+    progress = check_bool("progress", progress)
+    if not isinstance(settings, RunSettings):
+        raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     tables = RunTables([], [], [], [], [])
     settings.budget.start()
     model = q = qd = None
+    bar = progress_bar(strokes, "strokes", "stroke", progress)
     for k in range(strokes):
         change = None
         if k == 0:
@@ -161,4 +207,7 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
         stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, k, model, q, qd)
         tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)
         q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
+        bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
+        bar.update(1)
+    bar.close()
     return tables

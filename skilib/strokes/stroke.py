@@ -32,6 +32,7 @@ from ..engine.errors import BudgetExceededError, IntegrationError
 from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
+from ..engine.validation import check_number
 from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "stroke_rhs", "MAX_STEP_DIVISOR"]
@@ -44,9 +45,13 @@ MAX_STEP_DIVISOR = 50.0
 
 class Budget:
     """A run's work budget: at most ``max_evaluations`` evaluations of eq. 101 and
-    ``max_wall_time`` seconds (None: no limit).  ``charge`` is called once per evaluation."""
+    ``max_wall_time`` seconds (None: no limit), an integer >= 1 and a time > 0.  ``charge`` is
+    called once per evaluation."""
 
     def __init__(self, max_evaluations: int, max_wall_time: float | None = None):
+        max_evaluations = check_number("max_evaluations", max_evaluations, integer=True, positive=True)
+        if max_wall_time is not None:
+            max_wall_time = check_number("max_wall_time", max_wall_time, positive=True, unit="s")
         self.max_evaluations, self.max_wall_time = int(max_evaluations), max_wall_time
         self.used = 0
         self.t0 = time.perf_counter()

@@ -5,11 +5,11 @@ a power (``optimum``) and the notebooks' parameters (``notebook``).  Dask, SALib
 are imported only when used."""
 from . import free_sweep, notebook, optimum, sensitivity, skier_sweep, sweeps
 from .free_sweep import FreeRun
-from .optimum import Optimum, optimize_technique, speed_power_front
+from .optimum import Optimum, RequiredPower, optimize_technique, required_power, speed_power_front
 from .sensitivity import sobol_design, sobol_indices
 from .skier_sweep import SkierRun, sweep_skier
 from .sweeps import SweepResult, read_sweep, sweep
 
 __all__ = ["sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
-           "Optimum", "speed_power_front", "sobol_design", "sobol_indices",
+           "Optimum", "required_power", "RequiredPower", "speed_power_front", "sobol_design", "sobol_indices",
            "free_sweep", "notebook", "optimum", "sensitivity", "skier_sweep", "sweeps"]

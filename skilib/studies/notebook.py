@@ -1,4 +1,5 @@
-"""The parameters of the compendium's notebooks, checked where they arrive.
+"""The compendium's notebooks: their parameters checked where they arrive, how they are run
+(:func:`run_notebook`), and one minus sign in their tables (:func:`minus_signs`).
 
 Each numbered notebook declares its inputs in a cell tagged ``parameters``; papermill
 (``papermill nb.ipynb out.ipynb -p skating_angle_deg 40``) puts a cell with the values it was
@@ -25,10 +26,12 @@ checked again, with their physical limits, by ``SkierParams`` when the notebook 
 from __future__ import annotations
 
 import math
+import numbers
+import re
 import types
 from pathlib import Path
 
-__all__ = ["check_parameters", "run_notebook", "number", "count", "choice", "optional", "sequence", "FLAG", "TEXT", "PATH"]
+__all__ = ["check_parameters", "run_notebook", "minus_signs", "number", "count", "choice", "optional", "sequence", "FLAG", "TEXT", "PATH"]
 
 # names IPython (and the papermill kernel) put into every namespace
 _IPYTHON = {"In", "Out", "get_ipython", "exit", "quit", "open"}
@@ -164,3 +167,31 @@ def run_notebook(notebook, output, parameters: dict | None = None, *, cwd=None, 
                                cwd=str(cwd if cwd is not None else notebook.parent), progress_bar=progress,
                                log_output=False, request_save_on_cell_execute=False,
                                kernel_manager_class=_ipc_kernel_manager())
+
+
+# a hyphen-minus that is a sign: before a digit (or ".5"), not inside a word or a range such as "35-65"
+_SIGN = re.compile(r"(?<![\w.)\]])-(?=\.?\d)")
+
+
+def minus_signs(table):
+    """``table`` (a DataFrame) with every minus sign typeset as U+2212 (−), the sign the thesis's
+    quoted values carry, so that a column never mixes "−32 %" and "-38.1%".
+
+    Negative numbers become text (6 significant digits, as pandas shows them); in text, a
+    hyphen-minus directly before a digit is replaced unless it follows a letter, digit, point or
+    closing bracket (a range "35-65" or a name "C3D-1" keeps its hyphen).
+
+    >>> import pandas as pd
+    >>> minus_signs(pd.DataFrame({"a": ["-38.1% (stroke 2)", "35-65 °"], "b": [-17.848, 2.5]})).values.tolist()
+    [['−38.1% (stroke 2)', '−17.848'], ['35-65 °', 2.5]]
+    """
+    def sign(v):
+        if isinstance(v, str):
+            return _SIGN.sub("\u2212", v)
+        if isinstance(v, numbers.Real) and not isinstance(v, bool) and v < 0:
+            return "\u2212" + f"{-float(v):.6g}"
+        return v
+
+    out = table.copy()
+    out.index = out.index.map(sign)
+    return out.map(sign) if hasattr(out, "map") else out.applymap(sign)

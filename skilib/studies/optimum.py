@@ -39,6 +39,19 @@ given.  Each start is one row of a ``skilib.sweep``: with ``scheduler="serial"``
 default) in this process, otherwise on Dask (a LocalCluster, an address or a Client), one
 SLSQP run per task.  The best feasible end point wins.  Everything is deterministic for a seed.
 
+The coach's question, the other way round.  :func:`required_power` answers "what power does
+this speed take?": it minimises the mean power subject to the speed = a target, the same problem
+turned inside out (maximise −P(x) subject to v(x) = v*, the same starts, SLSQP and restoration),
+so on the speed–power front the two are duals: the fastest technique at P0 is the cheapest at its
+speed, whose least power is P0.  A speed no technique within the bounds reaches is refused by
+name.
+
+Arguments.  Everything is checked before any steady state is computed (a ValueError naming the
+argument, and the bound's name): the model, the power or target speed (finite, > 0), each bound
+a pair of finite numbers low < high of a number parameter of the model and within its plausible
+range (``skilib.models.free.params.PARAMETER_BOUNDS``, ``skilib.models.thesis.params.BOUNDS``),
+the tolerances and the step (finite, > 0), starts, seed and maxiter integers.
+
 The core, :func:`maximize`, works on plain functions, so the optimizer can be checked on an
 analytic problem.
 """
@@ -46,15 +59,18 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from ..engine.validation import check_number
+
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "latin_starts",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
-           "TechniqueModel", "SPEEDS"]
+           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force"]
 
 #: the free skater's technique parameters and their human bounds (see the book's chapter "The
 #: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
@@ -344,9 +360,14 @@ class TechniqueModel:
         return r["mean_speed"], r["mean_power"], r["peak_leg_force_bw"]
 
 
-def _vector(vals, power):
-    """(speed, [(P − budget)/budget]) for the optimizer: the equality row the budget asks for."""
+def _vector(vals, power, target=None, penalty_power=0.0):
+    """The optimizer's vector: (speed, [(P − budget)/budget]) — the equality row the budget asks
+    for — or, with a target speed, (−P, (v − target)/target): the least power at that speed.
+    A technique the model cannot run (``PENALTY``) counts there as ``penalty_power``, more than
+    any power seen, so that the objective does not lure the optimizer to it."""
     v, P, _ = vals
+    if target is not None:
+        return (-(penalty_power if tuple(vals) == PENALTY else P), (v - target) / target)
     return (v,) if power is None else (v, (P - power) / power)
 
 
@@ -354,17 +375,25 @@ class _StartTask:
     """One start of optimize_technique, a row function for ``skilib.sweep``: the row holds the
     start's parameters; the result its end point, its evaluations (JSON) and SLSQP's report."""
 
-    def __init__(self, model, names, bounds, base, options, power, speed, settings):
-        self.args = (model, names, bounds, base, options, power, speed, settings)
+    def __init__(self, model, names, bounds, base, options, power, speed, settings, target=None, penalty_power=0.0):
+        self.args = (model, names, bounds, base, options, power, speed, settings, target, penalty_power)
 
     def __call__(self, row):
-        model, names, bounds, base, options, power, speed, settings = self.args
+        model, names, bounds, base, options, power, speed, settings, target, penalty_power = self.args
         tm = TechniqueModel(model, names, base, options, speed)
         lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
-        m = _maximize(lambda x: _vector(tm(x), power), 0 if power is None else 1, [row[n] for n in names],
+        n_eq = 0 if power is None and target is None else 1
+        m = _maximize(lambda x: _vector(tm(x), power, target, penalty_power), n_eq, [row[n] for n in names],
                       lo, hi, **settings)
         end = tm.values(m.x)
         st = m.starts.iloc[0]
+        if target is not None:  # the least power at the target speed: the objective is −P
+            return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=end["mean_speed"],
+                        mean_power=end["mean_power"], speed_error=m.g * target,
+                        peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
+                        cm_speed=end["cm_speed"], violation=float(st["violation"]),
+                        success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
+                        evaluations=json.dumps(tm.log))
         return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=m.f,
                     mean_power=end["mean_power"], power_error=np.nan if power is None else m.g * power,
                     peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
@@ -426,23 +455,55 @@ class Optimum:
         return _vector(vals, self.power)
 
 
+def _params_class(model):
+    if model == "free":
+        from ..models.free.params import FreeSkaterParams
+
+        return FreeSkaterParams
+    from ..models.thesis.params import SkierParams
+
+    return SkierParams
+
+
+def _plausible(model) -> dict:
+    """The model's plausible ranges of its number parameters (``skilib.models.free.params.
+    PARAMETER_BOUNDS`` without the inertia triple; ``skilib.models.thesis.params.BOUNDS``)."""
+    if model == "free":
+        from ..models.free.params import PARAMETER_BOUNDS
+
+        return {n: r for n, r in PARAMETER_BOUNDS.items() if n != "body_inertia"}
+    from ..models.thesis.params import BOUNDS
+
+    return dict(BOUNDS)
+
+
 def _check_bounds(model, bounds):
+    """{name: (low, high)}: each name a number parameter of the model, each range a pair of
+    finite numbers, low < high, within the model's plausible range of that parameter."""
     default = FREE_BOUNDS if model == "free" else THESIS_BOUNDS
     if bounds is None:
         return dict(default)
     if not isinstance(bounds, dict) or not bounds:
         raise ValueError(f"bounds: must be a non-empty dict name → (low, high), got {bounds!r}")
-    from ..models.free.params import FreeSkaterParams
-    from ..models.thesis.params import SkierParams
-
-    allowed = {f.name for f in fields(FreeSkaterParams if model == "free" else SkierParams)}
+    allowed = {f.name for f in fields(_params_class(model))}
+    plausible = _plausible(model)
     out = {}
     for n, b in bounds.items():
         if n not in allowed:
             raise ValueError(f"bounds: {n!r} is not a parameter of the {model} model")
+        if n not in plausible:
+            raise ValueError(f"bounds: {n} is not a number parameter of the {model} model (it cannot be optimised)")
+        if isinstance(b, (str, bytes, dict)) or not hasattr(b, "__len__") or len(b) != 2:
+            raise ValueError(f"bounds: {n} must be a pair (low, high), got {b!r}")
+        if any(_is_bad_number(v) for v in b):
+            raise ValueError(f"bounds: {n} must be (low, high) with finite numbers, got {b!r}")
         lo, hi = (float(v) for v in b)
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        if not lo < hi:
             raise ValueError(f"bounds: {n} must be (low, high) with low < high, got {b!r}")
+        p_lo, p_hi = plausible[n]
+        if lo < p_lo or hi > p_hi:
+            raise ValueError(f"bounds: {n} = {b!r} reaches outside its plausible range [{p_lo:g}, {p_hi:g}] "
+                             f"({'PARAMETER_BOUNDS' if model == 'free' else 'BOUNDS'} of the {model} model's params)")
         out[n] = (lo, hi)
     return out
 
@@ -501,50 +562,20 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - power_tol : the power constraint's tolerance, relative to ``power``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
-    the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments; RuntimeError
-    if every start fails; if none ends within the tolerance, the result has ``feasible=False``.
+    the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
+    argument (and the bound), before anything runs: ``model`` unknown; ``power`` not None nor a
+    finite number > 0; ``bounds`` not a non-empty dict of names of number parameters of the model
+    to pairs (low, high) of finite numbers with low < high within the parameter's plausible range;
+    ``speed`` unknown; ``starts`` (1–10 000), ``seed`` (≥ 0), ``maxiter`` (≥ 1) not integers;
+    ``fd_step`` not in (0, 0.1], ``ftol`` not > 0, ``power_tol`` not in (0, 0.5]; ``x0``,
+    ``options``, ``params`` of the wrong kind.  RuntimeError if every start fails; if none ends
+    within the tolerance, the result has ``feasible=False``.
     """
-    from .sweeps import sweep
-
-    if model not in ("free", "thesis"):
-        raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
-    power = _positive_or_none("power", power, "W")
-    if speed not in SPEEDS:
-        raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
-    if isinstance(starts, bool) or not isinstance(starts, int) or starts < (0 if x0 else 1):
-        raise ValueError(f"starts: must be an integer >= 1, got {starts!r}")
-    b = _check_bounds(model, bounds)
-    names = tuple(b)
-    lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
-    screen = TechniqueModel(model, names, params, options, speed)
-    pts = _screened_starts(screen, lo, hi, starts, seed)
-    if x0:
-        unknown = sorted(set(x0) - set(names))
-        if unknown:
-            raise ValueError(f"x0: {unknown} not among the optimised parameters {list(names)}")
-        base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
-        first = np.array([float(x0.get(n, getattr(base_vals, n))) for n in names])
-        pts = np.vstack([np.clip(first, lo, hi), pts])
-    if not len(pts):
-        raise RuntimeError(f"optimize_technique: none of the {SCREEN * starts} seeded candidate points (seed {seed}) "
-                           f"can be run by the {model} model; first error: {screen.log[0]['error']}")
-    grid = pd.DataFrame(pts, columns=list(names))
-    settings = dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=power_tol)
-    task = _StartTask(model, names, b, params, options, power, speed, settings)
-    res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
-    table = res.frame.reset_index(drop=True)
-    ev = [dict(start=-1, **e) for e in screen.log]
-    for k, row in table.iterrows():
-        if row["status"] == "ok":
-            ev += [dict(start=k, **e) for e in json.loads(row["evaluations"])]
-        else:
-            ev.append(dict(start=k, **{n: row[n] for n in names}, mean_speed=np.nan, mean_power=np.nan, u0=np.nan,
-                           status="error", error=f"start failed: {row['error']}"))
-    evaluations = pd.DataFrame(ev)
-    table = table.drop(columns=["evaluations"], errors="ignore")
+    model, power, speed, b, seed, starts, x0, settings = _check_arguments(
+        model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
+    names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
+                                               settings, n_workers, power=power, who="optimize_technique")
     ran = table[table["status"] == "ok"]
-    if not len(ran):
-        raise RuntimeError(f"optimize_technique: every start failed; starts:\n{table.to_string()}")
     ok = ran[ran["violation"].astype(float) <= power_tol]
     feasible = bool(len(ok))
     # the fastest start within the tolerance; if none, the one closest to the constraints
@@ -556,6 +587,186 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]))
+
+
+def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,
+                target=None, who):
+    """The seeded starts (``_screened_starts``, ``x0`` in front) run as a ``skilib.sweep``, one
+    SLSQP run each (``_StartTask``): (names, bounds, the starts' table, every evaluation).  With a
+    ``target`` speed the objective is −P and a technique the model cannot run counts as twice the
+    largest power of the screened candidates."""
+    from .sweeps import sweep
+
+    names = tuple(b)
+    lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
+    screen = TechniqueModel(model, names, params, options, speed)
+    pts = _screened_starts(screen, lo, hi, starts, seed)
+    if x0:
+        base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
+        first = np.array([float(x0.get(n, getattr(base_vals, n))) for n in names])
+        pts = np.vstack([np.clip(first, lo, hi), pts])
+    if not len(pts):
+        raise RuntimeError(f"{who}: none of the {SCREEN * starts} seeded candidate points (seed {seed}) "
+                           f"can be run by the {model} model; first error: {screen.log[0]['error']}")
+    penalty_power = 0.0
+    if target is not None:
+        seen = [e["mean_power"] for e in screen.log if e["status"] == "ok"]
+        penalty_power = 2.0 * max([abs(v) for v in seen] + [1.0])
+    grid = pd.DataFrame(pts, columns=list(names))
+    task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power)
+    res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
+    table = res.frame.reset_index(drop=True)
+    ev = [dict(start=-1, **e) for e in screen.log]
+    for k, row in table.iterrows():
+        if row["status"] == "ok":
+            ev += [dict(start=k, **e) for e in json.loads(row["evaluations"])]
+        else:
+            ev.append(dict(start=k, **{n: row[n] for n in names}, mean_speed=np.nan, mean_power=np.nan, u0=np.nan,
+                           status="error", error=f"start failed: {row['error']}"))
+    evaluations = pd.DataFrame(ev)
+    table = table.drop(columns=["evaluations"], errors="ignore")
+    if not len(table[table["status"] == "ok"]):
+        raise RuntimeError(f"{who}: every start failed; starts:\n{table.to_string()}")
+    return names, b, table, evaluations
+
+
+@dataclass
+class RequiredPower(Optimum):
+    """The least mean power for a target steady speed (``required_power``): an ``Optimum``
+    whose constraint is the speed, not the power.
+
+    - target_speed : the speed asked for [m/s] (``speed_kind``: "progress", along the course, or
+      "cm", the mean CM speed); mean_speed : the speed there (within ``speed_tol`` of the target,
+      relative).
+    - mean_power : the least mean power found [W] — the answer (the leg's for the free skater,
+      the push-off's for the thesis's skier); power : None (no budget).
+    - x, params : the technique there; peak_leg_force_bw, peak_leg_force_n : the largest leg
+      force of its periodic stroke [body weights, N] (the free skater's leg; the thesis's
+      skier's push-off along its leg), read off the steady state's frame.
+    - speed_tol : the speed constraint's tolerance (relative); every other field as ``Optimum``
+      (``starts`` has speed_error [m/s] where an Optimum has power_error).
+    """
+
+    target_speed: float = float("nan")
+    speed_tol: float = 1e-8
+    peak_leg_force_n: float = float("nan")
+
+    def vector(self, vals):
+        """The optimizer's vector (−P, (v − target)/target) of TechniqueModel values."""
+        return _vector(vals, None, self.target_speed)
+
+
+def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | None = None, seed: int = 0,
+                   starts: int = 4, scheduler="serial", x0: dict | None = None, params=None,
+                   options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
+                   maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None) -> RequiredPower:
+    """The coach's question: the least mean power [W] that holds the steady speed ``speed``
+    [m/s], and the technique that does it — the inverse of the speed–power front
+    (``speed_power_front``).  Over the technique parameters x within the bounds,
+
+        maximise   −P(x)   (the steady state's mean power)
+        subject to v(x) = speed   (to ``speed_tol``, relative)
+
+    by the same machinery as ``optimize_technique`` (``maximize``'s SLSQP from seeded starts,
+    then the Newton restoration onto the constraint), so on the front the two are duals: the
+    technique ``optimize_technique(power=P)`` finds at speed v* is the one ``required_power(
+    speed=v*)`` finds at power P.  A technique the model cannot run is recorded and counts as
+    twice the largest power among the screened starting points.
+
+    - model : "free" or "thesis" (as ``optimize_technique``); speed : the target [m/s], finite
+      and > 0; speed_kind : "progress" (default: along the course) or "cm" (mean CM speed).
+    - bounds, seed, starts, scheduler, x0, params, options, fd_step, maxiter, ftol, n_workers :
+      as ``optimize_technique``.
+    - speed_tol : the speed constraint's tolerance, relative to ``speed``.
+
+    Returns a ``RequiredPower`` (an ``Optimum``: mean_power, x, params, mean_speed, and the
+    peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
+    no start meets it and it lies outside every speed the model reached within the bounds (the
+    range is in the message); RuntimeError if every start fails, or if the speed lies within the
+    speeds reached but no start met it to ``speed_tol`` (raise maxiter or starts).
+    """
+    target = check_number("speed", speed, positive=True, unit="m/s")
+    model, _, kind, b, seed, starts, x0, settings = _check_arguments(
+        model, None, bounds, seed, starts, x0, params, options, speed_kind, fd_step, maxiter, ftol, speed_tol,
+        "speed_tol", speed_name="speed_kind")
+    names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
+                                               settings, n_workers, target=target, who="required_power")
+    ran = table[table["status"] == "ok"]
+    ok = ran[ran["violation"].astype(float) <= speed_tol]
+    if not len(ok):
+        good = evaluations[evaluations["status"] == "ok"]["mean_speed"].astype(float)
+        lo_v, hi_v = (float(good.min()), float(good.max())) if len(good) else (math.nan, math.nan)
+        where = (f"the {len(good)} steady states computed within the bounds range from {lo_v:.4g} to {hi_v:.4g} m/s"
+                 f" ({kind} speed)")
+        if not len(good) or not lo_v <= target <= hi_v:
+            raise ValueError(f"speed: {target:g} m/s is not reached by the {model} model within the bounds "
+                             f"{ {n: b[n] for n in names} }: {where}; ask for a speed in that range or widen the bounds")
+        raise RuntimeError(f"required_power: no start met the speed {target:g} m/s to {speed_tol:g} (relative) although "
+                           f"{where}; raise maxiter or starts (closest: {float(ran['violation'].astype(float).min()):.3g})")
+    k = int(ok["mean_power"].astype(float).idxmin())
+    x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
+    tm = TechniqueModel(model, names, params, options, kind)
+    p = tm.params([x[n] for n in names])
+    end = table.loc[k]
+    peak_n, peak_bw = peak_leg_force(tm.steady([x[n] for n in names]), p)
+    return RequiredPower(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), None, b, evaluations, table,
+                         dict(options or {}), params, True, kind, float(end["progress_speed"]), float(end["cm_speed"]),
+                         peak_bw, target, speed_tol, peak_n)
+
+
+def peak_leg_force(ss, params) -> tuple:
+    """(N, body weights): the largest leg force of a steady state's periodic stroke, from its
+    frame: the free skater's leg (|leg force| on the body, ``leg_force_bw`` × M g) or the
+    thesis's skier's push-off along its leg (|push_force|, over M g of its mass M)."""
+    f = ss.frame
+    if "leg_force_bw" in f:
+        bw = float(f["leg_force_bw"].max())
+        return bw * params.weight, bw
+    n = float(f["push_force"].abs().max())
+    return n, n / (params.mass * params.g)
+
+
+def _is_bad_number(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not math.isfinite(float(v))
+
+
+def _integer(name, v, low, high=None):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Integral):
+        raise ValueError(f"{name}: must be an integer, got {v!r}")
+    return check_number(name, int(v), integer=True, low=low, high=high)
+
+
+def _check_arguments(model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, tol,
+                     tol_name, speed_name="speed"):
+    """The checked arguments of optimize_technique / required_power: (model, power, speed,
+    bounds, seed, starts, x0, SLSQP's settings); a ValueError naming the first bad one."""
+    if model not in ("free", "thesis"):
+        raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
+    power = _positive_or_none("power", power, "W")
+    if not isinstance(speed, str) or speed not in SPEEDS:
+        raise ValueError(f"{speed_name}: must be one of {SPEEDS}, got {speed!r}")
+    if x0 is not None and not isinstance(x0, dict):
+        raise ValueError(f"x0: must be None or a dict name → value, got {x0!r}")
+    starts = _integer("starts", starts, 0 if x0 else 1, 10_000)
+    seed = _integer("seed", seed, 0)
+    fd_step = check_number("fd_step", fd_step, positive=True, high=0.1)
+    maxiter = _integer("maxiter", maxiter, 1)
+    ftol = check_number("ftol", ftol, positive=True)
+    tol = check_number(tol_name, tol, positive=True, high=0.5)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options: must be None or a dict of the steady state's keywords, got {options!r}")
+    kind = _params_class(model)
+    if params is not None and not isinstance(params, kind):
+        raise ValueError(f"params: must be None or a {kind.__name__} for the {model} model, got {type(params).__name__}")
+    b = _check_bounds(model, bounds)
+    if x0:
+        unknown = sorted(set(x0) - set(b))
+        if unknown:
+            raise ValueError(f"x0: {unknown} not among the optimised parameters {list(b)}")
+        for n, v in x0.items():
+            if _is_bad_number(v):
+                raise ValueError(f"x0: {n} must be a finite number, got {v!r}")
+    return model, power, speed, b, seed, starts, x0, dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, g_tol=tol)
 
 
 # --------------------------------------------------------------------------- around the optimum

@@ -18,6 +18,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..engine.validation import check_bool, check_number
+
 __all__ = ["sobol_design", "sobol_indices"]
 
 
@@ -26,11 +28,10 @@ def _problem(bounds: dict) -> dict:
         raise ValueError(f"bounds: expected a non-empty dict {{factor: (low, high)}}, got {bounds!r}")
     names, rng = [], []
     for k, b in bounds.items():
-        try:
-            lo, hi = (float(x) for x in b)
-        except (TypeError, ValueError):
-            raise ValueError(f"bounds[{k!r}]: expected (low, high), got {b!r}") from None
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        if isinstance(b, (str, bytes)) or not hasattr(b, "__len__") or len(b) != 2:
+            raise ValueError(f"bounds[{k!r}]: expected (low, high), got {b!r}")
+        lo, hi = (check_number(f"bounds[{k!r}]", x) for x in b)
+        if not lo < hi:
             raise ValueError(f"bounds[{k!r}]: need finite low < high, got ({lo}, {hi})")
         names.append(str(k))
         rng.append([lo, hi])
@@ -51,7 +52,9 @@ def sobol_design(bounds: dict, n: int, *, seed: int = 0, second_order: bool = Fa
     problem = _problem(bounds)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2 or (int(n) & (int(n) - 1)):
         raise ValueError(f"n: the base sample size must be a power of 2 (>= 2), got {n!r}")
-    X = sobol.sample(problem, int(n), calc_second_order=bool(second_order), seed=int(seed))
+    seed = check_number("seed", seed, integer=True, nonnegative=True)
+    second_order = check_bool("second_order", second_order)
+    X = sobol.sample(problem, int(n), calc_second_order=second_order, seed=seed)
     design = pd.DataFrame(X, columns=problem["names"])
     design.attrs["sobol"] = dict(problem=problem, n=int(n), seed=int(seed), second_order=bool(second_order))
     return design
@@ -86,10 +89,12 @@ def sobol_indices(design: pd.DataFrame, output, *, seed: int = 0, num_resamples:
     if bad.size:
         raise ValueError(f"output: non-finite values at design rows {bad[:10].tolist()}"
                          f"{' …' if bad.size > 10 else ''} ({bad.size} in all); Sobol estimates need every row")
+    conf_level = check_number("conf_level", conf_level)
     if not 0 < conf_level < 1:
         raise ValueError(f"conf_level: must be in (0, 1), got {conf_level!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: must be an integer >= 0, got {seed!r}")
+    seed = check_number("seed", seed, integer=True, nonnegative=True)
+    # the bootstrap needs resamples to estimate an interval from
+    num_resamples = check_number("num_resamples", num_resamples, integer=True, low=2)
     # SALib seeds its bootstrap only for a truthy seed (0 would leave it unseeded):
     # hand it a non-zero integer derived from ours
     salib_seed = int(np.random.SeedSequence(int(seed)).generate_state(1)[0]) or 1

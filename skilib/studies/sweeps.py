@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import faulthandler
 import json
+import re
 import logging
 import math
 import numbers
@@ -46,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..data.files import check_target, write_atomic
 from ..engine.validation import check_bool, check_number
 
 __all__ = ["sweep", "run_sweep", "read_sweep", "SweepResult", "check_parameter_frame", "plain", "STEADY"]
@@ -132,13 +134,19 @@ def _run_guarded(fn, summarize, outputs, reserved, run_id, row, crash_dir=None):
     process (SIGSEGV, SIGBUS, ...) leaves Python's fault report in ``crash_dir/<run>.log``,
     which the sweep reads to say why the worker died."""
     log = None
-    if crash_dir is not None:
+    if crash_dir is not None:  # best effort: without the log the row still runs, a death is reported plainly
         try:
             log = open(Path(crash_dir) / f"{run_id}.log", "w")
             log.write(f"row {run_id}: the worker process died while running it\n")
             log.flush()
             faulthandler.enable(file=log)
         except OSError:
+            if log is not None:  # opened but not written (disk full): no half log for _death_reason
+                log.close()
+                try:
+                    os.unlink(log.name)
+                except OSError:
+                    pass
             log = None
     try:
         result = fn(row)
@@ -217,6 +225,10 @@ def _check_outputs(outputs, reserved) -> tuple | None:
 def _check_scheduler(scheduler, n_workers) -> None:
     if n_workers is not None:
         check_number("n_workers", n_workers, integer=True, low=1, high=4096)
+    if isinstance(scheduler, str) and scheduler != "serial" and not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+", scheduler):
+        # an address is protocol://host:port; anything else is a typo, not a cluster to look for
+        raise ValueError(f"scheduler: expected 'serial' or a scheduler address such as 'tcp://host:8786', "
+                         f"got {scheduler!r}")
     if scheduler is None or isinstance(scheduler, str):
         if isinstance(scheduler, str) and scheduler != "serial" and n_workers is not None:
             raise ValueError("n_workers: only for the default LocalCluster; a running scheduler has its own workers")
@@ -233,7 +245,7 @@ def _check_scheduler(scheduler, n_workers) -> None:
 # ---------------------------------------------------------------------------
 
 def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None, scheduler=None,
-          n_workers: int | None = None, output=None, progress: bool = True) -> SweepResult:
+          n_workers: int | None = None, output=None, overwrite: bool = False, progress: bool = True) -> SweepResult:
     """Run ``fn`` on every row of ``parameters``; one table of rows, statuses and outputs.
 
     Parameters
@@ -253,7 +265,13 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
     scheduler : None (a new LocalCluster, closed afterwards), an address 'tcp://…' of a
         running Dask scheduler, a ``distributed.Client``, or 'serial' (this process, no Dask).
     n_workers : worker processes of the LocalCluster (default: the machine's cores).
-    output : path of a Parquet file to write (parent folders are created).
+    output : path of a Parquet file to write (missing parent folders are created).  It is
+        checked before any row runs (an existing file without ``overwrite=True``, a folder or a
+        ``.csv`` name are refused at once) and written atomically
+        (``skilib.data.files.write_atomic``): the table is read back (its row count and the
+        sweep's metadata) before it takes the name ``output``; on failure an existing file is
+        left as it was.
+    overwrite : replace an existing ``output`` file (default: ``FileExistsError``).
     progress : show a progress bar (tqdm, on stderr).
 
     Returns a ``SweepResult``; a row whose ``fn`` raised has status 'error' and its message.
@@ -283,15 +301,22 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
                 if isinstance(fn, pd.DataFrame) else "")
         raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}{hint}")
     return run_sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
-                     scheduler=scheduler, n_workers=n_workers, output=output, progress=progress)
+                     scheduler=scheduler, n_workers=n_workers, output=output, overwrite=overwrite,
+                     progress=progress)
 
 
 def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
-              n_workers=None, output=None, progress=True) -> SweepResult:
+              n_workers=None, output=None, overwrite: bool = False, progress=True) -> SweepResult:
     """``sweep``'s work, for the sweeps built on it (``sweep_skier``); ``columns`` {name: value} are
     constant provenance columns of every row."""
     params = check_parameter_frame(parameters)
     progress = check_bool("progress", progress)
+    overwrite = check_bool("overwrite", overwrite)
+    if output is not None:  # before the runs: a sweep must not run for hours and then fail to write
+        output = check_target(output, overwrite=overwrite, make_parents=True, what="sweep table")
+        if output.suffix.lower() == ".csv":
+            raise ValueError(f"output: {output} names a CSV file, but sweep writes Parquet (with its info in the "
+                             "file's metadata); give a .parquet name (and use SweepResult.frame.to_csv for a CSV)")
     if summarize is not None and not callable(summarize):
         raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
     columns = dict(columns or {})
@@ -328,7 +353,7 @@ def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, 
                 wall_s=wall, n_runs=len(frame), n_failed=int((frame["status"] != "ok").sum()))
     path = None
     if output is not None:
-        path = _write(frame, info, Path(output))
+        path = _write(frame, info, output, overwrite)
     return SweepResult(frame=frame, info=info, path=path)
 
 
@@ -419,16 +444,26 @@ def _assemble(params: pd.DataFrame, results, outputs) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _write(frame: pd.DataFrame, info: dict, path: Path) -> Path:
+def _write(frame: pd.DataFrame, info: dict, path: Path, overwrite: bool) -> Path:
+    """The table as Parquet at ``path`` (atomically, read back: row count and the sweep's metadata)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(_parquet_safe(frame), preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[b"skilib.sweep"] = json.dumps(info, default=str).encode()
-    pq.write_table(table.replace_schema_metadata(meta), path)
-    return path
+    table = table.replace_schema_metadata(meta)
+
+    def verify(tmp):
+        md = pq.read_metadata(tmp)
+        if md.num_rows != len(frame) or md.num_columns != table.num_columns:
+            raise ValueError(f"{md.num_rows} rows x {md.num_columns} columns read, {len(frame)} x "
+                             f"{table.num_columns} written")
+        if (pq.read_schema(tmp).metadata or {}).get(b"skilib.sweep") != meta[b"skilib.sweep"]:
+            raise ValueError("the sweep's metadata did not read back")
+
+    return write_atomic(path, lambda tmp: pq.write_table(table, tmp), overwrite=overwrite, verify=verify,
+                        make_parents=True, what="sweep table")
 
 
 def _parquet_safe(frame: pd.DataFrame) -> pd.DataFrame:
@@ -453,9 +488,19 @@ def read_sweep(path) -> SweepResult:
     import pyarrow.parquet as pq
 
     p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{p}: is a folder, not a sweep file")
     if not p.is_file():
         raise FileNotFoundError(f"{p}: no such sweep file")
-    table = pq.read_table(p)
+    try:
+        md = pq.read_metadata(p)
+        table = pq.read_table(p)
+    except OSError as exc:
+        raise OSError(f"{p}: cannot read the sweep file: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - pyarrow's own errors (not Parquet, corrupt)
+        raise ValueError(f"{p}: not a readable Parquet file ({type(exc).__name__}: {exc})") from exc
+    if table.num_rows != md.num_rows:
+        raise ValueError(f"{p}: {table.num_rows} rows read, the file's footer declares {md.num_rows}")
     raw = (table.schema.metadata or {}).get(b"skilib.sweep")
     if raw is None:
         raise ValueError(f"{p}: not written by skilib.sweep (no 'skilib.sweep' metadata)")

@@ -20,10 +20,61 @@ from ...engine.timefunctions import TimeFunction
 from ...engine.validation import check_bool, check_number
 from ...strokes.laws import dip, power_law, smooth_turn
 
-__all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH"]
+__all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
+           "MAX_LEG_FORCE_BW"]
 
 #: how far the centre of mass may be from the ski's origin [m] (a leg's reach; larger is refused)
 MAX_REACH = 1.3
+
+#: the plausible range [low, high] (inclusive, SI units as in the field list) of every number of
+#: ``FreeSkaterParams``; a value outside is refused by name.  The reasons:
+#:
+#: - body_mass 20–200 kg: a child on skis to the heaviest adult (elite skiers weigh 60–90 kg).
+#: - ski_mass 0.2–5 kg: a skate ski with its binding (and the boot, ≈ 1–2 kg in all) carried by
+#:   the stance leg.
+#: - stroke_time 0.2–3 s: one leg's push and glide lasts ≈ 0.5–1.5 s in V1 and V2 skating
+#:   (cycle rates of ≈ 0.5–0.9 Hz; the thesis's phases are 0.7–1.4 s, its table 7); below 0.2 s
+#:   the prescribed laws move the centre of mass at tens of g (at 1 ms: a leg force of 1e5 body
+#:   weights), above 3 s a stroke is a glide on one ski, not skating.
+#: - skating_angle_deg 1–120°: the V between the skis is ≈ 20–40° on the flat and wider uphill;
+#:   120° (each ski 60° off the direction of travel) is beyond the steepest herringbone.  At 0°
+#:   the skis are parallel and nothing pushes.
+#: - steer_deg −45–45°: the ski turns inwards by a few to ≈ 20° during a stroke; ±45° is a
+#:   quarter turn each way.  The ski must still point forwards at the end of the stroke,
+#:   |a/2 − Δψ| < 90° (checked beside).
+#: - offset_start, offset_end −0.3–1.2 m: the centre of mass up to 0.3 m outside the ski (a leg
+#:   leaning out) and inside it as far as the leg reaches (``MAX_REACH``, checked beside with the
+#:   height: at z̄ = 0.95 m that is 0.89 m).
+#: - offset_exponent 1–8: the offset h ∝ (τ/T)^p; p < 1 would start the centre of mass with an
+#:   infinite sideways velocity, p > 8 puts the whole shift into the stroke's last tenth.
+#: - cm_height 0.4–1.3 m: the centre of mass of a standing adult is ≈ 0.55 of the stature
+#:   (0.9–1.1 m), a child's or a deep crouch's lower; higher than a leg's reach is refused.
+#: - cm_dip 0–0.4 m: a knee bend lowers the centre of mass by at most ≈ 0.3–0.4 m (and the dip
+#:   must leave it above the snow: Δz < z̄, checked beside).
+#: - friction_coefficient 0–0.3: ski on snow is μ ≈ 0.02–0.1 (wet or very cold snow at the top);
+#:   0 is the frictionless check, 0.3 a wide margin.
+#: - air_density 0.3–2 kg/m³: 1.2 at sea level, ≈ 0.9 at 3000 m, ≈ 1.5 at −40 °C.
+#: - cda 0.05–2 m²: a skier's drag area is ≈ 0.2–0.6 m² (crouched to upright).
+#: - g 1–30 m/s²: the Earth's 9.78–9.83 with room for thought experiments (the Moon's 1.6).
+#: - ski_length 0.5–3 m, ski_width 0.02–0.2 m, ski_height 0.005–0.2 m: a skate ski is
+#:   1.7–1.95 m long, 4–5 cm wide and 2–3 cm thick (the box gives the ski's inertia only).
+#: - body_inertia 0.01–100 kg m² each: a 75 kg body's principal inertias are ≈ 11–13 kg m² about
+#:   the horizontal axes and ≈ 1.5 about the vertical (they change the drivers' torques, not the
+#:   motion); each must also be at most the sum of the other two, as for every rigid body.
+PARAMETER_BOUNDS = {
+    "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
+    "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "offset_start": (-0.3, 1.2),
+    "offset_end": (-0.3, 1.2), "offset_exponent": (1.0, 8.0), "cm_height": (0.4, 1.3), "cm_dip": (0.0, 0.4),
+    "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0), "cda": (0.05, 2.0), "g": (1.0, 30.0),
+    "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2), "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
+}
+
+#: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
+#: ``max_leg_force_bw``): measured leg forces in skating peak at ≈ 1.5–2.5 body weights, and the
+#: largest a human leg bears (landing from a jump) are ≈ 5–10; within the optimum's bounds
+#: (``skilib.studies.optimum.FREE_BOUNDS``) the model stays below 4.  The cap plays the part of
+#: the thesis's skier's bound on its push-off (``skilib.models.thesis.push.MAX_PUSH_BODY_WEIGHTS``).
+MAX_LEG_FORCE_BW = 10.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +88,13 @@ class FreeSkaterParams:
     air_drag, air_density ρ [kg/m³], cda CdA [m²], g [m/s²]; the ski's box and the body's
     principal inertias about its sagittal (x), frontal (y) and vertical (z) axes [kg m²] (they
     change the drivers' torques, not the motion).
+
+    Every number must lie in its plausible range, ``PARAMETER_BOUNDS`` (with the reasons; e.g.
+    stroke_time 0.2–3 s, skating_angle_deg 1–120°, body_mass 20–200 kg, friction_coefficient
+    0–0.3), and the geometry must hold: the centre of mass within a leg's reach of the ski
+    (``MAX_REACH``), above the snow (cm_dip < cm_height) and the ski pointing forwards at the end
+    of the stroke.  Anything else (a bool or a string for a number, NaN, inf, a value outside its
+    range) raises ValueError naming the field.
     """
 
     body_mass: float = 75.0
@@ -65,25 +123,42 @@ class FreeSkaterParams:
             if f.name == "air_drag":
                 object.__setattr__(self, f.name, check_bool(f.name, v))
             elif f.name == "body_inertia":
-                a = np.asarray(v, dtype=float) if not isinstance(v, str) else None
+                lo, hi = PARAMETER_BOUNDS[f.name]
+                try:
+                    a = None if isinstance(v, (str, bytes)) else np.asarray(v, dtype=float)
+                except (TypeError, ValueError):
+                    a = None
                 if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all(a > 0):
                     raise ValueError(f"body_inertia: must be three positive inertias [kg m²], got {v!r}")
+                if not np.all((lo <= a) & (a <= hi)):
+                    raise ValueError(f"body_inertia: each inertia must be in [{lo:g}, {hi:g}] kg m² "
+                                     f"(PARAMETER_BOUNDS), got {v!r}")
+                if not np.all(a <= a.sum() - a):
+                    raise ValueError(f"body_inertia: each principal inertia must be at most the sum of the other two "
+                                     f"(a rigid body's), got {v!r}")
                 object.__setattr__(self, f.name, tuple(float(x) for x in a))
-            elif f.name in ("steer_deg", "cm_dip", "friction_coefficient", "offset_start", "offset_end"):
-                object.__setattr__(self, f.name, check_number(f.name, v))
             else:
-                object.__setattr__(self, f.name, check_number(f.name, v, positive=True))
-        if not 0 < self.skating_angle_deg < 180:
-            raise ValueError(f"skating_angle_deg: must be between 0 and 180 degrees, got {self.skating_angle_deg}")
-        if self.friction_coefficient < 0:
-            raise ValueError(f"friction_coefficient: must be >= 0, got {self.friction_coefficient}")
-        if not 0 <= self.cm_dip < self.cm_height:
-            raise ValueError(f"cm_dip: must be >= 0 and below cm_height ({self.cm_height} m), got {self.cm_dip}")
-        for name in ("offset_start", "offset_end"):
-            reach = math.hypot(getattr(self, name), self.cm_height)
-            if reach > MAX_REACH:
-                raise ValueError(f"{name}: the centre of mass would be {reach:.3g} m from the ski, beyond a leg's "
-                                 f"reach ({MAX_REACH} m)")
+                object.__setattr__(self, f.name, check_number(f.name, v))
+        # the ranges, the offsets' last: for them the leg's reach (with the height) says more
+        ranged = [n for n in PARAMETER_BOUNDS if n != "body_inertia"]
+        for name in sorted(ranged, key=lambda n: n in ("offset_start", "offset_end")):
+            if name in ("offset_start", "offset_end"):
+                reach = math.hypot(getattr(self, name), self.cm_height)
+                if reach > MAX_REACH:
+                    raise ValueError(f"{name}: the centre of mass would be {reach:.3g} m from the ski, beyond a "
+                                     f"leg's reach ({MAX_REACH} m)")
+            lo, hi = PARAMETER_BOUNDS[name]
+            v = getattr(self, name)
+            if not lo <= v <= hi:
+                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] (see "
+                                 "skilib.models.free.params.PARAMETER_BOUNDS)")
+        if not self.cm_dip < self.cm_height:
+            raise ValueError(f"cm_dip: must be below cm_height ({self.cm_height} m), got {self.cm_dip}")
+        end = self.skating_angle_deg / 2 - self.steer_deg
+        if not abs(end) < 90.0:
+            raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel "
+                             f"(skating_angle_deg/2 − steer_deg = {end:g}°); it must still point forwards, within "
+                             "90°")
 
     @property
     def weight(self) -> float:

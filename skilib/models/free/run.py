@@ -20,9 +20,15 @@ from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import FREE_WORK_TERMS, FreeSkaterModel
-from .params import FreeLaws, FreeSkaterParams, with_overrides
+from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of"]
+__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
+           "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force"]
+
+#: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
+#: stroke of the free skater takes ≈ 0.05–0.2 s, so ten minutes is thousands of strokes; a call
+#: that takes longer is grinding (None lifts the limit)
+DEFAULT_MAX_WALL_TIME = 600.0
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
 
@@ -74,6 +80,31 @@ def touch_down(old: FreeSkaterModel, q, qd, side: str):
     return Stance(old.params, side, old.laws, old.rotation).land(old, q, qd)
 
 
+class CallBudget(Budget):
+    """The shared ``Budget`` (``skilib.strokes.stroke``) with its wall clock running from the
+    call's start: the shared loops call ``start`` before a run and before each evaluation of the
+    stroke map, which here restarts only the count of evaluations, so that ``max_wall_time``
+    bounds the whole call (a periodic stroke's every evaluation included)."""
+
+    def start(self) -> None:
+        self.used = 0
+
+
+def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
+    """A ``ValueError`` naming ``max_leg_force_bw`` if the leg force of a stroke's ``frame``
+    exceeds ``cap`` body weights anywhere on its output grid, with the time and the force."""
+    f = frame["leg_force_bw"].to_numpy()
+    if not len(f) or not np.nanmax(f) > cap:
+        return
+    i = int(np.nanargmax(f))
+    row = frame.iloc[i]
+    raise ValueError(f"max_leg_force_bw: the leg force reaches {f[i]:.6g} body weights ({f[i] * params.weight:.6g} N) "
+                     f"at t = {float(row['t']):.6g} s (stroke {int(row['stroke'])}, τ = {float(row['tau']):.6g} s), "
+                     f"above the cap of {cap:g} body weights: no human leg pushes so hard; check the technique "
+                     f"(stroke_time {params.stroke_time:g} s, cm_dip {params.cm_dip:g} m, steer_deg "
+                     f"{params.steer_deg:g}°, the laws) or raise max_leg_force_bw")
+
+
 @dataclass(frozen=True)
 class FreeRunOptions:
     """The checked options of a run of the free skater (``simulate_free``'s keywords)."""
@@ -88,10 +119,11 @@ class FreeRunOptions:
     grid: np.ndarray
     compiled: bool
     budget: Budget
+    max_leg_force_bw: float = MAX_LEG_FORCE_BW
 
 
 def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-             compiled, dt_out, n_out, max_evaluations, max_wall_time) -> FreeRunOptions:
+             compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw) -> FreeRunOptions:
     p = with_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
@@ -102,10 +134,12 @@ def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabiliz
     stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta)
     T = p.stroke_time
     integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=T / MAX_STEP_DIVISOR, stabilization=stab)
-    budget = Budget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
-                    None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True))
+    cap = check_number("max_leg_force_bw", max_leg_force_bw, finite=False, low=1.0, unit="body weights")
+    budget = CallBudget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
+                        None if max_wall_time is None
+                        else check_number("max_wall_time", max_wall_time, positive=True, unit="s"))
     return FreeRunOptions(p, laws, strokes, v0, first_ski, rotation, stab, integ, output_grid(T, dt_out, n_out),
-                    check_bool("compiled", compiled), budget)
+                    check_bool("compiled", compiled), budget, cap)
 
 
 class FreeSkating(Skating):
@@ -145,6 +179,7 @@ class FreeSkating(Skating):
         return self.stance(model.side).compiled
 
     def summary(self, k, model, y0, y_end, frame, change):
+        check_leg_force(frame, self.o.params, self.o.max_leg_force_bw)
         n, T = model.nq, self.stroke_time
         return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
@@ -171,14 +206,25 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
                   laws: FreeLaws | None = None, rotation: str = "zxz", stabilization: str = "baumgarte",
                   method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None,
                   beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
-                  max_evaluations: int = 5_000_000, max_wall_time: float | None = None) -> SimResult:
+                  max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
+                  max_leg_force_bw: float = MAX_LEG_FORCE_BW) -> SimResult:
     """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
     with its ski's origin at the global origin and speed u = ``v0`` along itself.
 
     - params : FreeSkaterParams (defaults of the book's chapter "The free skater").
     - laws : None for the default laws, or a ``FreeLaws`` of time functions (with derivatives).
     - rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
-      max_evaluations, max_wall_time : as ``skilib.simulate_run``.
+      max_evaluations : as ``skilib.simulate_run``.
+    - max_wall_time : the call's wall-time budget [s] (default ``DEFAULT_MAX_WALL_TIME``, ten
+      minutes; None: no limit); beyond it ``BudgetExceededError`` (a RuntimeError) names the
+      time and the stroke.
+    - max_leg_force_bw : the largest leg force accepted [body weights] (default
+      ``MAX_LEG_FORCE_BW`` = 10: skating leg forces peak at ≈ 1.5–2.5; ≥ 1, ``math.inf`` lifts
+      it); a stroke whose leg force exceeds it on the output grid raises ValueError naming
+      ``max_leg_force_bw``, the time and the force (in body weights and N).
+
+    The parameters must be plausible (``FreeSkaterParams``: e.g. stroke_time 0.2–3 s), so that
+    no run grinds on an impossible technique.
 
     Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
     ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
@@ -198,7 +244,7 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     o = free_run_options(params, strokes=strokes, v0=v0, first_ski=first_ski, laws=laws, rotation=rotation,
                  stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha, beta=beta,
                  compiled=compiled, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                 max_wall_time=max_wall_time)
+                 max_wall_time=max_wall_time, max_leg_force_bw=max_leg_force_bw)
     skating = FreeSkating(o)
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
 

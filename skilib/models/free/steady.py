@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ...engine.validation import check_number
-from ...strokes.periodic import NoSteadyState, periodic_stroke
+from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
 from .params import FreeSkaterParams, with_overrides
 from .run import FreeSkating, free_options_of
 
@@ -46,15 +46,20 @@ class FreeSteadyState:
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
-                      max_iter: int = 30, max_speed: float = 30.0, **kwargs) -> FreeSteadyState:
+                      max_iter: int = 30, max_speed: float = 30.0, progress: bool = False,
+                      **kwargs) -> FreeSteadyState:
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: trust region,
-    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...).
+    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...),
+    among them its limits: ``max_wall_time`` bounds the whole search (every evaluation of the
+    stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
+    periodic stroke's leg force (default 10 body weights; a ValueError naming it beyond).
 
     - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
     - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
       |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
+    - progress : a bar on stderr, one step per stroke-map evaluation (u and Φ(u) − u in m/s).
 
     A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
     (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches
@@ -70,16 +75,15 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     True
     """
     p = with_overrides(params)
-    tol = check_number("tol", tol, positive=True)
-    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
-    max_speed = check_number("max_speed", max_speed, positive=True, unit="m/s")
-    u_a = check_number("u_guess", u_guess, positive=True, unit="m/s")
+    u_a, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
+                                                           max_speed=max_speed)
+    u_a = check_number("u_guess", u_a, positive=True, unit="m/s")  # a gliding stroke starts moving forwards
     for k in ("strokes", "v0"):
         if k in kwargs:
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
     skating = FreeSkating(free_options_of(p, kwargs))
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
-                            max_speed=max_speed, who="free_steady_state")
+                            max_speed=max_speed, who="free_steady_state", progress=progress)
     frame = found.tables.frame()
     strokes = pd.DataFrame(found.tables.strokes)
     row = strokes.iloc[0]

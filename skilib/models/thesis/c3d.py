@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...data.c3d import ezc3d_module, uniform_step
+from ...data.c3d import MAX_FRAME, ezc3d_module, read_c3d, uniform_step
+from ...data.files import check_target, write_atomic
+from ...engine.validation import check_bool
 from .markers import MARKERS, skeleton, stroke_rows
 from .params import SkierParams
 
@@ -39,16 +41,26 @@ _MM = 1000.0
 # a run out and back
 # ---------------------------------------------------------------------------
 
-def write_run(result, path) -> Path:
-    """Write a ``SimResult`` as a C3D file (see the module docstring for its content)."""
+def write_run(result, path, *, overwrite: bool = False) -> Path:
+    """Write a ``SimResult`` as a C3D file (see the module docstring for its content).
+
+    The file is written atomically (``skilib.data.files.write_atomic``): an existing ``path``
+    is replaced only with ``overwrite=True``, its folder must exist, and the file is read back
+    (frames, markers and analog samples, and every marker and analog value to float32) before
+    it takes the name ``path``; a run longer than ``MAX_FRAME`` frames is refused.  Returns ``path``.
+    """
     ezc3d = ezc3d_module()
-    path = Path(path)
+    overwrite = check_bool("overwrite", overwrite)
+    path = check_target(path, overwrite=overwrite, what="C3D file")
     rows = stroke_rows(result.frame)
     sk = skeleton(result, rows)
     f = result.frame.iloc[rows]
     t = f["t"].to_numpy()
     dt = uniform_step(t, str(path))
     rate = 1.0 / dt
+    if len(t) > MAX_FRAME:
+        raise ValueError(f"result: {len(t)} output times; a C3D header counts frames up to {MAX_FRAME} "
+                         f"({path}): use a coarser dt_out or fewer strokes")
     c = ezc3d.c3d()
     P = c["parameters"]
     P["POINT"]["RATE"]["value"] = [rate]
@@ -58,10 +70,11 @@ def write_run(result, path) -> Path:
     for j, name in enumerate(MARKERS):
         pts[:3, j, :] = sk.points[name].T * _MM
     c["data"]["points"] = pts
+    analogs = f[list(ANALOG_CHANNELS)].to_numpy().T[None, :, :].copy()
     P["ANALOG"]["RATE"]["value"] = [rate]
     P["ANALOG"]["LABELS"]["value"] = list(ANALOG_CHANNELS)
     P["ANALOG"]["UNITS"]["value"] = ["N"] * len(ANALOG_CHANNELS)
-    c["data"]["analogs"] = f[list(ANALOG_CHANNELS)].to_numpy().T[None, :, :].copy()
+    c["data"]["analogs"] = analogs
     c["header"]["points"]["first_frame"] = 0
     t0 = float(t[0])
     for k in result.strokes["stroke"].to_numpy()[1:]:
@@ -87,8 +100,18 @@ def write_run(result, path) -> Path:
                                             for k in result.strokes["stroke"]])
     c.add_parameter("SKILIB", "SOURCE", ["skilib simulation (push-off: the fit of the SYNTHETIC force data "
                                          "unless another force was given)"])
-    c.write(str(path))
-    return path
+
+    def verify(tmp):
+        back = read_c3d(tmp)
+        got_p, got_a = back["data"]["points"], back["data"]["analogs"]
+        if got_p.shape != pts.shape or got_a.shape != analogs.shape:
+            raise ValueError(f"markers {got_p.shape} and analogs {got_a.shape} read, {pts.shape} and "
+                             f"{analogs.shape} written")
+        if not (np.array_equal(got_p[:3], pts[:3].astype(np.float32), equal_nan=True)
+                and np.array_equal(got_a, analogs.astype(np.float32), equal_nan=True)):
+            raise ValueError("the marker or analog values read differ from those written (to float32)")
+
+    return write_atomic(path, lambda tmp: c.write(str(tmp)), overwrite=overwrite, verify=verify, what="C3D file")
 
 
 @dataclass
@@ -125,14 +148,19 @@ class C3DRun:
 
 
 def read_run(path) -> C3DRun:
-    """Read markers, analogs, events and the SKILIB parameters of a C3D file (positions in m)."""
-    ezc3d = ezc3d_module()
+    """Read markers, analogs, events and the SKILIB parameters of a C3D file (positions in m).
+
+    The file is read through ``skilib.data.c3d.read_c3d``: a missing file, a folder, an empty,
+    foreign or truncated file, or fewer frames or analog samples than its header declares is
+    an error naming the file."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(path)
-    c = ezc3d.c3d(str(path))
+    c = read_c3d(path)
     P = c["parameters"]
     rate = float(P["POINT"]["RATE"]["value"][0])
+    an_rate = float(P["ANALOG"]["RATE"]["value"][0]) if c["data"]["analogs"].shape[2] else rate
+    for name, r in (("POINT:RATE", rate), ("ANALOG:RATE", an_rate)):
+        if not (np.isfinite(r) and r > 0):
+            raise ValueError(f"{path}: {name}: {r!r} Hz is not a positive frame rate")
     first = int(c["header"]["points"]["first_frame"])
     pts = c["data"]["points"]
     unit = (P["POINT"]["UNITS"]["value"] or ["mm"])[0].strip()
@@ -142,7 +170,7 @@ def read_run(path) -> C3DRun:
     t = (first + np.arange(pts.shape[2])) / rate
     markers = {lab.strip(): pts[:3, j, :].T * scale for j, lab in enumerate(P["POINT"]["LABELS"]["value"])}
     an = c["data"]["analogs"]
-    analogs = pd.DataFrame({"t": first / rate + np.arange(an.shape[2]) / float(P["ANALOG"]["RATE"]["value"][0])
+    analogs = pd.DataFrame({"t": first / rate + np.arange(an.shape[2]) / an_rate
                             if an.shape[2] else np.zeros(0)})
     for j, lab in enumerate(P["ANALOG"]["LABELS"]["value"]):
         analogs[lab.strip()] = an[0, j, :]

@@ -14,13 +14,13 @@ the energy lost at a change of ski — is then a prediction (``thesis_prediction
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
+from ...engine.validation import check_number
 from .cases import STEADY_SPEED
 from .params import SkierParams
 from .run import simulate_run
@@ -86,10 +86,9 @@ def calibrate_force_scale(params: SkierParams | None = None, *, target_speed: fl
     for k in ("force_scale", "strokes", "v0"):
         if k in run_kwargs:
             raise ValueError(f"{k}: set by calibrate_force_scale, not an argument")
-    if not (isinstance(target_speed, (int, float)) and math.isfinite(target_speed) and target_speed > 0):
-        raise ValueError(f"target_speed: must be a speed > 0 in m/s, got {target_speed!r}")
-    if not (isinstance(scale_guess, (int, float)) and math.isfinite(scale_guess) and scale_guess > 0):
-        raise ValueError(f"scale_guess: must be > 0, got {scale_guess!r}")
+    target_speed = check_number("target_speed", target_speed, positive=True, unit="m/s")
+    scale_guess = check_number("scale_guess", scale_guess, positive=True)
+    xtol = check_number("xtol", xtol, positive=True)
     cache: dict = {}
 
     def steady(s):

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
+from ...engine.validation import check_array, check_number
 from .params import SkierParams
 
 __all__ = ["BREAKDOWN_TERMS", "power_breakdown", "resistance_power", "power_balance_speed"]
@@ -80,7 +81,16 @@ def power_breakdown(result) -> pd.DataFrame:
 
 
 def _resistance(params, friction, cda, air_density):
+    """(F_μ, ½ ρ C_dA) from ``params`` and the overrides, each checked (finite, >= 0)."""
+    if params is not None and not isinstance(params, SkierParams):
+        raise ValueError(f"params: must be a SkierParams or None, got {params!r}")
     p = SkierParams() if params is None else params
+    if friction is not None:
+        check_number("friction", friction, nonnegative=True, unit="N")
+    if cda is not None:
+        check_number("cda", cda, nonnegative=True, unit="m²")
+    if air_density is not None:
+        check_number("air_density", air_density, nonnegative=True, unit="kg/m³")
     F = p.friction if friction is None else float(friction)
     k = 0.5 * (p.air_density if air_density is None else air_density) * (p.cda if cda is None else cda)
     return F, k
@@ -92,13 +102,14 @@ def resistance_power(speed, params: SkierParams | None = None, *, friction=None,
     F_μ = μ m g is the constant friction force (default ``params.friction``, the thesis's
     5.305 N of table 8), ρ and C_dA default to ``params.air_density`` and ``params.cda``
     (1.2 kg/m³, 0.55 m²; Spring et al. 1988 measured 0.65 m² upright).  ``cda=0`` leaves
-    friction alone.
+    friction alone.  ``speed`` is a number or an array of finite numbers (a negative speed
+    gives −P: skiing backwards); F_μ, C_dA and ρ finite and >= 0.
 
     >>> round(float(resistance_power(2.47, friction=5.305, cda=0.55, air_density=1.2)), 2)
     18.08
     """
     F, k = _resistance(params, friction, cda, air_density)
-    v = np.asarray(speed, dtype=float)
+    v = check_array("speed", speed)
     return F * v + k * v ** 3
 
 
@@ -111,9 +122,13 @@ def power_balance_speed(power, params: SkierParams | None = None, *, friction=No
     2.47
     """
     F, k = _resistance(params, friction, cda, air_density)
-    P = np.asarray(power, dtype=float)
-    if np.any(P < 0) or not np.all(np.isfinite(P)):
+    P = check_array("power", power)
+    if np.any(P < 0):
         raise ValueError(f"power: must be finite and >= 0 W, got {power!r}")
+
+    if F == 0 and k == 0 and np.any(P > 0):
+        raise ValueError(f"friction, cda: with no friction and no drag no power is taken at any steady speed; "
+                         f"power {power!r} W buys no finite speed")
 
     def one(p):
         if p == 0:

@@ -43,28 +43,75 @@ import numpy as np
 import pandas as pd
 from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
+from ...engine.validation import check_array, check_bool, check_increasing, check_number
 from .model import SkierModel
 from .params import SkierParams
 
 __all__ = ["Motion", "motion_from_c3d", "motion_from_result", "inverse_dynamics"]
 
+#: the least ski-origin-to-CM distance |R³ − R¹| [m] a motion may show: a leg far shorter than
+#: any human's (the thesis's ℓ is 0.5–0.7 m) has no direction u (the CM sits on the ski)
+MIN_LEG = 1e-3
+#: the least number of samples in one stroke: the splines' second derivative needs three
+#: (a quadratic); the smoothing spline needs five
+MIN_SAMPLES, MIN_SAMPLES_SMOOTHING = 3, 5
+
+
+def _check_track(name, values, t):
+    """An (n, 3) array of finite coordinates, or a ``ValueError`` naming ``name``, the row and its time."""
+    n = len(t)
+    a = check_array(name, values, finite=False)
+    if a.shape != (n, 3):
+        raise ValueError(f"{name}: must be an ({n}, 3) array (one row per time of t), got shape {a.shape}")
+    bad = ~np.all(np.isfinite(a), axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name}: non-finite coordinates {a[i].tolist()} at row {i} (t = {float(t[i])!r} s)")
+    return a
+
 
 class Motion:
     """A measured motion: times t [s], ski origin R¹ (n, 3), CM R³ (n, 3), ski direction e
     (n, 3) [unit], and the start time of every stroke (``stroke_t0``, ascending; the first is
-    t[0])."""
+    t[0]).
+
+    Checked on construction (``ValueError`` naming the argument and the row or time): t
+    strictly increasing and finite; ski, cm, ski_dir (n, 3) arrays of finite numbers; ski_dir
+    never zero; the CM at least ``MIN_LEG`` (1 mm) from the ski origin; stroke_t0 strictly
+    increasing, its first t[0], each stroke at least ``MIN_SAMPLES`` (3) samples long."""
 
     def __init__(self, t, ski, cm, ski_dir, stroke_t0=None):
-        self.t = np.asarray(t, dtype=float)
-        self.ski = np.asarray(ski, dtype=float)
-        self.cm = np.asarray(cm, dtype=float)
-        e = np.asarray(ski_dir, dtype=float)
-        self.ski_dir = e / np.linalg.norm(e, axis=1)[:, None]
-        self.stroke_t0 = np.array([self.t[0]] if stroke_t0 is None else stroke_t0, dtype=float)
-        n = len(self.t)
-        for name in ("ski", "cm", "ski_dir"):
-            if getattr(self, name).shape != (n, 3):
-                raise ValueError(f"{name}: must be an ({n}, 3) array, got {getattr(self, name).shape}")
+        t = check_increasing("t", t, unit="s")
+        if len(t) < MIN_SAMPLES:
+            raise ValueError(f"t: a motion needs at least {MIN_SAMPLES} samples (the splines' second "
+                             f"derivative), got {len(t)}")
+        self.t = t
+        self.ski = _check_track("ski", ski, t)
+        self.cm = _check_track("cm", cm, t)
+        e = _check_track("ski_dir", ski_dir, t)
+        norm = np.linalg.norm(e, axis=1)
+        if not np.all(norm > 0):
+            i = int(np.argmin(norm > 0))
+            raise ValueError(f"ski_dir: zero direction at row {i} (t = {float(t[i])!r} s)")
+        self.ski_dir = e / norm[:, None]
+        leg = np.linalg.norm(self.cm - self.ski, axis=1)
+        if not np.all(leg >= MIN_LEG):
+            i = int(np.argmin(leg >= MIN_LEG))
+            raise ValueError(f"cm: the CM is {leg[i]:.3g} m from the ski origin at row {i} (t = {float(t[i])!r} s), "
+                             f"less than {MIN_LEG:g} m: the leg has no direction")
+        if stroke_t0 is None:
+            self.stroke_t0 = np.array([t[0]])
+        else:
+            t0 = check_increasing("stroke_t0", np.atleast_1d(check_array("stroke_t0", stroke_t0)), unit="s")
+            if len(t0) == 0 or t0[0] != t[0]:
+                raise ValueError(f"stroke_t0: the first stroke must start at t[0] = {float(t[0])!r} s, got "
+                                 f"{float(t0[0]) if len(t0) else 'none'!r}")
+            self.stroke_t0 = t0
+        counts = np.bincount(np.searchsorted(self.stroke_t0, t, side="right"), minlength=len(self.stroke_t0) + 1)[1:]
+        if np.any(counts < MIN_SAMPLES):
+            k = int(np.argmax(counts < MIN_SAMPLES))
+            raise ValueError(f"stroke_t0: stroke {k + 1} (from t = {float(self.stroke_t0[k])!r} s) has {counts[k]} samples, "
+                             f"fewer than {MIN_SAMPLES}")
 
     @classmethod
     def from_markers(cls, t, markers, stroke_t0=None):
@@ -108,8 +155,8 @@ def inverse_dynamics(motion: Motion, params: SkierParams | None = None, *, smoot
     smoothing : 0 for an interpolating quintic spline (exact data), > 0 for a cubic smoothing
         spline with this penalty λ [m² s³ per unit curvature², scipy's ``lam``]
     min_lever : |u·e| below which F is not reported (NaN): the push then hardly acts along
-        the ski and (∗) does not determine it
-    v_stick : |ṡ| [m/s] below which the ski counts as stuck (F not determined)
+        the ski and (∗) does not determine it; in [0, 1]
+    v_stick : |ṡ| [m/s] below which the ski counts as stuck (F not determined); >= 0
     joint_loads : also evaluate eq. 101 with the recovered F (leg_drive_force, ankle and
         knee reactions, the model's s̈)
 
@@ -119,9 +166,24 @@ def inverse_dynamics(motion: Motion, params: SkierParams | None = None, *, smoot
     drive_along_ski = F (u·e) [N], push_force F [N] (NaN where undetermined), and with
     ``joint_loads`` leg_drive_force, ankle_Fx/y/z, knee_Fx/y/z [N] and s_ddot_model.
     """
+    if not isinstance(motion, Motion):
+        raise ValueError(f"motion: must be a Motion (Motion.from_markers, motion_from_c3d, motion_from_result), "
+                         f"got {motion!r}")
+    if params is not None and not isinstance(params, SkierParams):
+        raise ValueError(f"params: must be a SkierParams or None, got {params!r}")
+    smoothing = check_number("smoothing", smoothing, nonnegative=True)
+    min_lever = check_number("min_lever", min_lever, nonnegative=True, high=1.0)
+    v_stick = check_number("v_stick", v_stick, nonnegative=True, unit="m/s")
+    joint_loads = check_bool("joint_loads", joint_loads)
     p = SkierParams() if params is None else params
     m = motion
     n = len(m.t)
+    if smoothing > 0:
+        counts = np.bincount(np.searchsorted(m.stroke_t0, m.t, side="right"))[1:]
+        if np.any(counts < MIN_SAMPLES_SMOOTHING):
+            k = int(np.argmax(counts < MIN_SAMPLES_SMOOTHING))
+            raise ValueError(f"smoothing: a smoothing spline needs {MIN_SAMPLES_SMOOTHING} samples per stroke; "
+                             f"stroke {k + 1} (from t = {float(m.stroke_t0[k])!r} s) has {counts[k]}")
     stroke = np.searchsorted(m.stroke_t0, m.t, side="right")
     out = {k: np.full(n, np.nan) for k in ("tau", "s", "s_dot", "s_ddot", "lever", "drive_along_ski", "push_force")}
     models = {}

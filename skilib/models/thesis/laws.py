@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...engine.validation import check_array, check_number
 from .cases import TABLE9
 
 __all__ = ["leg_laws_for", "with_leg_laws"]
@@ -28,8 +29,10 @@ def leg_laws_for(phase_time, *, extension: float = TABLE9.leg_extension,
     ``rotation_deg=TABLE7_LEG_ROTATION_DEG`` (45°).  ``phase_time`` may be a number, an array
     or a pandas Series (the result is of the same kind); it must be > 0.
     """
-    if not np.all(np.asarray(phase_time, dtype=float) > 0):
+    if not np.all(check_array("phase_time", phase_time) > 0):
         raise ValueError(f"phase_time: must be > 0, got {phase_time!r}")
+    extension = check_number("extension", extension, unit="m")
+    rotation_deg = check_number("rotation_deg", rotation_deg, unit="deg")
     return extension / phase_time, rotation_deg / phase_time
 
 

@@ -78,6 +78,7 @@ from ...engine.timefunctions import Constant, RotationPath
 
 from ...engine.bodies import ROTATIONS
 from ...strokes.laws import SIDES
+from ...engine.validation import check_array, check_number
 from .params import SkierParams, push_plane_direction
 from .rows import EXTRA_STATES, SkierRows, thesis_work_terms
 
@@ -125,10 +126,12 @@ class SkierModel:
             raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
         if not callable(push_force):
             raise ValueError(f"push_force: must be a callable of phase time τ, got {push_force!r}")
+        if not isinstance(params, SkierParams):
+            raise ValueError(f"params: must be a SkierParams, got {params!r}")
         self.params = p = params
-        self.heading = float(heading)
+        self.heading = check_number("heading", heading, low=-math.pi, high=math.pi, unit="rad")
         self.side = side
-        self.P = np.array(start_point, dtype=float)
+        self.P = np.array(check_array("start_point", start_point))
         if self.P.shape != (3,) or abs(self.P[2]) > 1e-12:
             raise ValueError(f"start_point: must be a 3-vector on the snow plane z = 0, got {start_point!r}")
         self.push_force = push_force

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...engine.timefunctions import Polynomial
 from ...strokes.laws import SIDES, linear, side_of
-from ...engine.validation import check_bool, check_number
+from ...engine.validation import check_bool, check_choice, check_number
 
 __all__ = ["SkierParams", "BOUNDS", "ski_heading", "push_plane_direction", "ANGLE_CONVENTIONS",
            "PUSH_DIRECTIONS"]
@@ -133,6 +133,13 @@ class SkierParams:
             raise ValueError(
                 f"ankle_offset: the ankle must lie on the shank, 0 < l1 <= L2 = {self.lower_leg}, "
                 f"got {self.ankle_offset!r}")
+        # each field in its own plausible range before the conditions that combine fields, so
+        # that an absurd value (a 1e12 m leg) is named itself, not through the leg's reach
+        for name, (lo, hi) in BOUNDS.items():
+            v = getattr(self, name)
+            if v is not None and not lo <= v <= hi:
+                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
+                                 "(skilib.models.thesis.params.BOUNDS)")
         # Skating angle: both readings must leave each ski heading forward (|h| < 90°).
         hi = 180.0 if self.angle_convention == "v_angle" else 90.0
         if not 0 < self.skating_angle_deg < hi:
@@ -162,11 +169,6 @@ class SkierParams:
             raise ValueError(
                 f"c_rot_deg: the leg would reach γ(T) = γ0 + C_rot·T = {gT:.6g} deg; the leg "
                 "must stay above the ski, |γ| < 90 deg")
-        for name, (lo, hi) in BOUNDS.items():  # last: the physical conditions above say more
-            v = getattr(self, name)
-            if v is not None and not lo <= v <= hi:
-                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] "
-                                 "(skilib.models.thesis.params.BOUNDS)")
 
     # -- derived quantities -------------------------------------------------------------
     @property
@@ -217,8 +219,10 @@ def ski_heading(params: SkierParams, stroke: int, first_ski: str = "right"):
     ⚑ (book: The skier model, Skating angle and stroke change): with 'v_angle' each ski heads ±(skating angle)/2 from X; with 'from_x'
     ±(skating angle).  The right ski points to the right (h < 0); strokes alternate.
     """
-    if first_ski not in SIDES:
-        raise ValueError(f"first_ski: must be one of {SIDES}, got {first_ski!r}")
+    if not isinstance(params, SkierParams):
+        raise ValueError(f"params: must be a SkierParams, got {params!r}")
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    stroke = check_number("stroke", stroke, integer=True, nonnegative=True)
     half = params.skating_angle_deg / 2.0 if params.angle_convention == "v_angle" else params.skating_angle_deg
     side = side_of(first_ski, stroke)
     return (-1.0 if side == "right" else 1.0) * math.radians(half), side
@@ -229,7 +233,12 @@ def push_plane_direction(params: SkierParams, heading: float, side: str) -> np.n
 
     'travel': global X; 'ski': the ski's heading e; 'across': the ski's normal pointing to
     the other ski (the skier's weight goes inwards while the ski is pushed outwards).
+    ``heading`` [rad] in [−π, π], ``side`` one of ``SIDES``.
     """
+    if not isinstance(params, SkierParams):
+        raise ValueError(f"params: must be a SkierParams, got {params!r}")
+    heading = check_number("heading", heading, low=-math.pi, high=math.pi, unit="rad")
+    side = check_choice("side", side, SIDES)
     e = np.array([math.cos(heading), math.sin(heading), 0.0])
     if params.push_direction == "travel":
         return np.array([1.0, 0.0, 0.0])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ...engine.validation import check_number
 from .params import SkierParams
 
 __all__ = ["STAND_IN_PEAK_BW", "MAX_PUSH_BODY_WEIGHTS", "MAX_FORCE_SCALE", "stand_in_push_force", "ScaledPush",
@@ -26,8 +27,11 @@ def stand_in_push_force(params: SkierParams, phase_time: float):
 
     Not data: an analytic alternative to the Fourier fit of the (synthetic) force-plate
     push-off of thesis §5.3 / fig. 32 (``skilib.data.push.default_push_force``); pass it
-    as ``push_force``.
+    as ``push_force``.  ``phase_time`` T > 0 [s].
     """
+    if not isinstance(params, SkierParams):
+        raise ValueError(f"params: must be a SkierParams, got {params!r}")
+    check_number("phase_time", phase_time, positive=True, unit="s")
     peak = STAND_IN_PEAK_BW * params.mass * params.g
     T = float(phase_time)
 

@@ -279,7 +279,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                  alpha=None, beta=None, compiled: bool = True, rotation: str = "zxz",
                  stabilization: str = "baumgarte", projection_tol: float = 1e-12,
                  max_evaluations: int = DEFAULT_MAX_EVALUATIONS, max_wall_time: float | None = None,
-                 stroke_change: str = "along_ski") -> SimResult:
+                 stroke_change: str = "along_ski", progress: bool = False) -> SimResult:
     """A run of alternating strokes (thesis §5.6, table 9), joined by the stroke-change rule.
 
     Parameters
@@ -333,6 +333,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         5 000 000; a table 9 stroke takes a few thousand) and wall-clock seconds (default
         None: no limit).  A run that exceeds either stops with ``BudgetExceededError``
         naming it, the stroke and the phase time reached.
+    progress : a bar on stderr, one step per stroke (its mean speed in m/s); off by default.
 
     Numbers are checked by ``skilib.engine.validation.check_number``: a bool, a string,
     NaN, inf or an out-of-range value is a ValueError naming the argument (``compiled``
@@ -358,7 +359,7 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
                     h=h, alpha=alpha, beta=beta, compiled=compiled, rotation=rotation,
                     stabilization=stabilization, projection_tol=projection_tol, max_evaluations=max_evaluations,
                     max_wall_time=max_wall_time, stroke_change=stroke_change)
-    tables = run_strokes(ThesisSkating(o), o.settings(), strokes=o.strokes, v0=o.v0)
+    tables = run_strokes(ThesisSkating(o), o.settings(), strokes=o.strokes, v0=o.v0, progress=progress)
     return o.result(tables, t_start)
 
 
@@ -368,7 +369,9 @@ def options_of(params, run_kwargs: dict, strokes: int = 1, v0: float = 0.0) -> R
     of simulate_run)."""
     bound = inspect.signature(simulate_run).bind(params, strokes=strokes, v0=v0, **run_kwargs)
     bound.apply_defaults()
-    return run_options(**bound.arguments)
+    arguments = dict(bound.arguments)
+    arguments.pop("progress")  # how a run is shown, not what is run
+    return run_options(**arguments)
 
 
 def simulate_phase(params: SkierParams | None = None, *, phase_time=None, skating_angle_deg=None, c_ext=None,

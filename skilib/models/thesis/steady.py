@@ -17,14 +17,13 @@ shares (``skilib.strokes.periodic``).
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ...strokes.periodic import periodic_stroke
+from ...strokes.periodic import check_fixed_point_args, periodic_stroke
 from ...strokes.result import SimResult
 from .params import SkierParams, ski_heading
 from .run import ThesisSkating, change_row, options_of, simulate_run, stroke_change
@@ -107,19 +106,20 @@ def stroke_map(u, params: SkierParams | None = None, **run_kwargs):
 
 
 def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = None, tol: float = 1e-10,
-                 max_iter: int = 30, max_speed: float = 30.0, **run_kwargs) -> SteadyState:
+                 max_iter: int = 30, max_speed: float = 30.0, progress: bool = False, **run_kwargs) -> SteadyState:
     """The periodic stroke of the thesis's skier: Φ(u0) = u0 (module docstring).
 
     Parameters
     ----------
     params : SkierParams (default SkierParams(): table 9's technique).
     u0_guess : first guess of the start speed [m/s]; None starts from rest, as table 9 does.
-    tol : stop when |Φ(u) − u| ≤ tol [m/s].
-    max_iter : stroke-map evaluations at most (each simulates one stroke); ``NoSteadyState`` (a
-        RuntimeError) beyond.
-    max_speed : the secant's iterates must stay within |u| ≤ max_speed [m/s]; ``NoSteadyState``
+    tol : stop when |Φ(u) − u| ≤ tol [m/s]; finite and > 0.
+    max_iter : stroke-map evaluations at most (an integer >= 2; each simulates one stroke);
+        ``NoSteadyState`` (a RuntimeError) beyond.
+    max_speed : the secant's iterates must stay within |u| ≤ max_speed [m/s] (finite, > 0); ``NoSteadyState``
         (a RuntimeError) if one leaves: Φ(u) − u then hardly falls with u, and a periodic stroke,
         if any, is far beyond skiing speeds.
+    progress : a bar on stderr, one step per stroke-map evaluation (u and Φ(u) − u in m/s).
     run_kwargs : ``simulate_run`` keywords: phase_time, skating_angle_deg, c_ext, c_rot_deg,
         push_force, force_scale, first_ski, and the solver's (method, rtol, atol, dt_out, ...).
 
@@ -136,20 +136,15 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     >>> abs(st.residual) <= 1e-10 and st.mean_speed > 0
     True
     """
-    if not (isinstance(tol, (int, float)) and tol > 0):
-        raise ValueError(f"tol: must be > 0, got {tol!r}")
-    if not (isinstance(max_iter, int) and max_iter >= 2):
-        raise ValueError(f"max_iter: must be an integer >= 2, got {max_iter!r}")
     for k in ("strokes", "v0"):
         if k in run_kwargs:
             raise ValueError(f"{k}: set by steady_state (one stroke from ṡ = u), not an argument")
-    ua = 0.0 if u0_guess is None else float(u0_guess)
-    if not math.isfinite(ua):
-        raise ValueError(f"u0_guess: must be a finite speed in m/s, got {u0_guess!r}")
+    ua, tol, max_iter, max_speed = check_fixed_point_args(u0_guess=0.0 if u0_guess is None else u0_guess, tol=tol,
+                                                          max_iter=max_iter, max_speed=max_speed)
     t_start = time.perf_counter()
     o = options_of(params, run_kwargs)
     found = periodic_stroke(ThesisSkating(o), o.settings(), u_guess=ua, tol=tol, max_iter=max_iter,
-                            max_speed=max_speed, who="steady_state")
+                            max_speed=max_speed, who="steady_state", progress=progress)
     res = o.result(found.tables, t_start)
     s = res.strokes.iloc[0]
     history = pd.DataFrame([dict(u=u, phi=phi, residual=phi - u) for u, phi in found.history])

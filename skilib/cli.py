@@ -1,0 +1,596 @@
+"""The ``skilib`` command: the jobs people run without a notebook.
+
+::
+
+    skilib steady  [--model thesis|free] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
+    skilib optimum --power W  | --speed M_PER_S  [--model free|thesis] [--seed N] [--starts N]
+    skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
+
+``python -m skilib`` is the same command.  ``--param`` sets a field of the model's parameters
+(``SkierParams`` for the thesis's skier, ``FreeSkaterParams`` for the free skater; ``skilib
+steady --list-params`` lists them with their defaults and units).  A number is written as in
+Python without underscores (75, 0.5, 1e-3); NaN and infinities are refused.
+
+Exit status: 0 success; 2 a usage error or a value the model refuses (the message, no
+traceback); 1 a model failure (no periodic stroke, a run over its work budget, an integration
+that stops, a non-finite state).  An output file that exists is refused unless ``--overwrite``
+is given, before anything is computed; outputs are written to a temporary file beside the
+target and then renamed over it.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import inspect
+import io
+import json
+import math
+import re
+import sys
+import textwrap
+from dataclasses import MISSING, dataclass, fields
+from pathlib import Path
+
+from .data.files import check_target, write_atomic
+
+__all__ = ["main", "build_parser", "ParamInfo", "param_infos", "parse_params", "parse_number", "UsageError"]
+
+#: the models whose parameters ``--param`` sets: model name → (module, dataclass name)
+PARAM_CLASSES = {"thesis": ("skilib.models.thesis.params", "SkierParams"),
+                 "free": ("skilib.models.free.params", "FreeSkaterParams")}
+
+#: units of the fields whose class docstring states none beside the name ("-": dimensionless)
+UNIT_FALLBACK = {"ski_mass": "kg", "ski_length": "m", "ski_width": "m", "ski_height": "m",
+                 "shank_mass_fraction": "-", "air_density": "kg/m³", "cda": "m²", "offset_exponent": "-",
+                 "friction_coefficient": "-", "body_inertia": "kg m²"}
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+]?\d+")
+_TRUE, _FALSE = ("true", "yes", "on"), ("false", "no", "off")
+
+
+class UsageError(Exception):
+    """A command line the program refuses (exit status 2)."""
+
+
+# --------------------------------------------------------------------------- numbers
+def parse_number(text: str, name: str) -> float:
+    """``text`` as a finite float, written as a plain decimal or exponent number (``75``,
+    ``-0.5``, ``1e-3``); ``UsageError`` naming ``name`` otherwise (``1_000``, ``nan``, ``inf``,
+    ``0x10``, ``1e999`` are refused)."""
+    s = text.strip()
+    if not _NUMBER.fullmatch(s):
+        raise UsageError(f"{name}: {text!r} is not a number (write e.g. 75, 0.5 or 1e-3)")
+    x = float(s)
+    if not math.isfinite(x):
+        raise UsageError(f"{name}: {text!r} is not a finite number")
+    return x
+
+
+def _argtype(name, check):
+    """An argparse type: ``check(text)``, its ``UsageError`` as argparse's error (which names
+    the option itself)."""
+    def convert(text):
+        try:
+            return check(text)
+        except UsageError as e:
+            raise argparse.ArgumentTypeError(str(e).split(": ", 1)[-1]) from None
+    convert.__name__ = name  # argparse names the type in its messages
+    return convert
+
+
+def _positive(name, unit):
+    def check(text):
+        x = parse_number(text, name)
+        if not x > 0:
+            raise UsageError(f"{name}: must be > 0 {unit}, got {text!r}")
+        return x
+    return _argtype(name, check)
+
+
+def _real(name):
+    return _argtype(name, lambda text: parse_number(text, name))
+
+
+def _count(name, low):
+    def check(text):
+        if not _INTEGER.fullmatch(text.strip()) or int(text) < low:
+            raise UsageError(f"{name}: must be an integer >= {low}, got {text!r}")
+        return int(text)
+    return _argtype(name, check)
+
+
+# --------------------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class ParamInfo:
+    """One field of a model's parameters as the command line sees it: name, default, unit
+    ("-" dimensionless, "" none: a switch or a choice), kind ("number", "optional number",
+    "switch", "choice", "text", "numbers") and, for a choice, its values."""
+    name: str
+    default: object
+    unit: str
+    kind: str
+    choices: tuple = ()
+
+    def default_text(self) -> str:
+        d = self.default
+        if d is None:
+            return "none"
+        if isinstance(d, bool):
+            return "true" if d else "false"
+        if isinstance(d, tuple):
+            return ",".join(f"{v:g}" for v in d)
+        return f"{d:g}" if isinstance(d, float) else str(d)
+
+    def unit_text(self) -> str:
+        if self.kind == "switch":
+            return "true|false"
+        if self.kind == "choice":
+            return "|".join(self.choices)
+        return self.unit or "-"
+
+
+def _param_class(model: str):
+    import importlib
+
+    module, name = PARAM_CLASSES[model]
+    return getattr(importlib.import_module(module), name)
+
+
+def _doc_units(cls) -> dict:
+    """{field: unit} as the class docstring states them: the first ``[unit]`` of the text after
+    the field's name (up to the next field name that starts an item: at a line's start or after
+    ", ", "; ", " and "); names joined by ", " or by "<symbol> and " share the unit after the
+    last (``lower_leg, upper_leg  L2, L3 [m]``, ``offset_start h0 and offset_end h1 [m]``)."""
+    doc = inspect.getdoc(cls) or ""
+    names = sorted((f.name for f in fields(cls)), key=len, reverse=True)
+    alt = "|".join(map(re.escape, names))
+    hits = list(re.finditer(rf"(?:^[ \t]*|, |; | and )({alt})\b", doc, re.M))
+    units, pending = {}, []
+    for i, m in enumerate(hits):
+        text = doc[m.end(1): hits[i + 1].start(1) if i + 1 < len(hits) else len(doc)]
+        text = re.split(r"\n\s*\n|\n\s*=", text)[0]  # the item ends with its paragraph or table row
+        unit = re.search(r"\[([^\]\[]+)\]", text)
+        if unit:
+            for n in pending + [m.group(1)]:
+                units.setdefault(n, unit.group(1).strip())
+            pending = []
+        elif re.fullmatch(r"\s*(,|\S{1,3}\s+and)?\s*", text):  # joined to the next name
+            pending.append(m.group(1))
+        else:
+            pending = []
+    return units
+
+
+def param_infos(model: str) -> list:
+    """The ``ParamInfo`` of every field of ``model``'s parameters ("thesis": ``SkierParams``,
+    "free": ``FreeSkaterParams``), in the dataclass's order: default from the dataclass, unit
+    from its docstring (else ``UNIT_FALLBACK``, else "deg" for a name ending in ``_deg``)."""
+    import importlib
+
+    cls = _param_class(model)
+    module = importlib.import_module(cls.__module__)
+    doc = _doc_units(cls)
+    out = []
+    for f in fields(cls):
+        default = f.default if f.default is not MISSING else (
+            f.default_factory() if f.default_factory is not MISSING else None)
+        ann = str(f.type).replace(" ", "")
+        choices = tuple(getattr(module, f.name.upper() + "S", ()) or ())
+        if ann == "bool":
+            kind = "switch"
+        elif ann == "str":
+            kind = "choice" if choices else "text"
+        elif ann in ("float|None", "Optional[float]"):
+            kind = "optional number"
+        elif ann in ("tuple", "list") or ann.startswith("tuple"):
+            kind = "numbers"
+        else:
+            kind = "number"
+        unit = ""
+        if kind in ("number", "optional number", "numbers"):
+            unit = doc.get(f.name) or UNIT_FALLBACK.get(f.name) or ("deg" if f.name.endswith("_deg") else "")
+        out.append(ParamInfo(f.name, default, unit, kind, choices if kind == "choice" else ()))
+    return out
+
+
+def _convert(info: ParamInfo, text: str):
+    name, low = info.name, text.strip().lower()
+    if info.kind == "switch":
+        if low in _TRUE:
+            return True
+        if low in _FALSE:
+            return False
+        raise UsageError(f"{name}: {text!r} is not a switch (write true or false)")
+    if info.kind in ("choice", "text"):
+        return text
+    if info.kind == "optional number" and low == "none":
+        return None
+    if info.kind == "numbers":
+        return tuple(parse_number(t, name) for t in text.split(","))
+    return parse_number(text, name)
+
+
+def parse_params(model: str, items) -> dict:
+    """{field: value} of ``--param NAME=VALUE`` items for ``model``; ``UsageError`` naming an
+    unknown field (with close matches), a malformed item or a value that is not of the field's
+    kind.  The values themselves are checked by the parameters' class."""
+    infos = {p.name: p for p in param_infos(model)}
+    out = {}
+    for item in items or ():
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise UsageError(f"--param: write NAME=VALUE, got {item!r}")
+        if name not in infos:
+            close = difflib.get_close_matches(name, list(infos), n=3, cutoff=0.6)
+            hint = (f"did you mean {', '.join(close)}?" if close
+                    else f"the {model} model's parameters: {', '.join(infos)}")
+            raise UsageError(f"--param: unknown parameter {name!r} of the {model} model; {hint}")
+        if name in out:
+            raise UsageError(f"--param: {name} given twice")
+        out[name] = _convert(infos[name], value)
+    return out
+
+
+def make_params(model: str, items):
+    """The model's parameters with the ``--param`` items (its ``ValueError`` on a refused value)."""
+    return _param_class(model)(**parse_params(model, items))
+
+
+def _wrap_items(items, indent: str, width: int = 88) -> str:
+    """``items`` joined by ", " in lines of at most ``width`` characters, broken between items."""
+    lines, line = [], ""
+    for item in items:
+        if line and len(indent) + len(line) + len(item) + 2 > width:
+            lines.append(line + ",")
+            line = ""
+        line = f"{line}, {item}" if line else item
+    return "\n".join(indent + x for x in lines + [line])
+
+
+def params_listing(model: str, compact: bool = False) -> str:
+    """The parameters of ``model`` as text: one per line (name, default, unit), or wrapped."""
+    infos = param_infos(model)
+    cls = _param_class(model).__name__
+    if compact:
+        return _wrap_items([f"{p.name}={p.default_text()}" + (f" [{p.unit}]" if p.unit not in ("", "-") else "")
+                            for p in infos], "  ")
+    w = max(len(p.name) for p in infos)
+    lines = [f"  {p.name:<{w}}  {p.default_text():>10}  {p.unit_text()}" for p in infos]
+    return f"{model} model ({cls}; --param NAME=VALUE; default, unit):\n" + "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- output
+@dataclass
+class Row:
+    quantity: str
+    value: object
+    unit: str
+    description: str = ""
+
+
+def _json_value(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if hasattr(v, "item"):  # a numpy scalar
+        return _json_value(v.item())
+    return v
+
+
+def render(rows, fmt: str, meta: dict) -> str:
+    """The rows as a human table, CSV (quantity,value,unit; full precision) or JSON
+    ({**meta, "results": {quantity: value}, "units": {quantity: unit}})."""
+    if fmt == "json":
+        doc = dict(meta, results={r.quantity: _json_value(r.value) for r in rows},
+                   units={r.quantity: r.unit for r in rows})
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        import csv
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["quantity", "value", "unit"])
+        for r in rows:
+            w.writerow([r.quantity, repr(_json_value(r.value)) if isinstance(r.value, float) else r.value, r.unit])
+        return buf.getvalue()
+    def shown(v):
+        return f"{v:.6g}" if isinstance(v, float) else str(v)
+    wq = max(len(r.quantity) for r in rows)
+    wv = max(len(shown(r.value)) for r in rows)
+    wu = max(len(r.unit) for r in rows)
+    head = [f"{k}: {v}" for k, v in meta.items() if k != "parameters"]
+    if meta.get("parameters"):
+        head.append("parameters: " + ", ".join(f"{k}={v}" for k, v in meta["parameters"].items()))
+    body = [f"{r.quantity:<{wq}}  {shown(r.value):>{wv}}  {r.unit:<{wu}}  {r.description}".rstrip() for r in rows]
+    return "\n".join(head + [""] + body) + "\n"
+
+
+def _check_target(path, overwrite: bool, what: str):
+    """``path`` as a Path, refused (``UsageError``, before any work) if it exists without
+    ``overwrite``, is a folder, or its folder does not exist (``skilib.data.files.check_target``)."""
+    if path is None:
+        return None
+    try:
+        return check_target(path, overwrite=overwrite, what=what)
+    except OSError as e:
+        raise UsageError(f"{what}: {e}".replace("pass overwrite=True", "give --overwrite")) from None
+
+
+def _write_atomic(path: Path, write, overwrite: bool):
+    """``write(tmp)`` to a temporary file beside ``path``, moved onto it when complete
+    (``skilib.data.files.write_atomic``; refused if ``path`` appeared meanwhile, without ``overwrite``)."""
+    try:
+        write_atomic(path, write, overwrite=overwrite)
+    except FileExistsError as e:
+        raise UsageError(f"{e}".replace("pass overwrite=True", "give --overwrite")) from None
+
+
+def _emit(text: str, out, overwrite: bool):
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        _write_atomic(out, lambda p: p.write_text(text, encoding="utf-8"), overwrite)
+
+
+def _progress_on(args) -> bool:
+    return sys.stderr.isatty() if args.progress is None else bool(args.progress)
+
+
+def cmd_steady(args) -> int:
+    if args.list_params:
+        infos = param_infos(args.model)
+        rows = [Row(p.name, p.default, p.unit_text(), p.kind) for p in infos]
+        if args.format == "table":
+            text = params_listing(args.model) + "\n"
+        else:
+            text = render(rows, args.format, dict(model=args.model))
+        _emit(text, _check_target(args.out, args.overwrite, "--out"), args.overwrite)
+        return 0
+    out = _check_target(args.out, args.overwrite, "--out")
+    over = parse_params(args.model, args.param)
+    params = _param_class(args.model)(**over)
+    on = _progress_on(args)
+    if args.model == "free":
+        from .models.free.steady import free_steady_state
+
+        ss = free_steady_state(params, progress=on)
+        row = ss.strokes.iloc[0]
+        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the centre of mass's speed"),
+                Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
+                Row("mean_power", ss.mean_power, "W", "mean power of the leg"),
+                Row("stroke_time", params.stroke_time, "s", "one stroke"),
+                Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
+                Row("u0", ss.u0, "m/s", "ski speed along itself at every touch-down"),
+                Row("min_ski_speed", float(row["min_ski_speed"]), "m/s", "least ski speed over the stroke"),
+                Row("peak_leg_force_bw", ss.peak_leg_force_bw, "body weights", "largest leg force"),
+                Row("residual", ss.residual, "m/s", "|Φ(u0) − u0|"),
+                Row("iterations", ss.iterations, "-", "strokes simulated")]
+    else:
+        from .models.thesis.steady import steady_state
+
+        ss = steady_state(params, progress=on)
+        row = ss.strokes.iloc[0]
+        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the CM's speed"),
+                Row("progress_speed", float(row["progress_speed"]), "m/s", "distance along the course (X) per time"),
+                Row("mean_power", ss.mean_power, "W", "mean push-off power"),
+                Row("stroke_time", params.phase_time, "s", "one active phase"),
+                Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
+                Row("u0", ss.u0, "m/s", "ski speed along the ski at the start of every stroke"),
+                Row("min_ski_speed", float(row["min_ski_speed"]), "m/s", "least ski speed over the stroke"),
+                Row("residual", ss.residual, "m/s", "Φ(u0) − u0"),
+                Row("iterations", ss.iterations, "-", "strokes simulated")]
+    _emit(render(rows, args.format, dict(command="steady", model=args.model, parameters=over)), out, args.overwrite)
+    return 0
+
+
+def cmd_optimum(args) -> int:
+    out = _check_target(args.out, args.overwrite, "--out")
+    over = parse_params(args.model, args.param)
+    base = _param_class(args.model)(**over)
+    kw = dict(seed=args.seed, params=base)
+    if args.starts is not None:
+        kw["starts"] = args.starts
+    if args.speed is not None:
+        from .studies.optimum import required_power
+
+        opt = required_power(args.model, args.speed, **kw)
+        target = dict(speed=args.speed)
+    else:
+        from .studies.optimum import optimize_technique
+
+        opt = optimize_technique(args.model, args.power, **kw)
+        target = dict(power=args.power)
+    units = {p.name: p.unit for p in param_infos(args.model)}
+    least = args.speed is not None
+    rows = [Row("mean_speed", opt.mean_speed, "m/s", f"the {'target' if least else 'greatest'} speed ({opt.speed})"),
+            Row("mean_power", opt.mean_power, "W", f"the {'least ' if least else ''}mean power of the steady state"),
+            Row("progress_speed", opt.progress_speed, "m/s", "distance along the course (X) per time"),
+            Row("cm_speed", opt.cm_speed, "m/s", "time average of the centre of mass's speed"),
+            Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
+            Row("feasible", bool(opt.feasible), "-", "the target met to the tolerance")]
+    rows += [Row(n, float(v), units.get(n, ""), "technique at the optimum (bounds "
+                 f"{opt.bounds[n][0]:g}–{opt.bounds[n][1]:g})") for n, v in opt.x.items()]
+    meta = dict(command="optimum", model=args.model, **target, seed=args.seed, parameters=over)
+    _emit(render(rows, args.format, meta), out, args.overwrite)
+    if not opt.feasible:
+        print("skilib optimum: no start met the target to the tolerance; the closest point is shown",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_run(args) -> int:
+    out = _check_target(args.out, args.overwrite, "--out")
+    csv_path = _check_target(args.csv, args.overwrite, "--csv")
+    if csv_path is not None and csv_path.resolve() == out.resolve():
+        raise UsageError("--csv: the same file as --out")
+    from .data.c3d import ezc3d_module
+
+    ezc3d_module()  # the C3D writer is there, before a long run
+    over = parse_params(args.model, args.param)
+    params = _param_class(args.model)(**over)
+    from .models.thesis.run import simulate_run
+
+    res = simulate_run(params, strokes=args.strokes, v0=args.v0, force_scale=args.force_scale, dt_out=args.dt_out,
+                       first_ski=args.first_ski, stroke_change=args.stroke_change, progress=_progress_on(args))
+    _write_atomic(out, lambda p: res.to_c3d(p, overwrite=True), args.overwrite)  # p: a fresh temporary file
+    if csv_path is not None:
+        _write_atomic(csv_path, lambda p: res.strokes.to_csv(p, index=False), args.overwrite)
+    st = res.strokes
+    rows = [Row("strokes", int(len(st)), "-", ""),
+            Row("duration", float(res.frame["t"].iloc[-1]), "s", ""),
+            Row("distance_x", float(st["distance_x"].sum()), "m", "along the course"),
+            Row("last_mean_speed", float(st["mean_speed"].iloc[-1]), "m/s", "last stroke's mean CM speed"),
+            Row("last_mean_power", float(st["mean_power"].iloc[-1]), "W", "last stroke's mean push-off power"),
+            Row("c3d", str(out), "", "")]
+    if csv_path is not None:
+        rows.append(Row("csv", str(csv_path), "", "per-stroke table"))
+    sys.stdout.write(render(rows, args.format, dict(command="run", model=args.model, parameters=over)))
+    return 0
+
+
+# --------------------------------------------------------------------------- the parser
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions wrapped, epilogs (the parameter tables) as written."""
+
+    def _fill_text(self, text, width, indent):
+        return text if "\n" in text else textwrap.fill(text, min(width, 88), initial_indent=indent,
+                                                        subsequent_indent=indent)
+
+
+def _common(p, *, model_choices, model_default, out_help):
+    p.add_argument("--model", choices=model_choices, default=model_default,
+                   help=f"the model (default {model_default})")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="set a parameter of the model (repeatable; units below)")
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                   help="output: a human table (default), CSV (quantity,value,unit) or JSON, full precision")
+    if out_help:
+        p.add_argument("--out", metavar="FILE", help=out_help)
+    p.add_argument("--overwrite", action="store_true", help="replace output files that exist")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")
+
+
+def _epilog(models) -> str:
+    return "\n\n".join(params_listing(m) for m in models) + (
+        "\n\nA number is written as 75, 0.5 or 1e-3 (no underscores, NaN or inf); a switch as\n"
+        "true or false; ankle_offset may be none (L2/2).")
+
+
+def _optimum_epilog() -> str:
+    from .studies.optimum import FREE_BOUNDS, THESIS_BOUNDS
+
+    parts = []
+    for model, bounds in (("free", FREE_BOUNDS), ("thesis", THESIS_BOUNDS)):
+        units = {p.name: p.unit for p in param_infos(model)}
+        parts.append(f"optimised ({model}; bounds):\n" + _wrap_items(
+            [f"{n} {lo:g}–{hi:g} {units.get(n, '')}".rstrip() for n, (lo, hi) in bounds.items()], "  "))
+    return ("\n".join(parts) + "\n--param sets the parameters not optimised.\n\n"
+            + _epilog(("free", "thesis")))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``skilib`` command's parser."""
+    top = argparse.ArgumentParser(
+        prog="skilib", formatter_class=_Formatter,
+        description="A multibody model of cross-country ski skating (a reimplementation of Bruzzo 2012): "
+                    "steady states [m/s, W], optimum techniques and long runs to C3D from the command line.",
+        epilog="Parameters (--param NAME=VALUE; default and unit):\n\n thesis (SkierParams):\n"
+               + params_listing("thesis", compact=True) + "\n\n free (FreeSkaterParams):\n"
+               + params_listing("free", compact=True)
+               + "\n\nExit status: 0 success, 2 usage error or refused value, 1 model failure.\n"
+                 "`skilib COMMAND --help` for each command.")
+    from . import __version__
+
+    top.add_argument("--version", action="version", version=f"skilib {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("steady", formatter_class=_Formatter,
+                       help="the steady state (periodic stroke): speed [m/s], power [W], stroke time [s]",
+                       description="The steady state of a model, the periodic stroke a long run approaches: mean "
+                                   "and progress speed [m/s], mean power [W], stroke time [s], distance per "
+                                   "stroke [m] (skilib.steady_state / skilib.free_steady_state).",
+                       epilog=_epilog(("thesis", "free")))
+    _common(p, model_choices=("thesis", "free"), model_default="thesis",
+            out_help="write the output to FILE instead of stdout")
+    p.add_argument("--list-params", action="store_true",
+                   help="list the model's parameters (name, default, unit) and exit")
+    p.set_defaults(handler=cmd_steady)
+
+    p = sub.add_parser("optimum", formatter_class=_Formatter,
+                       help="the fastest technique at a mean power [W], or the least power for a speed [m/s]",
+                       description="The optimum technique (skilib.optimize_technique): the fastest steady "
+                                   "skating [m/s] at a mean power --power [W], or the least mean power [W] that "
+                                   "reaches the speed --speed [m/s]; seeded, deterministic.",
+                       epilog=_optimum_epilog())
+    _common(p, model_choices=("free", "thesis"), model_default="free",
+            out_help="write the output to FILE instead of stdout")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--power", type=_positive("--power", "W"), metavar="W",
+                        help="mean power budget [W], > 0")
+    target.add_argument("--speed", type=_positive("--speed", "m/s"), metavar="M_PER_S",
+                        help="target speed along the course [m/s], > 0: the least power that reaches it")
+    p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
+    p.add_argument("--starts", type=_count("--starts", 1), default=None, metavar="N",
+                   help="number of seeded starts (default: the function's, 4)")
+    p.set_defaults(handler=cmd_optimum)
+
+    from .models.thesis.run import STROKE_CHANGE_RULES
+
+    p = sub.add_parser("run", formatter_class=_Formatter,
+                       help="a long run of the thesis's skier to C3D (markers [mm], forces [N])",
+                       description="A run of alternating strokes of the thesis's skier (skilib.simulate_run) "
+                                   "written as a C3D file (markers in mm, analog forces in N, stroke events) "
+                                   "and, with --csv, its per-stroke table (speeds [m/s], powers [W], works [J]).",
+                       epilog=_epilog(("thesis",)))
+    _common(p, model_choices=("thesis",), model_default="thesis", out_help=None)
+    p.add_argument("--strokes", type=_count("--strokes", 1), required=True, metavar="N", help="number of strokes (>= 1)")
+    p.add_argument("--out", metavar="FILE.c3d", required=True, help="the C3D file to write")
+    p.add_argument("--csv", metavar="FILE.csv", help="also write the per-stroke table as CSV")
+    p.add_argument("--v0", type=_real("--v0"), default=0.0, metavar="M_PER_S", help="initial ski speed [m/s] (default 0)")
+    p.add_argument("--force-scale", type=_real("--force-scale"), default=1.0, metavar="X",
+                   help="multiplies the push-off force [-] (default 1)")
+    p.add_argument("--dt-out", type=_positive("--dt-out", "s"), default=0.01, metavar="S",
+                   help="output step [s] (default 0.01; C3D frames at 1/dt-out Hz)")
+    p.add_argument("--first-ski", choices=("right", "left"), default="right", help="the first stroke's ski")
+    p.add_argument("--stroke-change", choices=STROKE_CHANGE_RULES, default="along_ski",
+                   help="the rule from one stroke to the next (default along_ski)")
+    p.set_defaults(handler=cmd_run)
+    return top
+
+
+def main(argv=None) -> int:
+    """Run the ``skilib`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    from .engine.errors import InconsistentInitialConditions, NonFiniteError, RedundantConstraintError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, argparse's usage errors (status 2)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    prog = f"skilib {args.command}"
+    try:
+        return args.handler(args)
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except (NonFiniteError, InconsistentInitialConditions, RedundantConstraintError) as e:
+        print(f"{prog}: model failure: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except (RuntimeError, ArithmeticError) as e:
+        print(f"{prog}: model failure: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    except ImportError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130

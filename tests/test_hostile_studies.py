@@ -1,0 +1,141 @@
+"""Bad input to the drawings, the sensitivity analysis and the Fourier fit: every bad value is
+refused by skilib with a ValueError whose message names the argument (never an AttributeError,
+OverflowError or a NumPy/SALib error from deep inside)."""
+import math
+import traceback
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skilib import plot
+from skilib.data import fourier
+from skilib.data.push import default_push_force
+from skilib.models.thesis.markers import Skeleton
+from skilib.studies.sensitivity import sobol_design, sobol_indices
+
+PACKAGE = Path(plot.__file__).resolve().parent
+NAN, INF = float("nan"), float("inf")
+BOUNDS = {"a": (0.0, 1.0), "b": (0.0, 1.0)}
+
+
+def skel():
+    t = np.linspace(0.0, 1.0, 5)
+    p = np.c_[t, 0 * t, 0 * t + 1.0]
+    return Skeleton(t=t, points={"A": p, "CM": p + [0, 0, 0.5]}, segments=[("ski", "A", "CM")])
+
+
+def _design():
+    return sobol_design(BOUNDS, 8)
+
+
+CASES = [  # (call, the argument the message must name)
+    *[(lambda v=v: plot.draw_model(skel(), i=v), "i") for v in (5, -1, 2.5, NAN, "1", True, None)],
+    *[(lambda v=v: plot.draw_model(v), "skel") for v in (None, 3, "skel")],
+    *[(lambda v=v: plot.draw_model(skel(), force_scale=v), "force_scale") for v in (NAN, -1.0, INF, "1")],
+    *[(lambda v=v: plot.pose_sequence(skel(), n=v), "n") for v in (0, -1, NAN, 2.5, "3")],
+    (lambda: plot.pose_sequence(skel(), view="front"), "view"),
+    (lambda: plot.pose_sequence(skel(), rows=[0, 9]), "rows[1]"),
+    *[(lambda v=v: plot.animate(skel(), max_frames=v), "max_frames") for v in (0, -3, INF, NAN, 1.5, None)],
+    *[(lambda v=v: plot.animate(skel(), interval_ms=v), "interval_ms") for v in (0.0, -5.0, NAN, "fast")],
+    (lambda: plot.animate(None), "skel"),
+    (lambda: plot.pose_sequence(Skeleton(t=np.zeros(1), points={"A": np.zeros((1, 3))}, segments=[])), "'CM'"),
+    (lambda: plot.animation_html("not an animation"), "anim"),
+    *[(lambda v=v: sobol_design(BOUNDS, 8, seed=v), "seed") for v in (-1, INF, -INF, NAN, 1.5, "1", True, None)],
+    *[(lambda v=v: sobol_design({"a": (0.0, v), "b": (0.0, 1.0)}, 8), "bounds['a']") for v in (NAN, INF, "1", True, -1.0)],
+    (lambda: sobol_design({"a": (0.0, 1.0, 2.0)}, 8), "bounds['a']"),
+    (lambda: sobol_design({"a": "01"}, 8), "bounds['a']"),
+    *[(lambda v=v: sobol_design(BOUNDS, v), "n") for v in (0, 7, -8, NAN, INF, 8.0, "8")],
+    *[(lambda v=v: sobol_indices(_design(), np.ones(32), num_resamples=v), "num_resamples")
+      for v in (0, 1, -5, INF, NAN, 2.5, "100", None)],
+    *[(lambda v=v: sobol_indices(_design(), np.ones(32), conf_level=v), "conf_level") for v in (0.0, 1.0, NAN, "0.9")],
+    *[(lambda v=v: fourier.fit(np.linspace(0, 1, 50), np.ones(50), 3, period=v), "period")
+      for v in (0.0, -1.0, NAN, INF, "3", True)],
+    *[(lambda v=v: default_push_force(v), "phase_time") for v in (0.0, -1.0, NAN, INF, "1", True, None)],
+]
+
+
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_bad_input_is_refused_by_name(k):
+    call, name = CASES[k]
+    with pytest.raises((ValueError, TypeError)) as err:
+        call()
+    assert name in str(err.value), f"case {k}: the message does not name {name!r}: {err.value}"
+    last = Path(traceback.extract_tb(err.tb)[-1].filename).resolve()
+    assert PACKAGE in last.parents, f"case {k}: raised from {last}, not from skilib"
+
+
+def test_the_good_values_still_work():
+    """The checks refuse only what is wrong: the same calls with good values run."""
+    s = skel()
+    assert plot.draw_model(s, i=4, force_scale=0.0) is not None
+    assert plot.pose_sequence(s, n=3, view="top", rows=[0, 4]) is not None
+    assert "<script" in plot.animation_html(plot.animate(s, max_frames=2, interval_ms=10.0), "loop")
+    d = sobol_design(BOUNDS, 8, seed=0)
+    assert len(d) == 8 * (2 + 2) and d.attrs["sobol"]["seed"] == 0
+    assert list(sobol_indices(d, d["a"].to_numpy() + 0.1 * d["b"].to_numpy(), num_resamples=2).index) == ["a", "b"]
+    assert math.isclose(default_push_force(1).phase_time, 1.0)
+
+
+@pytest.mark.parametrize("scheduler", ["bogus", "tcp:/host", "localhost:8786", ""])
+def test_a_scheduler_that_is_not_an_address_is_refused_by_name(scheduler):
+    import pandas as pd
+
+    from skilib.studies import sweep
+
+    with pytest.raises(ValueError, match="scheduler"):
+        sweep(lambda row: 1.0, pd.DataFrame({"a": [1.0]}), scheduler=scheduler, progress=False)
+
+
+def test_sweep_skier_refuses_to_replace_its_output(tmp_path):
+    """sweep_skier passes overwrite= on: an existing file is kept unless asked, before any run."""
+    import pandas as pd
+
+    from skilib.studies import sweep_skier
+
+    out = tmp_path / "runs.parquet"
+    out.write_bytes(b"not yours to replace")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        sweep_skier(pd.DataFrame({"mass": [75.0]}), strokes=1, scheduler="serial", output=out, progress=False)
+    assert out.read_bytes() == b"not yours to replace"
+
+
+NAMED_DIRECTLY = [  # options built directly, fixed-point arguments, an absurd field value
+    *[(lambda v=v: __import__("skilib").Integrator(rtol=v), "rtol") for v in (NAN, INF, -1.0, 0.0, "1e-8", None, True)],
+    *[(lambda v=v: __import__("skilib").Integrator(atol=v), "atol") for v in (NAN, -1.0, 0.0, "1", None)],
+    *[(lambda v=v: __import__("skilib").Integrator(max_step=v), "max_step") for v in (NAN, -1.0, 0.0, "1", None)],
+    (lambda: __import__("skilib").Integrator(method="Euler"), "method"),
+    *[(lambda v=v: __import__("skilib").Stabilization(alpha=v), "alpha") for v in (NAN, INF, -1.0, "1", None)],
+    *[(lambda v=v: __import__("skilib").Stabilization(beta=v), "beta") for v in (NAN, INF, "1", None)],
+    *[(lambda v=v: __import__("skilib").Stabilization(projection_tol=v), "projection_tol")
+      for v in (NAN, 0.0, -1.0, 1.0, "1e-12", None)],
+    (lambda: __import__("skilib").Stabilization(kind="magic"), "kind"),
+    *[(lambda v=v: __import__("skilib").steady_state(tol=v), "tol") for v in (1.0, 1e12, INF, NAN, 0.0)],
+    *[(lambda v=v: __import__("skilib").free_steady_state(tol=v), "tol") for v in (1.0, 1e12, INF, NAN, 0.0)],
+    (lambda: __import__("skilib").free_steady_state(u_guess=1e12), "u_guess"),
+    (lambda: __import__("skilib").steady_state(u0_guess=-31.0), "u0_guess"),
+    *[(lambda k=k: __import__("skilib").SkierParams(**{k: 1e12}), k) for k in ("lower_leg", "upper_leg", "phase_time")],
+]
+
+
+@pytest.mark.parametrize("k", range(len(NAMED_DIRECTLY)))
+def test_named_directly(k):
+    call, name = NAMED_DIRECTLY[k]
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value).startswith(name), f"case {k}: {err.value}"
+    last = Path(traceback.extract_tb(err.tb)[-1].filename).resolve()
+    assert PACKAGE in last.parents
+
+
+def test_a_loose_but_sane_tolerance_still_converges():
+    """The cap on tol (1 cm/s) refuses only meaningless tolerances: at 1e-3 m/s the free skater's
+    steady state is found, within 1e-3 m/s of the tight one."""
+    import skilib as sk
+
+    loose, tight = sk.free_steady_state(tol=1e-3), sk.free_steady_state()
+    # |u − u0| <= |Φ(u) − u| / (1 − L), L the stroke map's slope, measured from the tight search
+    (u1, p1), (u2, p2) = tight.history[-3:-1]  # (u, Φ(u)) of two iterates near u0
+    slope = abs((p1 - p2) / (u1 - u2))
+    assert loose.residual <= 1e-3 and slope < 1
+    assert abs(loose.u0 - tight.u0) <= loose.residual / (1 - slope) * (1 + 1e-6)
