@@ -34,6 +34,7 @@ from .errors import (
 from .forces import AxialFriction, AxisForce, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
+from .impact import ImpactResult, impact
 from .integrators import ProjectedRK
 from .nonholonomic import KnifeEdge, RollingDisk, VelocityRows
 from .options import Integrator, Stabilization, baumgarte
@@ -53,7 +54,8 @@ __all__ = [
     "AxialFriction", "AxisForce", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
-    "Evaluation", "ProjectedRK", "Integrator", "Stabilization", "Projector", "JointReaction", "joint_reactions",
+    "Evaluation", "ImpactResult", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",
+    "JointReaction", "joint_reactions",
     "MultibodySystem",
     "Constant", "FromCallables", "Harmonic", "Polynomial", "RotationPath", "Stack", "TimeFunction",
 ]

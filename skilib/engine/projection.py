@@ -7,7 +7,7 @@ import numpy as np
 from .errors import IntegrationError
 from .validation import check_array, check_number
 
-__all__ = ["project", "Projector"]
+__all__ = ["project", "Projector", "project_velocities"]
 
 
 def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
@@ -32,7 +32,7 @@ def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
 
 def _project(system, t, q, qd, *, tol, max_iter):
     """``project`` without the checks of its arguments (the integrator's inner loop)."""
-    n, m = system.nq, system.nc
+    n = system.nq
     hol = system.holonomic_rows  # velocity rows B q̇ + b = 0 constrain no position
     mh = len(hol)
     q = np.array(q, dtype=float)
@@ -52,14 +52,27 @@ def _project(system, t, q, qd, *, tol, max_iter):
             raise IntegrationError(f"position projection did not converge at t={t:.6g} s: "
                                    f"max |C| = {np.abs(C).max():.3e} after {max_iter} iterations")
         q += np.linalg.solve(Kh, np.concatenate([np.zeros(n), -C]))[:n]
-    if mh == m:
-        K = Kh
-    else:
-        K = np.zeros((n + m, n + m))
-        K[:n, :n] = M
-        K[:n, n:], K[n:, :n] = Cq.T, Cq
-    v = np.linalg.solve(K, np.concatenate([M @ qd, -Ct]))[:n]
+    v, _ = project_velocities(M, Cq, Ct, qd)
     return q, v, 0.5 * v @ M @ v - T0
+
+
+def project_velocities(M, Cq, Ct, qd):
+    """The velocity closest to q̇ in the kinetic-energy metric that satisfies the rows,
+    Cq q̇⁺ + Ct = 0, and the multipliers ν of that condition: the solution of ::
+
+        [ M   Cqᵀ ] [ q̇⁺ ]   [ M q̇ ]
+        [ Cq   0  ] [ ν  ] = [ −Ct ]
+
+    (the augmented matrix of eq. 101), so that M(q̇⁺ − q̇) = −Cqᵀν.  Returns (q̇⁺, ν).  The
+    velocity step of ``project`` and the plastic impact (``skilib.engine.impact``) both
+    solve it; the caller checks the arguments and the rank of Cq.
+    """
+    n, m = len(qd), len(Ct)
+    K = np.zeros((n + m, n + m))
+    K[:n, :n] = M
+    K[:n, n:], K[n:, :n] = np.transpose(Cq), Cq
+    x = np.linalg.solve(K, np.concatenate([M @ qd, -np.asarray(Ct, dtype=float)]))
+    return x[:n], x[n:]
 
 
 class Projector:
