@@ -14,8 +14,8 @@ B q̇⁺ + b = 0 (velocity rows), so that ::
 with the augmented matrix of eq. 101 (Cq and Ct stand for all enforced rows, B and b
 included).  q̇⁺ is the velocity closest to q̇⁻ in the kinetic-energy metric that the rows
 allow: the impact is the mass-weighted projection of q̇⁻ onto them (Pfeiffer & Glocker 1996,
-ch. 4; Brogliato 2016, §4.1), the velocity step of the coordinate projection
-(``skilib.engine.projection``).
+*Multibody Dynamics with Unilateral Contacts*), the velocity step of the coordinate
+projection (``skilib.engine.projection``).
 
 Energy.  With Δ = q̇⁻ − q̇⁺, MΔ = Cqᵀν and Cq q̇⁺ = −Ct, ::
 
@@ -23,7 +23,8 @@ Energy.  With Δ = q̇⁻ − q̇⁺, MΔ = Cqᵀν and Cq q̇⁺ = −Ct, ::
 
 so that for rows without explicit time dependence (Ct = 0: a fixed ground, a knife edge
 with b = 0) the loss is the kinetic energy of the lost velocity, ½ ΔᵀMΔ ≥ 0 (Carnot's
-theorem); a moving constraint (Ct ≠ 0) does the work −Ctᵀν on the bodies as well.
+theorem); a moving constraint (Ct ≠ 0) also gives the bodies the energy Ctᵀν, which may
+exceed the loss (a driver that is faster than the body accelerates it).
 """
 from __future__ import annotations
 
