@@ -161,7 +161,7 @@ class FreeRunOptions:
 
 def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
              compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw,
-                     admissibility="raise") -> FreeRunOptions:
+             admissibility="raise") -> FreeRunOptions:
     p = with_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
