@@ -260,23 +260,30 @@ def test_the_leg_force_cap_refuses_an_inhuman_technique(measured):
     weights vertically, above the cap of ``MAX_LEG_FORCE_BW`` = 10.  The run stops with a
     ValueError naming the cap, the time and the force; the force it names is the vertical
     bound to within the sideways and drag parts (≤ 0.5 body weight here); with the cap lifted the run
-    goes through and its frame shows that force."""
+    goes through and its frame shows that force.  Such a dip also pulls the snow (N(0) =
+    M(g − 2Δz (π/T)²) + m_s g ≈ −19 body weights: a leg force above 10 body weights from the
+    dip needs 2Δz (π/T)² > 9 g, far beyond N = 0 at (1 + m_s/M) g), so the runs here are made
+    with ``admissibility="report"`` and the steady state refuses it by its snow load before its
+    leg force; the steady state's cap is shown on the default technique (peak ≈ 1.17 body
+    weights) with a cap of 1.1."""
     import re
 
     p = sk.FreeSkaterParams(stroke_time=0.2, cm_dip=0.4)
     vertical = 1.0 + 2 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
     with pytest.raises(ValueError, match=r"^max_leg_force_bw: the leg force reaches .* body weights \(.* N\) at "
                                          r"t = 0.1 s \(stroke 1, τ = 0.1 s\), above the cap of 10 body weights") as err:
-        sk.simulate_free(p, strokes=1, v0=3.0)
+        sk.simulate_free(p, strokes=1, v0=3.0, admissibility="report")
     bw, newton = (float(x) for x in re.search(r"reaches (\S+) body weights \((\S+) N\)", str(err.value)).groups())
     measured.check("named peak vs M(g + 2Δz(π/T)²) [body weights]", abs(bw - vertical), 0.5, "BW")
     measured.check("named force in N vs body weights × M g", abs(newton - bw * p.weight), 1e-3 * p.weight, "N")
-    free = sk.simulate_free(p, strokes=1, v0=3.0, max_leg_force_bw=math.inf)
+    free = sk.simulate_free(p, strokes=1, v0=3.0, max_leg_force_bw=math.inf, admissibility="report")
     assert free.frame.leg_force_bw.max() == pytest.approx(bw, rel=1e-5)
     measured.check("vertical leg force at τ = T/2 vs M(g + 2Δz(π/T)²)",
                    abs(free.frame.set_index("tau").leg_fz.loc[0.1] / p.weight - vertical), 1e-2, "BW")
-    with pytest.raises(ValueError, match="^max_leg_force_bw: the leg force reaches"):
+    with pytest.raises(ValueError, match="^snow_load: "):
         sk.free_steady_state(p)
+    with pytest.raises(ValueError, match="^max_leg_force_bw: the leg force reaches 1.1"):
+        sk.free_steady_state(max_leg_force_bw=1.1)
     for bad in (0.5, float("nan"), "10", True):
         with pytest.raises(ValueError, match="^max_leg_force_bw: "):
             sk.simulate_free(strokes=1, max_leg_force_bw=bad)
@@ -358,3 +365,137 @@ def test_kane_peer_with_a_velocity_constraint(measured):
     u = sol.y[2] * np.cos(psi(sol.t)) + sol.y[3] * np.sin(psi(sol.t))
     measured.allclose("CM path vs KanesMethod", f[["cm_x", "cm_y", "cm_z"]].to_numpy(), path, atol=1e-9, unit="m")
     measured.allclose("u(τ) vs KanesMethod", f["u"].to_numpy(), u, atol=1e-9, unit="m/s")
+
+
+# -- admissibility: the snow's load, the leg force's direction, the centre of pressure ------
+def closed_form_load(p: sk.FreeSkaterParams, tau):
+    """N(τ) = (M + m_s) g + M z̈(τ) with z = z̄ − Δz sin²(πτ/T) differentiated by hand:
+    z̈ = −2Δz (π/T)² cos(2πτ/T)."""
+    w = math.pi / p.stroke_time
+    return (p.body_mass + p.ski_mass) * p.g - 2 * p.body_mass * p.cm_dip * w * w * np.cos(2 * w * np.asarray(tau))
+
+
+def test_snow_load_is_the_height_laws_and_the_default_keeps_it_positive(steady, measured):
+    """The periodic stroke's snow_load column is (M + m_s) g + M z̈(τ) with z̈ written in closed
+    form from the height law, to 1e-9 N (the same formula evaluated two ways: round-off of
+    ≈ 1e3 N numbers is ≈ 1e-13 N), snow_load_bw is it over M g, and the strokes table's
+    min_snow_load is the frame's least.  The default technique keeps the ski pressed: its least N
+    (at τ = 0 and T, (M + m_s) g − 2MΔz (π/T)² ≈ 0.86 body weights) exceeds zero, and at the
+    least the centre of pressure is defined."""
+    p, f, row = sk.FreeSkaterParams(), steady.frame, steady.strokes.iloc[0]
+    load = closed_form_load(p, f["tau"].to_numpy())
+    measured.allclose("snow_load vs (M + m_s) g − 2MΔz(π/T)² cos(2πτ/T)", f["snow_load"], load, atol=1e-9, unit="N")
+    measured.allclose("snow_load_bw vs snow_load / (M g)", f["snow_load_bw"], load / p.weight, atol=1e-12, unit="BW")
+    assert row["min_snow_load"] == f["snow_load"].min()
+    measured.exceeds("default technique's least snow load", row["min_snow_load"] / p.weight, 0.0, "BW")
+    assert f["cop_offset"].notna().all()
+
+
+def frame_vectors(f):
+    """r = R_B − R_ski (the ski's origin on the snow, z = 0), F (the leg force on B), and the
+    ski's axis e and left normal n from its heading, read off a frame's columns."""
+    r = f[["cm_x", "cm_y", "cm_z"]].to_numpy() - np.column_stack([f["ski_x"], f["ski_y"], np.zeros(len(f))])
+    F = f[["leg_fx", "leg_fy", "leg_fz"]].to_numpy()
+    psi = np.radians(f["ski_heading_deg"].to_numpy())
+    e = np.column_stack([np.cos(psi), np.sin(psi), np.zeros(len(f))])
+    n = np.column_stack([-np.sin(psi), np.cos(psi), np.zeros(len(f))])
+    return r, F, e, n
+
+
+def test_leg_angle_and_roll_moment_from_the_frame(steady, measured):
+    """On the periodic stroke, from the frame's positions and forces alone: (1) the leg force's
+    component along the line from the ski's origin to the centre of mass, |F| cos θ, and the
+    length of the rest, |F| sin θ (θ = leg_angle_deg), reproduce F · r̂ and |F − (F · r̂) r̂|, and
+    the two parts add back to F; (2) roll_moment is h F_z − z F_n (h = r · n, z = r · ẑ, F_n =
+    F · n), the expansion of e · (r × F), and r's parts are the offset and height laws'; (3)
+    cop_offset is roll_moment / N; (4) the strokes table's maxima are the frame's.  All are the
+    same quantities by two routes: the tolerances are round-off on forces of ≈ 1e3 N and arms of
+    ≈ 1 m (1e-9 N, 1e-9 N m, 1e-12 m; the laws' lengths to 1e-9 m, the integration's)."""
+    p, f, row = sk.FreeSkaterParams(), steady.frame, steady.strokes.iloc[0]
+    r, F, e, n = frame_vectors(f)
+    rhat = r / np.linalg.norm(r, axis=1)[:, None]
+    theta = np.radians(f["leg_angle_deg"].to_numpy())
+    size = np.linalg.norm(F, axis=1)
+    along = np.einsum("ij,ij->i", F, rhat)
+    across = F - along[:, None] * rhat
+    measured.allclose("|F| cos θ vs F · r̂", size * np.cos(theta), along, atol=1e-9, unit="N")
+    measured.allclose("|F| sin θ vs |F − (F · r̂) r̂|", size * np.sin(theta), np.linalg.norm(across, axis=1), atol=1e-9,
+                      unit="N")
+    measured.allclose("|F| cos θ r̂ + across vs F", size[:, None] * np.cos(theta)[:, None] * rhat + across, F, atol=1e-9,
+                      unit="N")
+    h, z = np.einsum("ij,ij->i", r, n), r[:, 2]
+    tau = f["tau"].to_numpy()
+    x = tau / p.stroke_time
+    measured.allclose("r · n vs h(τ) = h0 + (h1 − h0)(τ/T)^p", h,
+                      p.offset_start + (p.offset_end - p.offset_start) * x**p.offset_exponent, atol=1e-9, unit="m")
+    measured.allclose("r · ẑ vs z(τ) = z̄ − Δz sin²(πτ/T)", z,
+                      p.cm_height - p.cm_dip * np.sin(math.pi * x) ** 2, atol=1e-9, unit="m")
+    roll = h * F[:, 2] - z * np.einsum("ij,ij->i", F, n)
+    measured.allclose("roll_moment vs h F_z − z F_n", f["roll_moment"], roll, atol=1e-9, unit="N m")
+    measured.allclose("cop_offset vs roll_moment / N", f["cop_offset"], roll / closed_form_load(p, tau), atol=1e-12,
+                      unit="m")
+    assert row["max_leg_angle_deg"] == f["leg_angle_deg"].max()
+    assert row["max_abs_cop_offset"] == f["cop_offset"].abs().max()
+    # the default technique's figures: the leg force up to ≈ 14° off the line, the centre of
+    # pressure up to ≈ 0.24 m off the ski's axis, far beyond a 45 mm ski's half width
+    measured.exceeds("largest |cop_offset| / the ski's half width", row["max_abs_cop_offset"] / (p.ski_width / 2),
+                     1.0, "×")
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_a_still_body_over_a_straight_ski(side, measured):
+    """A limit with closed forms: no steer, no dip, constant offset h, no friction and no drag.
+    The ski glides straight at constant speed and the centre of mass with it, so the leg force
+    is the body's weight, F = M g ẑ.  With h = 0 it lies along the line from the ski's origin
+    to the centre of mass (θ = 0, no roll moment); with h = 0.3 m inside it is θ = atan(h/z̄)
+    off that line, its roll moment is s h M g (s = +1 right, −1 left: the centre of mass inside
+    is +n for the right ski, −n for the left) and the centre of pressure is under the centre of
+    mass's share of the load, s h M / (M + m_s).  Tolerances: the forces are exact to the
+    stabilisation's residual (measured ≤ 1e-10 N of 736 N): 1e-8 N, 1e-9°, 1e-8 N m, 1e-10 m."""
+    s = 1.0 if side == "right" else -1.0
+    for h in (0.0, 0.3):
+        p = sk.FreeSkaterParams(offset_start=h, offset_end=h, steer_deg=0.0, cm_dip=0.0, friction_coefficient=0.0,
+                                air_drag=False)
+        f = sk.simulate_free(p, strokes=1, v0=3.0, first_ski=side).frame
+        where = f"{side}, h = {h} m"
+        measured.allclose("leg force vs (0, 0, M g)", f[["leg_fx", "leg_fy", "leg_fz"]].to_numpy(),
+                          np.tile([0.0, 0.0, p.weight], (len(f), 1)), atol=1e-8, unit="N", where=where)
+        measured.allclose("leg_angle_deg vs atan(h / z̄)", f["leg_angle_deg"], math.degrees(math.atan2(h, p.cm_height)),
+                          atol=1e-9, unit="°", where=where)
+        measured.allclose("roll_moment vs s h M g", f["roll_moment"], s * h * p.weight, atol=1e-8, unit="N m",
+                          where=where)
+        measured.allclose("cop_offset vs s h M / (M + m_s)", f["cop_offset"],
+                          s * h * p.body_mass / (p.body_mass + p.ski_mass), atol=1e-10, unit="m", where=where)
+
+
+def test_a_dip_that_pulls_the_snow_is_refused(measured):
+    """cm_dip 0.15 m in a 0.4 s stroke: z̈(0) = −2Δz (π/T)² = −18.5 m/s², below −(1 + m_s/M) g,
+    so N(0) = (M + m_s) g − 2MΔz (π/T)² ≈ −637 N ≈ −0.87 body weights.  The steady state (and so
+    the optimum, which logs the refusal as an error row) and a run refuse it before integrating,
+    with a ValueError naming snow_load, the stroke, τ and N in N and body weights (to the
+    message's digits, six significant in N and four in body weights: 1e-3 N, 1e-4 body weights).  With admissibility="report" the
+    run goes through: its frame shows that N, and the centre of pressure is NaN exactly where
+    N ≤ 0."""
+    import re
+
+    from skilib.studies.optimum import TechniqueModel
+
+    p = sk.FreeSkaterParams(cm_dip=0.15, stroke_time=0.4)
+    least = float(closed_form_load(p, 0.0))
+    pattern = (r"^snow_load: the snow's load N = \(M \+ m_s\) g \+ M z̈ falls to (\S+) N \((\S+) body weights\) "
+               r"at τ = 0 s of stroke 1 ")
+    for call in (lambda: sk.free_steady_state(p), lambda: sk.simulate_free(p, strokes=3, v0=3.0),
+                 lambda: sk.free_steady_state(p, admissibility="report")):
+        with pytest.raises(ValueError, match=pattern) as err:
+            call()
+        newton, bw = (float(x) for x in re.search(pattern, str(err.value)).groups())
+        measured.check("named N vs (M + m_s) g − 2MΔz(π/T)²", abs(newton - least), 1e-3, "N")
+        measured.check("named N [BW] vs N / (M g)", abs(bw - least / p.weight), 1e-4, "BW")
+    row = TechniqueModel("free", ["stroke_time", "cm_dip"]).values([0.4, 0.15])
+    assert row["status"] == "error" and row["error"].startswith("ValueError: snow_load: ")
+    f = sk.simulate_free(p, strokes=1, v0=3.0, admissibility="report").frame
+    measured.allclose("reported snow_load vs closed form", f["snow_load"], closed_form_load(p, f["tau"]), atol=1e-9,
+                      unit="N")
+    assert (f["cop_offset"].isna() == (f["snow_load"] <= 0)).all() and f["cop_offset"].isna().any()
+    with pytest.raises(ValueError, match="^admissibility: "):
+        sk.simulate_free(strokes=1, admissibility="ignore")

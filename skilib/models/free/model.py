@@ -31,6 +31,28 @@ the centre of mass keeps its velocity along the new ski, e′·(Ṙ_B⁺ − Ṙ
 the rest.  The kinetic energy of B and the stance ski before, minus after, is reported as lost
 at touch-down; the swing ski is part of B, so the new ski starts from nothing and this figure
 can be slightly negative.
+
+Admissibility.  The laws are prescribed, so nothing in the equations keeps the motion one a ski
+and a leg can make; what the drivers demand is reported (``FreeSkaterModel.point_columns``):
+
+- the snow's load N(τ) = (M + m_s) g + M z̈(τ) (``snow_load``) must be ≥ 0: a ski pressed on
+  the snow, not pulled into it; for the default height law z̈ = −2Δz (π/T)² cos(2πτ/T), so
+  N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g (at τ = 0 and T).  Below zero the friction
+  μN would push the ski forwards.  A run refuses it (``skilib.models.free.run.check_snow_load``).
+- the leg force F on B (the placement drivers' force, −C_q,Bᵀ λ_leg) acts at the centre of mass
+  and its reaction −F at the ski's origin R_ski (the binding, the contact point on the knife
+  edge).  The pair is not collinear unless F lies along r = R_B − R_ski = h n + z ẑ: the
+  angle between F and r (``leg_angle_deg``) says how far the force is from a pin-jointed leg's.
+- the pair's moment about R_ski is r × F; its component about the ski's axis e,
+  M_roll = e · (r × F) = h F_z − z F_n (F_n = F · n, F_z = F · ẑ; F's component along e has no
+  moment about e), is a roll moment the knife edge cannot carry (``roll_moment``).  A ski of
+  width w carries it only by moving the snow's load off its axis: N d = M_roll, the centre of
+  pressure at d = M_roll / N along n (``cop_offset``), which must lie within ±w/2.
+
+Only N ≥ 0 is enforced.  The leg force's angle and the centre of pressure are reported, not
+refused: they measure what the model leaves out (a flat knife edge that cannot roll, a body held
+upright, no ankle), not a law its equations break; with the defaults the leg force is up to
+≈ 14° off the line and the centre of pressure up to ≈ 0.24 m off the axis of a 45 mm ski.
 """
 from __future__ import annotations
 
@@ -222,19 +244,40 @@ class FreeSkaterModel:
     def point_columns(self, e, seg, tau, q, qd) -> dict:
         """The leg force on B (the placement drivers' force, N and body weights), the leg's
         power (of its force on both bodies) and F·(Ṙ_B − Ṙ_ski), friction along the ski,
-        drag, the snow's normal force, the edge's lateral force and residual."""
+        drag, the snow's normal force (the snow row's multiplier), the edge's lateral force and
+        residual, and what says whether a ski and a leg can do it (module docstring,
+        "Admissibility"):
+
+        - snow_load N = (M + m_s) g + M z̈(τ) [N] (the load friction uses) and snow_load_bw =
+          N / (M g); with drag off it equals snow_force, with drag on snow_force is N minus the
+          drag's vertical component.
+        - leg_angle_deg = atan2(|r × F|, r · F) [°], r = R_B − R_ski, F the leg force on B: 0
+          for a force pushing along the line from the ski's origin to the centre of mass, 180
+          for one pulling along it.
+        - roll_moment M_roll = e · (r × F) [N m], e the ski's axis: the drivers' moment about
+          the ski's axis at its origin.
+        - cop_offset d = M_roll / N [m] along n (the ski's left): where the snow's load must act
+          for the ski to carry M_roll; NaN where N ≤ 0 (no load, no centre of pressure).
+        """
         rows, i3 = seg.rows, self.cm.start
         leg = -e.Cq[rows.leg, i3: i3 + 3].T @ e.lam[rows.leg]
         v_rel = qd[i3: i3 + 3] - qd[:3]
         ski_e = self.ski_direction(q)
         fric = (e.forces["friction"][:3] @ ski_e) if seg.mode else -e.lam[rows.stick_index()]
         drag = float(np.linalg.norm(e.forces["drag"][i3: i3 + 3])) if "drag" in e.forces else 0.0
+        load = self.normal_load(tau)
+        r = q[i3: i3 + 3] - q[:3]
+        moment = np.cross(r, leg)
+        roll = float(ski_e @ moment)
         return {"u": float(qd[:3] @ ski_e), "leg_fx": leg[0], "leg_fy": leg[1], "leg_fz": leg[2],
                 "leg_force_bw": float(np.linalg.norm(leg)) / self.params.weight,
                 "leg_power": float(e.row_power[rows.leg].sum()), "leg_power_translational": float(leg @ v_rel),
                 "friction_force": float(fric), "drag_force": drag,
                 "snow_force": float(-e.lam[rows.snow][0]), "edge_force": float(-e.lam[rows.edge][0]),
-                "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0]))}
+                "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0])),
+                "snow_load": load, "snow_load_bw": load / self.params.weight,
+                "leg_angle_deg": math.degrees(math.atan2(float(np.linalg.norm(moment)), float(r @ leg))),
+                "roll_moment": roll, "cop_offset": roll / load if load > 0 else math.nan}
 
     def grid_columns(self, grid, q, qd, lam, segments) -> dict:
         heading = np.degrees(np.array([math.atan2(*self.ski_direction(qk)[1::-1]) for qk in q]))

@@ -23,12 +23,17 @@ from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
 __all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
-           "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force"]
+           "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
 
 #: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
 #: stroke of the free skater takes ≈ 0.05–0.2 s, so ten minutes is thousands of strokes; a call
 #: that takes longer is grinding (None lifts the limit)
 DEFAULT_MAX_WALL_TIME = 600.0
+
+#: what a run does with a technique whose snow load N = (M + m_s) g + M z̈(τ) falls below zero
+#: somewhere on its output grid (``simulate_free``'s ``admissibility``): refuse it before
+#: integrating ("raise", the default), or run it and report N in the frame ("report")
+ADMISSIBILITY = ("raise", "report")
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
 
@@ -105,6 +110,37 @@ def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
                      f"{params.steer_deg:g}°, the laws) or raise max_leg_force_bw")
 
 
+def check_snow_load(model: FreeSkaterModel, grid, stroke: int = 1, t0: float = 0.0, default_law: bool = True) -> None:
+    """A ``ValueError`` naming ``snow_load`` if the snow's load N(τ) = (M + m_s) g + M z̈(τ)
+    (``FreeSkaterModel.normal_load``, the model's docstring) of ``model``'s stroke (number
+    ``stroke``, starting at t = ``t0``) is below zero at a τ of ``grid``, with the least value
+    (in N and body weights M g), where it is and the stroke's parameters.  N depends on the
+    height law alone, not on the motion, so it is checked before anything is integrated, and
+    every stroke of a run (both sides share the height law) has the same N(τ).  ``default_law``:
+    the height law is the default dip (the message then says what cm_dip and stroke_time give).
+
+    N < 0 means the height law lowers the centre of mass faster than gravity can,
+    z̈ < −(1 + m_s/M) g: the snow would have to pull the ski down, and the friction μN would push
+    it forwards.  For the default law z̈ = −2Δz (π/T)² cos(2πτ/T), the least N is at τ = 0 and T,
+    and N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g."""
+    p = model.params
+    tau = np.asarray(grid, dtype=float)
+    load = np.array([model.normal_load(t) for t in tau])
+    i = int(np.argmin(load))
+    if not load[i] < 0.0:
+        return
+    need = 2 * p.cm_dip * (np.pi / p.stroke_time) ** 2
+    hint = (f"the default law needs 2 cm_dip (π/stroke_time)² ≤ (1 + m_s/M) g, here cm_dip {p.cm_dip:g} m and "
+            f"stroke_time {p.stroke_time:g} s give {need:.4g} m/s²" if default_law
+            else "the height law must dip less or more slowly")
+    raise ValueError(f"snow_load: the snow's load N = (M + m_s) g + M z̈ falls to {load[i]:.6g} N "
+                     f"({load[i] / p.weight:.4g} body weights) at τ = {tau[i]:.6g} s of stroke {stroke} "
+                     f"(t = {t0 + tau[i]:.6g} s; every stroke repeats it): the height law lowers the centre of mass "
+                     f"faster than gravity can (z̈ = {float(model.height_law(tau[i])[2]):.4g} m/s² < "
+                     f"−(1 + m_s/M) g = {-(1 + p.ski_mass / p.body_mass) * p.g:.4g} m/s²), so the snow would pull "
+                     f"the ski down; {hint} (admissibility='report' runs it anyway)")
+
+
 @dataclass(frozen=True)
 class FreeRunOptions:
     """The checked options of a run of the free skater (``simulate_free``'s keywords)."""
@@ -120,10 +156,12 @@ class FreeRunOptions:
     compiled: bool
     budget: Budget
     max_leg_force_bw: float = MAX_LEG_FORCE_BW
+    admissibility: str = "raise"
 
 
 def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-             compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw) -> FreeRunOptions:
+             compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw,
+             admissibility="raise") -> FreeRunOptions:
     p = with_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
@@ -139,7 +177,8 @@ def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabiliz
                         None if max_wall_time is None
                         else check_number("max_wall_time", max_wall_time, positive=True, unit="s"))
     return FreeRunOptions(p, laws, strokes, v0, first_ski, rotation, stab, integ, output_grid(T, dt_out, n_out),
-                    check_bool("compiled", compiled), budget, cap)
+                    check_bool("compiled", compiled), budget, cap, check_choice("admissibility", admissibility,
+                                                                                ADMISSIBILITY))
 
 
 class FreeSkating(Skating):
@@ -149,14 +188,22 @@ class FreeSkating(Skating):
     work_terms = FREE_WORK_TERMS
     power_term = "work_leg"
     change_columns = tuple(_CHANGE_COLUMNS)
-    #: the ski glides (u > 0), the snow pushes (N > 0), the leg's largest force [body weights]
+    #: the ski glides (u > 0), the snow pushes (its row's multiplier, min_snow_force, and the
+    #: load friction uses, min_snow_load, both ≥ 0), the leg's largest force [body weights], its
+    #: largest angle off the line from the ski's origin to the centre of mass [°]
     admissibility = {"min_ski_speed": ("u", "min"), "min_snow_force": ("snow_force", "min"),
-                     "peak_leg_force_bw": ("leg_force_bw", "max")}
+                     "peak_leg_force_bw": ("leg_force_bw", "max"), "min_snow_load": ("snow_load", "min"),
+                     "max_leg_angle_deg": ("leg_angle_deg", "max")}
 
     def __init__(self, o: FreeRunOptions):
         self.o = o
         self.stroke_time = o.params.stroke_time
         self.stances = {}
+
+    def check_snow_load(self) -> None:
+        """``check_snow_load`` of this run's strokes on its output grid (the first ski's model;
+        the other side's has the same height law and so the same N(τ))."""
+        check_snow_load(self.stance(self.o.first_ski).model, self.o.grid, default_law=self.o.laws is None)
 
     def stance(self, side) -> Stance:
         if side not in self.stances:
@@ -183,7 +230,8 @@ class FreeSkating(Skating):
         n, T = model.nq, self.stroke_time
         return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
-                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
+                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()),
+                    max_abs_cop_offset=float(frame["cop_offset"].abs().max()))
 
     def settings(self) -> RunSettings:
         o = self.o
@@ -207,7 +255,7 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
                   method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None,
                   beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
                   max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
-                  max_leg_force_bw: float = MAX_LEG_FORCE_BW) -> SimResult:
+                  max_leg_force_bw: float = MAX_LEG_FORCE_BW, admissibility: str = "raise") -> SimResult:
     """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
     with its ski's origin at the global origin and speed u = ``v0`` along itself.
 
@@ -222,6 +270,14 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
       ``MAX_LEG_FORCE_BW`` = 10: skating leg forces peak at ≈ 1.5–2.5; ≥ 1, ``math.inf`` lifts
       it); a stroke whose leg force exceeds it on the output grid raises ValueError naming
       ``max_leg_force_bw``, the time and the force (in body weights and N).
+    - admissibility : "raise" (default) or "report" (``ADMISSIBILITY``): a technique whose
+      snow load N = (M + m_s) g + M z̈(τ) is below zero on the output grid (the snow would pull
+      the ski down and the friction μN push it forwards) is refused before anything is
+      integrated with a ValueError naming ``snow_load``, the stroke, τ and N (in N and body
+      weights) (``check_snow_load``); "report" runs it and reports N in the frame (``snow_load``)
+      and the strokes table (``min_snow_load``), for looking at what such a law does.  Refusing
+      is the default because a run of such a law is no motion of a ski on the snow.  The leg
+      force's angle and the centre of pressure are reported, never refused.
 
     The parameters must be plausible (``FreeSkaterParams``: e.g. stroke_time 0.2–3 s), so that
     no run grinds on an impossible technique.
@@ -229,9 +285,14 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
     ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
     on B), leg_force_bw, leg_power, friction_force, drag_force, snow_force, edge_force,
-    constraint_norm, nonholonomic_norm, works, q…, qd…), ``strokes`` (u_start, mean_speed,
-    mean_vx, mean_power (the leg's), peak_leg_force_bw, ke_loss_at_start, each work and the
-    energy_residual) and ``changes`` (one row per touch-down).
+    constraint_norm, nonholonomic_norm, snow_load [N] and snow_load_bw (N = (M + m_s) g + M z̈),
+    leg_angle_deg (the leg force's angle off the line from the ski's origin to the centre of
+    mass), roll_moment [N m] (the drivers' moment about the ski's axis at its origin) and
+    cop_offset [m] (the centre of pressure that carries it, along the ski's left normal; NaN where
+    N ≤ 0) — see ``FreeSkaterModel.point_columns`` — works, q…, qd…), ``strokes`` (u_start,
+    mean_speed, mean_vx, mean_power (the leg's), peak_leg_force_bw, min_ski_speed, min_snow_force,
+    min_snow_load [N], max_leg_angle_deg, max_abs_cop_offset [m] (NaN where N ≤ 0 throughout),
+    ke_loss_at_start, each work and the energy_residual) and ``changes`` (one row per touch-down).
 
     Examples
     --------
@@ -244,8 +305,10 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     o = free_run_options(params, strokes=strokes, v0=v0, first_ski=first_ski, laws=laws, rotation=rotation,
                  stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha, beta=beta,
                  compiled=compiled, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                 max_wall_time=max_wall_time, max_leg_force_bw=max_leg_force_bw)
+                 max_wall_time=max_wall_time, max_leg_force_bw=max_leg_force_bw, admissibility=admissibility)
     skating = FreeSkating(o)
+    if o.admissibility == "raise":
+        skating.check_snow_load()
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
 
 

@@ -56,6 +56,14 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
     periodic stroke's leg force (default 10 body weights; a ValueError naming it beyond).
 
+    A periodic stroke whose snow load N(τ) = (M + m_s) g + M z̈(τ) falls below zero on its output
+    grid is refused before any stroke is integrated, whatever ``admissibility`` says: a
+    ValueError naming ``snow_load``, the stroke, τ and N in N and body weights
+    (``skilib.models.free.run.check_snow_load``; e.g. cm_dip 0.15 m in a 0.4 s stroke, where
+    N(0) ≈ −0.87 body weights).  The snow would pull the ski down and the friction μN push it
+    forwards: no skating stroke, and no technique for the optimum
+    (``skilib.studies.optimum``, which logs it as an error).
+
     - u_guess : first iterate [m/s] (> 0); the second is Φ(u_guess).
     - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
       |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
@@ -82,6 +90,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
         if k in kwargs:
             raise ValueError(f"{k}: set by free_steady_state (one stroke from u), not an argument")
     skating = FreeSkating(free_options_of(p, kwargs))
+    skating.check_snow_load()
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
                             max_speed=max_speed, who="free_steady_state", progress=progress)
     frame = found.tables.frame()
