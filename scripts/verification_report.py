@@ -94,6 +94,7 @@ EXEMPT = {
         "test_the_defaults_and_the_optimum_bounds_are_plausible": "the defaults lie inside the stated ranges: a "
                                                                   "property of the parameters, no error",
         "test_every_call_has_a_wall_time_budget": _API,
+        "test_an_unknown_touchdown_rule_is_refused_by_name": _EXCEPTIONS,
     },
     "test_required_power.py": {"test_a_speed_beyond_the_bounds_is_refused_by_name": _EXCEPTIONS},
     "test_nonholonomic.py": {

@@ -499,3 +499,185 @@ def test_a_dip_that_pulls_the_snow_is_refused(measured):
     assert (f["cop_offset"].isna() == (f["snow_load"] <= 0)).all() and f["cop_offset"].isna().any()
     with pytest.raises(ValueError, match="^admissibility: "):
         sk.simulate_free(strokes=1, admissibility="ignore")
+
+
+# -- the touch-down rules: "along_ski" (the default) and "plastic" -------------------------
+EPS = np.finfo(float).eps
+
+
+def _touch_down_states(res):
+    """(model of stroke k, q⁻, q̇⁻ at its τ = T, side of stroke k + 1) for every touch-down of a run,
+    read from the frame's last row of each stroke (the integrator's end state, ``_states_on_grid``)."""
+    n = res.models[0].nq
+    out = []
+    for k in range(1, len(res.models)):
+        row = res.frame[res.frame["stroke"] == k].iloc[-1]
+        out.append((res.models[k - 1], row[[f"q{j}" for j in range(n)]].to_numpy(float),
+                    row[[f"qd{j}" for j in range(n)]].to_numpy(float), res.models[k].side))
+    return out
+
+
+def _numeric_difference(a, b) -> float:
+    """The largest |a − b| over the numeric columns of two tables with the same columns (inf where
+    NaN stands in one and not the other); 0.0 for identical tables."""
+    assert list(a.columns) == list(b.columns) and len(a) == len(b)
+    worst = 0.0
+    for c in a.columns:
+        x, y = a[c].to_numpy(), b[c].to_numpy()
+        if x.dtype.kind in "fiub" and y.dtype.kind in "fiub":
+            x, y = x.astype(float), y.astype(float)
+            if not np.array_equal(np.isnan(x), np.isnan(y)):
+                return math.inf
+            ok = ~np.isnan(x)
+            worst = max(worst, float(np.abs(x[ok] - y[ok]).max(initial=0.0)))
+        else:
+            assert list(x) == list(y), c
+    return worst
+
+
+def test_the_default_touchdown_is_along_ski(measured):
+    """The default touch-down is "along_ski": a three-stroke run from rest and the steady state
+    are the same, to the last bit, with the default and with ``touchdown="along_ski"`` given
+    (every column of the frame, strokes and changes tables, and u0); that rule's shares are NaN
+    (it is neither a merge nor a projection) and its velocities satisfy the new rows."""
+    a = sk.simulate_free(strokes=3)
+    b = sk.simulate_free(strokes=3, touchdown="along_ski")
+    for name in ("frame", "strokes", "changes", "events"):
+        measured.check(f"default vs along_ski: {name} table", _numeric_difference(getattr(a, name), getattr(b, name)),
+                       0.0, "max |Δ|")
+    assert a.info["touchdown"] == "along_ski"
+    assert a.changes["ke_loss_merge"].isna().all() and a.changes["ke_loss_projection"].isna().all()
+    measured.check("along_ski: max|Cq q̇ + Ct| of the new rows after touch-down", a.changes["touchdown_residual"].max(),
+                   1e-12, "m/s")
+    sa, sb = sk.free_steady_state(), sk.free_steady_state(touchdown="along_ski")
+    measured.check("default vs along_ski: steady u0", abs(sa.u0 - sb.u0), 0.0, "m/s")
+    measured.check("default vs along_ski: steady frame", _numeric_difference(sa.frame, sb.frame), 0.0, "max |Δ|")
+    assert sa.touchdown == "along_ski" and math.isnan(sa.change["ke_loss_merge"])
+
+
+def test_an_unknown_touchdown_rule_is_refused_by_name():
+    with pytest.raises(ValueError, match="^touchdown: "):
+        sk.simulate_free(strokes=1, touchdown="elastic")
+    with pytest.raises(ValueError, match="^touchdown: "):
+        sk.free_steady_state(touchdown="Plastic")
+
+
+def _check_plastic_touch_downs(res, measured, where):
+    """Every touch-down of a run under "plastic", recomputed from the stroke's end state by
+    ``plastic_touch_down`` and compared with the closed forms of a perfectly inelastic merge."""
+    from skilib.models.free.run import plastic_touch_down
+
+    p = res.params
+    M, ms = p.body_mass, p.ski_mass
+    I_zz = ms * (p.ski_length**2 + p.ski_width**2) / 12  # the box's inertia about its vertical axis
+    for (old, q, qd, side), (_, ch) in zip(_touch_down_states(res), res.changes.iterrows()):
+        r = plastic_touch_down(old, q, qd, side)
+        assert r.ke_loss == ch["ke_loss"] and r.ke_loss_merge == ch["ke_loss_merge"]  # the run's own touch-down
+        T0 = r.ke_before
+        v_b, v_s = qd[old.cm], qd[:3]
+        measured.check("momentum: |(M + m_s) v_c − (M Ṙ_B⁻ + m_s Ṙ_s⁻)| / |M Ṙ_B⁻|",
+                       np.abs((M + ms) * r.common_velocity - (M * v_b + ms * v_s)).max() / np.abs(M * v_b).max(),
+                       1e-14, "rel.", where=where)
+        spin = 0.5 * I_zz * qd[3] ** 2  # ZXZ, θ = 0: the ski's angular velocity is φ̇ ẑ
+        closed = 0.5 * M * ms / (M + ms) * float((v_b - v_s) @ (v_b - v_s)) + spin
+        measured.check("merge share vs ½ M m_s/(M + m_s)|Ṙ_B⁻ − Ṙ_s⁻|² + ½ I_zz ψ̇² (rel. to T⁻)",
+                       abs(r.ke_loss_merge - closed) / T0, 1e-14, "rel.", where=where)
+        measured.check("split: |½(M + m_s)|v_c|² − T(q̇_c)| / T⁻ (the split costs nothing)",
+                       abs(r.ke_merged - old.system(1).kinetic_energy(r.q, r.qd_split)) / T0, 1e-14, "rel.",
+                       where=where)
+        imp = r.impact
+        measured.check("projection: ½ΔᵀMΔ − Ctᵀν vs T_c − T⁺ (rel. to T⁻)",
+                       abs(imp.ke_lost - (imp.ke_before - imp.ke_after)) / T0, 1e-13, "rel.", where=where)
+        measured.check("shares: |merge + projection − total| / T⁻",
+                       abs(ch["ke_loss_merge"] + ch["ke_loss_projection"] - ch["ke_loss"]) / T0, 1e-13, "rel.",
+                       where=where)
+    measured.check("max|Cq q̇⁺ + Ct| of the new rows after touch-down", res.changes["touchdown_residual"].max(), 1e-12,
+                   "m/s", where=where)
+    st, ch = res.strokes, res.changes
+    measured.check("KE after touch-down − KE at the next stroke's start",
+                   np.abs(ch["ke_after"].to_numpy() - st["ke_start"].iloc[1:].to_numpy()).max(), 0.0, "J", where=where)
+    works = st[list(res.info["work_terms"]) + ["projection_energy"]].to_numpy().sum()
+    balance = st["ke_end"].iloc[-1] - st["ke_start"].iloc[0] - (works - ch["ke_loss"].sum())
+    measured.check("run: KE_end − KE_start − (ΣW − Σ KE lost at touch-downs) / Σ|W_leg|",
+                   abs(balance) / st["work_leg"].abs().sum(), 1e-9, "rel.", where=where)
+
+
+def test_plastic_touchdown_from_rest(measured):
+    """Six strokes from rest with ``touchdown="plastic"``: at every touch-down the kinetic energy
+    lost is ≥ 0, and so is each share (the default laws' drivers are still at τ = 0, Ct = 0 exactly,
+    so the projection loses ½ΔᵀMΔ by Carnot's theorem); momentum is conserved in the merge,
+    (M + m_s) v_c = M Ṙ_B⁻ + m_s Ṙ_s⁻, and the merge loses ½ M m_s/(M + m_s)|Ṙ_B⁻ − Ṙ_s⁻|²
+    (two point masses; the ski's spin ψ̇(T) = 0 here); the shares add up to the total; the new
+    rows hold after the impact; and over the run ΔKE = ΣW − Σ(KE lost at touch-down).
+
+    Tolerances: the shares are differences of kinetic energies T ≲ 60 J summed over the 12
+    coordinates in different orders, so they agree to ≈ n² ε T ≈ 3e-14 T (1e-13 T asserted);
+    momentum and the merge's closed form are a few operations (1e-14 relative, ≈ 45 ε); the
+    impact's rows are solved to round-off (1e-12 m/s); the run's balance adds each stroke's
+    work–energy residual (1e-9 of the leg's work, as in the strokes' own check)."""
+    res = sk.simulate_free(strokes=6, v0=0.0, touchdown="plastic")
+    assert res.info["touchdown"] == "plastic" and len(res.changes) == 5
+    stance = res.models[1]
+    from skilib.models.free.run import Stance
+
+    ct = Stance(res.params, stance.side, None, stance.rotation).ct
+    measured.check("max |Ct| of the new rows at τ = 0 (default laws: drivers at rest)", np.abs(ct).max(), 0.0, "m/s")
+    ch = res.changes
+    for col in ("ke_loss", "ke_loss_merge", "ke_loss_projection"):
+        measured.check(f"energy created at touch-down (−{col})", (-ch[col]).max(), 0.0, "J")
+    _check_plastic_touch_downs(res, measured, "6 strokes from rest")
+    st = res.strokes
+    assert st["ke_loss_merge_at_start"].iloc[0] == 0.0
+    assert st["ke_loss_projection_at_start"].iloc[1:].tolist() == ch["ke_loss_projection"].tolist()
+
+
+@pytest.mark.parametrize("over", [{}, dict(skating_angle_deg=20.0), dict(skating_angle_deg=60.0),
+                                  dict(stroke_time=0.6), dict(stroke_time=1.0)])
+def test_plastic_touchdown_in_the_steady_state(over, measured):
+    """The periodic stroke with ``touchdown="plastic"`` at the default technique and at other
+    skating angles and stroke times: the touch-down that ends it loses kinetic energy, ≥ 0 in
+    each share; the merge's share is ½ M m_s/(M + m_s) ḣ(T)², ḣ(T) = p (h1 − h0)/T, from the laws
+    alone (at τ = T the centre of mass moves relative to the ski only sideways: ψ̇(T) = ż(T) = 0),
+    whatever the speed; the shares add up to the total; the new ski lands at u0 again (the fixed
+    point, to its tolerance 1e-10 m/s).
+
+    Tolerances: as in the run from rest (1e-14 and 1e-13 of T⁻ for rounding); the merge's closed
+    form from the laws is compared at 1e-12 relative (the end state is the integrator's, whose
+    relative velocity of B and the ski is held by the drivers' rows to ≈ 1e-13)."""
+    p = sk.FreeSkaterParams(**over)
+    ss = sk.free_steady_state(p, touchdown="plastic")
+    c = ss.change
+    where = ", ".join(f"{k} {v:g}" for k, v in over.items()) or "default"
+    for col in ("ke_loss", "ke_loss_merge", "ke_loss_projection"):
+        measured.check(f"energy created at touch-down (−{col})", -c[col], 0.0, "J", where=where)
+    M, ms = p.body_mass, p.ski_mass
+    hdot = p.offset_exponent * (p.offset_end - p.offset_start) / p.stroke_time
+    measured.allclose("merge share vs ½ M m_s/(M + m_s) ḣ(T)²", c["ke_loss_merge"], 0.5 * M * ms / (M + ms) * hdot**2,
+                      rtol=1e-12, unit="J", where=where)
+    measured.check("shares: |merge + projection − total| / T⁻",
+                   abs(c["ke_loss_merge"] + c["ke_loss_projection"] - c["ke_loss"]) / c["ke_before"], 1e-13, "rel.",
+                   where=where)
+    measured.check("u after the touch-down − u0", abs(c["u_after"] - ss.u0), 1e-10, "m/s", where=where)
+    measured.check("max|Cq q̇⁺ + Ct| after the touch-down", c["touchdown_residual"], 1e-12, "m/s", where=where)
+    measured.check("KE before the touch-down − KE at the stroke's end", abs(c["ke_before"] - ss.strokes["ke_end"].iloc[0]),
+                   0.0, "J", where=where)
+
+
+def test_plastic_touchdown_with_moving_drivers_and_a_spinning_ski(measured):
+    """Laws whose drivers move at the touch-down: a heading turning at a constant rate (the old
+    ski spins, ψ̇(T) ≠ 0; the new ski's heading driver has Ct ≠ 0) and an offset growing linearly
+    (p = 1: ḣ(0) ≠ 0).  The merge then also loses the ski's spin ½ I_zz ψ̇(T)² (I_zz = m_s(L² + w²)/12
+    of the box), and the projection's energy is T_c − T⁺ = ½ΔᵀMΔ − Ctᵀν: the drivers' impulsive
+    work Ctᵀν has either sign, so neither the projection's share nor the total need be ≥ 0.
+    Tolerances as in the run from rest."""
+    from skilib.models.free.params import default_laws
+
+    p = sk.FreeSkaterParams(offset_exponent=1.0)
+    T, a, dpsi = p.stroke_time, math.radians(p.skating_angle_deg), math.radians(p.steer_deg)
+    base = default_laws(p)
+    laws = sk.FreeLaws(heading=sk.Polynomial([-a / 2, dpsi / T]), offset=base.offset, height=base.height)
+    res = sk.simulate_free(p, strokes=4, v0=2.0, laws=laws, touchdown="plastic")
+    I_zz = p.ski_mass * (p.ski_length**2 + p.ski_width**2) / 12
+    spin = 0.5 * I_zz * (dpsi / T) ** 2
+    measured.exceeds("the ski's spin energy at τ = T", spin, 1e-3, "J")
+    _check_plastic_touch_downs(res, measured, "moving drivers")

@@ -46,7 +46,8 @@ FREE_RUN_COLUMNS = (
 FREE_STEADY_COLUMNS = FREE_RUN_COLUMNS + ("residual", "iterations")
 #: keywords of simulate_free a FreeRun may fix for every row (and free_steady_state's own)
 _RUN_OPTIONS = ("laws", "rotation", "stabilization", "method", "rtol", "atol", "h", "alpha", "beta", "compiled",
-                "dt_out", "n_out", "max_evaluations", "max_wall_time", "max_leg_force_bw")
+                "dt_out", "n_out", "max_evaluations", "max_wall_time", "max_leg_force_bw", "admissibility",
+                "touchdown")
 _STEADY_OPTIONS = ("u_guess", "tol", "max_iter")
 
 

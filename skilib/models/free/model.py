@@ -26,11 +26,26 @@ velocity along the ski, whose multiplier is the static friction) until the neede
 reaches μN, as for the thesis's skier (``skilib.strokes.stroke``).
 
 Touch-down at τ = T: the other ski lands under the centre of mass (its position continuous;
-the new ski at −h′(0) n′ − z′(0) ẑ from it); the velocities satisfy the new stroke's rows and
-the centre of mass keeps its velocity along the new ski, e′·(Ṙ_B⁺ − Ṙ_B⁻) = 0; the edge takes
-the rest.  The kinetic energy of B and the stance ski before, minus after, is reported as lost
-at touch-down; the swing ski is part of B, so the new ski starts from nothing and this figure
-can be slightly negative.
+the new ski at −h′(0) n′ − z′(0) ẑ from it), by one of two rules (``simulate_free``'s
+``touchdown``; ``skilib.models.free.run``):
+
+- "along_ski" (the default): the velocities satisfy the new stroke's rows and the centre of
+  mass keeps its velocity along the new ski, e′·(Ṙ_B⁺ − Ṙ_B⁻) = 0; the edge takes the rest.
+  The swing ski is part of B, so the old stance ski's ½ m_s u² vanishes and the new ski
+  appears moving with the centre of mass: the rule can create energy.
+- "plastic": one plastic impact of the whole system.  The old stance ski merges into B with
+  momentum conserved, (M + m_s) v_c = M Ṙ_B⁻ + m_s Ṙ_s⁻, losing
+  ½ M m_s/(M + m_s) |Ṙ_B⁻ − Ṙ_s⁻|² (and the ski's spin); the new ski leaves B at v_c, and the
+  plastic impact of the new stance's rows (``skilib.engine.impact``, the augmented matrix of
+  eq. 101) projects the velocities onto them, mass-weighted, losing ½ΔᵀMΔ − Ctᵀν (≥ 0 when the
+  drivers are still at τ = 0, Ct = 0, as for the default laws).  At τ = T the relative velocity
+  is the placement's, Ṙ_B − Ṙ_s = ḣ(T) n + h ψ̇(T) ∂n/∂ψ + ż(T) ẑ, so with the default laws
+  (ψ̇(T) = ż(T) = 0, ḣ(T) = p (h1 − h0)/T) the merge loses ½ M m_s/(M + m_s) ḣ(T)² at every
+  touch-down, whatever the speed (0.41 J with the defaults).
+
+The kinetic energy of B and the stance ski before, minus after, is reported as lost at
+touch-down (``ke_loss``), and under "plastic" its two shares (``ke_loss_merge``,
+``ke_loss_projection``).
 
 Admissibility.  The laws are prescribed, so nothing in the equations keeps the motion one a ski
 and a leg can make; what the drivers demand is reported (``FreeSkaterModel.point_columns``):

@@ -1,6 +1,40 @@
 """Runs of the free skater (``skilib.models.free.model``): alternating strokes joined at
 touch-down.  The strokes are integrated, book-kept and tabulated by the machinery every skating
-model shares (``skilib.strokes``); this module supplies the touch-down."""
+model shares (``skilib.strokes``); this module supplies the touch-down, by one of two rules
+(``TOUCHDOWN_RULES``, the model's docstring):
+
+- "along_ski" (the default): the velocities satisfy the new stroke's rows and the centre of
+  mass keeps its velocity along the new ski, e′ · (Ṙ_B⁺ − Ṙ_B⁻) = 0.  The old stance ski's
+  kinetic energy vanishes with it and the new ski, part of B in the swing, appears moving with
+  the centre of mass: the rule can create energy.
+- "plastic": one plastic impact of the whole system, in two steps.
+
+  1. Merge.  The old stance ski (velocity Ṙ_s⁻, angular velocity ω_s⁻ = ψ̇(T) ẑ) joins B
+     (Ṙ_B⁻; B's orientation is held by its posture drivers, ω_B = 0) in a perfectly inelastic
+     merge that conserves momentum::
+
+         (M + m_s) v_c = M Ṙ_B⁻ + m_s Ṙ_s⁻
+
+     and loses ΔT_merge = ½ M m_s/(M + m_s) |Ṙ_B⁻ − Ṙ_s⁻|² + ½ ω_s⁻ᵀ I_s ω_s⁻ ≥ 0: the
+     relative motion of two point masses (König's theorem) and the ski's spin, which the
+     merged body, held upright and not turning by B's posture drivers, cannot keep (their
+     impulsive torque takes it; with the default heading law ψ̇(T) = 0 and this part is 0).
+  2. Split and project.  The new ski leaves the merged body with its velocity: Ṙ_s′ = Ṙ_B =
+     v_c and no angular velocity, at no cost in energy.  The plastic impact of the new
+     stance's rows (``skilib.engine.impact``: the knife edge, the snow, the heading and
+     posture drivers, the leg's placement drivers) projects these velocities, mass-weighted,
+     onto Cq q̇⁺ + Ct = 0 by the augmented matrix of eq. 101::
+
+         [ M   Cqᵀ ] [ q̇⁺ ]   [ M q̇_c ]
+         [ Cq   0  ] [ ν  ] = [ −Ct   ]
+
+     and the kinetic energy changes by ΔT_proj = T_c − T⁺ = ½ ΔᵀMΔ − Ctᵀν, Δ = q̇_c − q̇⁺
+     (Carnot's theorem with moving rows).  For the default laws ḣ(0) = ż(0) = ψ̇(0) = 0, so
+     Ct = 0 at τ = 0 and ΔT_proj = ½ΔᵀMΔ ≥ 0; a law whose drivers move at τ = 0 adds the
+     drivers' impulsive work Ctᵀν, of either sign.
+
+  KE lost at touch-down = ΔT_merge + ΔT_proj = T(B + old ski)⁻ − T(B + new ski)⁺.
+"""
 from __future__ import annotations
 
 import inspect
@@ -11,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine.bodies import ROTATIONS
+from ...engine.impact import ImpactResult, impact
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
@@ -22,7 +57,7 @@ from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["simulate_free", "touch_down", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
+__all__ = ["simulate_free", "touch_down", "plastic_touch_down", "PlasticTouchDown", "TOUCHDOWN_RULES", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
            "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
 
 #: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
@@ -35,7 +70,45 @@ DEFAULT_MAX_WALL_TIME = 600.0
 #: integrating ("raise", the default), or run it and report N in the frame ("report")
 ADMISSIBILITY = ("raise", "report")
 
-_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "u_before", "u_after", "cm_jump"]
+#: the touch-down rules (``simulate_free``'s ``touchdown``; the module's docstring): "along_ski"
+#: (the default) keeps the centre of mass's velocity along the new ski, "plastic" is one plastic
+#: impact of the whole system (merge of the old ski into B, then the projection onto the new rows)
+TOUCHDOWN_RULES = ("along_ski", "plastic")
+
+_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_merge", "ke_loss_projection",
+                   "u_before", "u_after", "cm_jump", "touchdown_residual"]
+
+
+@dataclass(frozen=True)
+class PlasticTouchDown:
+    """The plastic touch-down (the module's docstring, rule "plastic") of the stance after a
+    stroke of ``old`` ending at (q⁻, q̇⁻).
+
+    - model, q, qd : the new stroke's model and its state at τ = 0 (q̇ = q̇⁺, the impact's).
+    - common_velocity : v_c = (M Ṙ_B⁻ + m_s Ṙ_s⁻)/(M + m_s) [m/s], the merged body's velocity.
+    - qd_split : q̇_c, the new ski and B both at v_c, neither turning (the projection's input).
+    - ke_before : T⁻, the kinetic energy of B and the old stance ski (its spin included) [J].
+    - ke_merged : ½ (M + m_s)|v_c|² [J], after the merge (and the split).
+    - ke_loss_merge : T⁻ − ½ (M + m_s)|v_c|² [J] (≥ 0, = ½ M m_s/(M + m_s)|Ṙ_B⁻ − Ṙ_s⁻|² plus
+      the old ski's rotational energy).
+    - ke_loss_projection : the impact's ½ΔᵀMΔ − Ctᵀν [J] (≥ 0 when Ct = 0).
+    - ke_after : T⁺ of B and the new stance ski [J].
+    - ke_loss : T⁻ − T⁺ [J], the total.
+    - impact : the ``ImpactResult`` (impulses ν, residual max|Cq q̇⁺ + Ct|, ...).
+    """
+
+    model: FreeSkaterModel
+    q: np.ndarray
+    qd: np.ndarray
+    common_velocity: np.ndarray
+    qd_split: np.ndarray
+    ke_before: float
+    ke_merged: float
+    ke_loss_merge: float
+    ke_loss_projection: float
+    ke_after: float
+    ke_loss: float
+    impact: ImpactResult
 
 
 class Stance:
@@ -66,23 +139,68 @@ class Stance:
         qd = np.linalg.solve(self.start_rows, np.concatenate([self.ct, [u]]))
         return self.model, self.q.copy(), qd
 
-    def land(self, old: FreeSkaterModel, q, qd):
-        """The touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇) (see
-        ``touch_down``)."""
+    def placed(self, old: FreeSkaterModel, q):
+        """This side's model and its q at τ = 0 with the centre of mass where ``old``'s is at q:
+        the new ski lands under it (positions are continuous at touch-down)."""
         P = q[old.cm] - self.offset
         P[2] = 0.0
         new = self.model.moved(P)
         q1 = self.q.copy()
         q1[:3] += P
         q1[new.cm] += P
+        return new, q1
+
+    def land(self, old: FreeSkaterModel, q, qd):
+        """The touch-down "along_ski" of this side's ski after a stroke of ``old`` ending at
+        (q, q̇) (see ``touch_down``)."""
+        new, q1 = self.placed(old, q)
         qd1 = np.linalg.solve(self.land_rows, np.concatenate([self.ct, [self.e @ qd[old.cm]]]))
         return new, q1, qd1
 
+    def land_plastic(self, old: FreeSkaterModel, q, qd) -> PlasticTouchDown:
+        """The plastic touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇)
+        (the module's docstring): the old ski merges into B, the new ski leaves B at the common
+        velocity, and ``skilib.engine.impact`` projects onto the new stance's rows at τ = 0."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        p = old.params
+        M, ms = p.body_mass, p.ski_mass
+        ke_before = old.system(1).kinetic_energy(q, qd)
+        v_c = (M * qd[old.cm] + ms * qd[:3]) / (M + ms)
+        ke_merged = 0.5 * (M + ms) * float(v_c @ v_c)
+        new, q1 = self.placed(old, q)
+        qd_split = np.zeros(new.nq)  # neither body turns: the angles' rates (or ṗ) are zero
+        qd_split[:3], qd_split[new.cm] = v_c, v_c
+        r = impact(self.model.system(1), q1, qd_split, t=0.0)
+        ke_after = new.system(1).kinetic_energy(q1, r.qd)
+        return PlasticTouchDown(model=new, q=q1, qd=r.qd, common_velocity=v_c, qd_split=qd_split,
+                                ke_before=ke_before, ke_merged=ke_merged, ke_loss_merge=ke_before - ke_merged,
+                                ke_loss_projection=r.ke_lost, ke_after=ke_after, ke_loss=ke_before - ke_after,
+                                impact=r)
 
-def touch_down(old: FreeSkaterModel, q, qd, side: str):
-    """The next stroke's model and state: the other ski lands under the centre of mass, which
-    keeps its position and its velocity along the new ski; the edge takes the rest."""
-    return Stance(old.params, side, old.laws, old.rotation).land(old, q, qd)
+    def residual(self, qd1) -> float:
+        """max |Cq q̇ + Ct| of this stance's rows at τ = 0 for the velocities q̇1 (the rows see
+        neither where the ski is nor the velocities, so Cq and Ct are those at ``self.q``)."""
+        return float(np.abs(self.start_rows[:-1] @ qd1 - self.ct).max())
+
+
+def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "along_ski"):
+    """The next stroke's model and state (model, q, q̇) at τ = 0: the other ski (on ``side``)
+    lands under the centre of mass, which keeps its position.  ``touchdown`` (``TOUCHDOWN_RULES``):
+    "along_ski", the centre of mass keeps its velocity along the new ski and the edge takes the
+    rest; "plastic", one plastic impact of the whole system (``plastic_touch_down``)."""
+    touchdown = check_choice("touchdown", touchdown, TOUCHDOWN_RULES)
+    stance = Stance(old.params, side, old.laws, old.rotation)
+    if touchdown == "along_ski":
+        return stance.land(old, q, qd)
+    r = stance.land_plastic(old, q, qd)
+    return r.model, r.q, r.qd
+
+
+def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDown:
+    """The plastic touch-down of the ski on ``side`` after a stroke of ``old`` ending at (q, q̇),
+    with its merge, its impact and their energies (``PlasticTouchDown``; the module's docstring)."""
+    side = check_choice("side", side, SIDES)
+    return Stance(old.params, side, old.laws, old.rotation).land_plastic(old, q, qd)
 
 
 class CallBudget(Budget):
@@ -157,11 +275,12 @@ class FreeRunOptions:
     budget: Budget
     max_leg_force_bw: float = MAX_LEG_FORCE_BW
     admissibility: str = "raise"
+    touchdown: str = "along_ski"
 
 
 def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
              compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw,
-             admissibility="raise") -> FreeRunOptions:
+             admissibility="raise", touchdown="along_ski") -> FreeRunOptions:
     p = with_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
@@ -177,8 +296,9 @@ def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabiliz
                         None if max_wall_time is None
                         else check_number("max_wall_time", max_wall_time, positive=True, unit="s"))
     return FreeRunOptions(p, laws, strokes, v0, first_ski, rotation, stab, integ, output_grid(T, dt_out, n_out),
-                    check_bool("compiled", compiled), budget, cap, check_choice("admissibility", admissibility,
-                                                                                ADMISSIBILITY))
+                    check_bool("compiled", compiled), budget, cap,
+                    check_choice("admissibility", admissibility, ADMISSIBILITY),
+                    check_choice("touchdown", touchdown, TOUCHDOWN_RULES))
 
 
 class FreeSkating(Skating):
@@ -214,12 +334,27 @@ class FreeSkating(Skating):
         return self.stance(self.o.first_ski).start(u)
 
     def touch_down(self, k, model, q, qd):
+        """Stroke k's model and state after the touch-down by the run's rule, and the change's
+        row: ke_before, ke_after, ke_loss = ke_before − ke_after [J]; under "plastic" its shares
+        ke_loss_merge and ke_loss_projection (``PlasticTouchDown``), under "along_ski" NaN (that
+        rule is neither a merge nor a projection: the old ski's energy vanishes and the new
+        ski's appears, and only the total is defined); u_before, u_after [m/s]; cm_jump [m];
+        touchdown_residual = max|Cq q̇ + Ct| of the new rows after the touch-down."""
         T = self.stroke_time
-        new, q1, qd1 = self.stance(side_of(self.o.first_ski, k)).land(model, q, qd)
+        stance = self.stance(side_of(self.o.first_ski, k))
+        if self.o.touchdown == "plastic":
+            r = stance.land_plastic(model, q, qd)
+            new, q1, qd1 = r.model, r.q, r.qd
+            merge, proj, resid = r.ke_loss_merge, r.ke_loss_projection, r.impact.residual
+        else:
+            new, q1, qd1 = stance.land(model, q, qd)
+            merge = proj = float("nan")
+            resid = stance.residual(qd1)
         ke_b, ke_a = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
         change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
+                      ke_loss_merge=merge, ke_loss_projection=proj,
                       u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, qd1),
-                      cm_jump=float(np.linalg.norm(q1[new.cm] - q[model.cm])))
+                      cm_jump=float(np.linalg.norm(q1[new.cm] - q[model.cm])), touchdown_residual=resid)
         return new, q1, qd1, change
 
     def systems(self, model):
@@ -228,8 +363,11 @@ class FreeSkating(Skating):
     def summary(self, k, model, y0, y_end, frame, change):
         check_leg_force(frame, self.o.params, self.o.max_leg_force_bw)
         n, T = model.nq, self.stroke_time
+        none = 0.0 if self.o.touchdown == "plastic" else float("nan")  # no touch-down before the first stroke
         return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
+                    ke_loss_merge_at_start=change["ke_loss_merge"] if change else none,
+                    ke_loss_projection_at_start=change["ke_loss_projection"] if change else none,
                     max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()),
                     max_abs_cop_offset=float(frame["cop_offset"].abs().max()))
 
@@ -242,7 +380,7 @@ class FreeSkating(Skating):
         o, st = self.o, self.o.stabilization
         info = dict(model="free", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
                     alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
-                    v0=o.v0, first_ski=o.first_ski, nfev=tables.nfev, work_terms=FREE_WORK_TERMS,
+                    v0=o.v0, first_ski=o.first_ski, touchdown=o.touchdown, nfev=tables.nfev, work_terms=FREE_WORK_TERMS,
                     runtime_s=time.perf_counter() - t_start)
         return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
                          changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
@@ -255,7 +393,8 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
                   method: str = "DOP853", rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None,
                   beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
                   max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
-                  max_leg_force_bw: float = MAX_LEG_FORCE_BW, admissibility: str = "raise") -> SimResult:
+                  max_leg_force_bw: float = MAX_LEG_FORCE_BW, admissibility: str = "raise",
+                  touchdown: str = "along_ski") -> SimResult:
     """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
     with its ski's origin at the global origin and speed u = ``v0`` along itself.
 
@@ -278,6 +417,14 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
       and the strokes table (``min_snow_load``), for looking at what such a law does.  Refusing
       is the default because a run of such a law is no motion of a ski on the snow.  The leg
       force's angle and the centre of pressure are reported, never refused.
+    - touchdown : the touch-down rule (``TOUCHDOWN_RULES``, the module's docstring):
+      "along_ski" (default) keeps the centre of mass's velocity along the new ski (the rule can
+      create energy: the old ski's energy vanishes, the new ski appears at the centre of
+      mass's velocity); "plastic" is one plastic impact of the whole system, the old ski merged
+      into B with momentum conserved, then the mass-weighted projection onto the new stance's
+      rows (``skilib.engine.impact``), which loses energy whenever the drivers are still at
+      τ = 0 (Ct = 0, as for the default laws).  Anything else is a ValueError naming
+      ``touchdown``.
 
     The parameters must be plausible (``FreeSkaterParams``: e.g. stroke_time 0.2–3 s), so that
     no run grinds on an impossible technique.
@@ -292,7 +439,10 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     N ≤ 0) — see ``FreeSkaterModel.point_columns`` — works, q…, qd…), ``strokes`` (u_start,
     mean_speed, mean_vx, mean_power (the leg's), peak_leg_force_bw, min_ski_speed, min_snow_force,
     min_snow_load [N], max_leg_angle_deg, max_abs_cop_offset [m] (NaN where N ≤ 0 throughout),
-    ke_loss_at_start, each work and the energy_residual) and ``changes`` (one row per touch-down).
+    ke_loss_at_start and its shares ke_loss_merge_at_start, ke_loss_projection_at_start (NaN
+    under "along_ski"), each work and the energy_residual) and ``changes`` (one row per
+    touch-down: ke_before, ke_after, ke_loss and its shares ke_loss_merge, ke_loss_projection,
+    u_before, u_after, cm_jump, touchdown_residual; ``FreeSkating.touch_down``).
 
     Examples
     --------
@@ -305,7 +455,8 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     o = free_run_options(params, strokes=strokes, v0=v0, first_ski=first_ski, laws=laws, rotation=rotation,
                  stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha, beta=beta,
                  compiled=compiled, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                 max_wall_time=max_wall_time, max_leg_force_bw=max_leg_force_bw, admissibility=admissibility)
+                 max_wall_time=max_wall_time, max_leg_force_bw=max_leg_force_bw, admissibility=admissibility,
+                 touchdown=touchdown)
     skating = FreeSkating(o)
     if o.admissibility == "raise":
         skating.check_snow_load()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ...engine.validation import check_number
@@ -31,6 +32,10 @@ class FreeSteadyState:
     - iterations : stroke-map evaluations (one simulated stroke each).
     - residual : |Φ(u0) − u0| [m/s].
     - history : every evaluation (u, Φ(u)).
+    - change : the touch-down that ends the periodic stroke, as a row of ``simulate_free``'s
+      ``changes`` table (ke_before, ke_after, ke_loss and, under ``touchdown="plastic"``, its
+      shares ke_loss_merge and ke_loss_projection [J]; u_after = u0 to the residual).
+    - touchdown : the touch-down rule ("along_ski" or "plastic", ``simulate_free``'s).
     """
 
     u0: float
@@ -43,6 +48,8 @@ class FreeSteadyState:
     iterations: int
     residual: float
     history: list
+    change: dict
+    touchdown: str
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
@@ -51,7 +58,8 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: trust region,
-    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation, ...),
+    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation,
+    ``touchdown``: the touch-down rule that closes the stroke map, ...),
     among them its limits: ``max_wall_time`` bounds the whole search (every evaluation of the
     stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
     periodic stroke's leg force (default 10 body weights; a ValueError naming it beyond).
@@ -97,10 +105,15 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     strokes = pd.DataFrame(found.tables.strokes)
     row = strokes.iloc[0]
     check_gliding(p, found.u0, frame, row, found.events)
+    model = found.tables.models[0]
+    end = frame.iloc[-1]  # τ = T: the stroke's end state
+    q = end[[f"q{j}" for j in range(model.nq)]].to_numpy(dtype=float)
+    qd = end[[f"qd{j}" for j in range(model.nq)]].to_numpy(dtype=float)
+    change = skating.touch_down(1, model, np.asarray(q), np.asarray(qd))[3]
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
                            frame=frame, strokes=strokes, iterations=found.iterations, residual=abs(found.residual),
-                           history=found.history)
+                           history=found.history, change=change, touchdown=skating.o.touchdown)
 
 
 def check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, events) -> None:
