@@ -285,9 +285,12 @@ def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, he
     from PIL import Image
 
     tiles, parts = [], []
+    # equal tiles of at most `tile` px: a page a little taller than one tile is cut in two halves,
+    # not into a full tile and a sliver of its bottom margin (which is blank, and would fail)
+    step = -(-height // -(-height // tile))
     try:
-        for k, top in enumerate(range(0, height, tile)):
-            h = min(tile, height - top)
+        for k, top in enumerate(range(0, height, step)):
+            h = min(step, height - top)
             if k == 0 and first is not None and first.is_file() and first.stat().st_size:
                 with Image.open(first) as img:
                     if img.size == (width, h):
