@@ -120,13 +120,4 @@ class Integrator:
         if stabilization is not None and stabilization.projects and method not in RK_METHODS:
             raise ValueError(f"method: stabilization='projection' steps an explicit Runge-Kutta method "
                              f"{RK_METHODS}, got {method!r}")
-        from scipy.integrate import OdeSolver
-
-        if not ((isinstance(method, str) and method in IVP_METHODS)
-                or (isinstance(method, type) and issubclass(method, OdeSolver))):
-            raise ValueError(f"method: must be one of the solve_ivp methods {IVP_METHODS} or an OdeSolver class, "
-                             f"got {method!r}")
-        rtol = check_number("rtol", rtol, positive=True, low=RTOL_RANGE[0], high=RTOL_RANGE[1])
-        atol = check_number("atol", atol, positive=True, high=1.0)
-        max_step = check_number("max_step", max_step, positive=True, finite=False)
-        return cls(method, rtol, atol, max_step)
+        return cls(method, rtol, atol, max_step)  # __post_init__ checks the method and the numbers
