@@ -29,11 +29,11 @@ Touch-down at τ = T: the other ski lands under the centre of mass (its position
 the new ski at −h′(0) n′ − z′(0) ẑ from it), by one of two rules (``simulate_free``'s
 ``touchdown``; ``skilib.models.free.run``):
 
-- "along_ski" (the default): the velocities satisfy the new stroke's rows and the centre of
+- "along_ski" (the earlier rule, kept for comparison): the velocities satisfy the new stroke's rows and the centre of
   mass keeps its velocity along the new ski, e′·(Ṙ_B⁺ − Ṙ_B⁻) = 0; the edge takes the rest.
   The swing ski is part of B, so the old stance ski's ½ m_s u² vanishes and the new ski
   appears moving with the centre of mass: the rule can create energy.
-- "plastic": one plastic impact of the whole system.  The old stance ski merges into B with
+- "plastic" (the default): one plastic impact of the whole system.  The old stance ski merges into B with
   momentum conserved, (M + m_s) v_c = M Ṙ_B⁻ + m_s Ṙ_s⁻, losing
   ½ M m_s/(M + m_s) |Ṙ_B⁻ − Ṙ_s⁻|² (and the ski's spin); the new ski leaves B at v_c, and the
   plastic impact of the new stance's rows (``skilib.engine.impact``, the augmented matrix of

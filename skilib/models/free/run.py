@@ -3,11 +3,11 @@ touch-down.  The strokes are integrated, book-kept and tabulated by the machiner
 model shares (``skilib.strokes``); this module supplies the touch-down, by one of two rules
 (``TOUCHDOWN_RULES``, the model's docstring):
 
-- "along_ski" (the default): the velocities satisfy the new stroke's rows and the centre of
+- "along_ski" (kept for comparison): the velocities satisfy the new stroke's rows and the centre of
   mass keeps its velocity along the new ski, e′ · (Ṙ_B⁺ − Ṙ_B⁻) = 0.  The old stance ski's
   kinetic energy vanishes with it and the new ski, part of B in the swing, appears moving with
   the centre of mass: the rule can create energy.
-- "plastic": one plastic impact of the whole system, in two steps.
+- "plastic" (the default): one plastic impact of the whole system, in two steps.
 
   1. Merge.  The old stance ski (velocity Ṙ_s⁻, angular velocity ω_s⁻ = ψ̇(T) ẑ) joins B
      (Ṙ_B⁻; B's orientation is held by its posture drivers, ω_B = 0) in a perfectly inelastic
@@ -70,10 +70,11 @@ DEFAULT_MAX_WALL_TIME = 600.0
 #: integrating ("raise", the default), or run it and report N in the frame ("report")
 ADMISSIBILITY = ("raise", "report")
 
-#: the touch-down rules (``simulate_free``'s ``touchdown``; the module's docstring): "along_ski"
-#: (the default) keeps the centre of mass's velocity along the new ski, "plastic" is one plastic
-#: impact of the whole system (merge of the old ski into B, then the projection onto the new rows)
-TOUCHDOWN_RULES = ("along_ski", "plastic")
+#: the touch-down rules (``simulate_free``'s ``touchdown``; the module's docstring): "plastic"
+#: (the default) is one plastic impact of the whole system (merge of the old ski into B, then the
+#: projection onto the new rows); "along_ski" keeps the centre of mass's velocity along the new
+#: ski (the earlier rule, kept for comparison: it can create energy)
+TOUCHDOWN_RULES = ("plastic", "along_ski")
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_merge", "ke_loss_projection",
                    "u_before", "u_after", "cm_jump", "touchdown_residual"]
@@ -183,11 +184,12 @@ class Stance:
         return float(np.abs(self.start_rows[:-1] @ qd1 - self.ct).max())
 
 
-def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "along_ski"):
+def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "plastic"):
     """The next stroke's model and state (model, q, q̇) at τ = 0: the other ski (on ``side``)
     lands under the centre of mass, which keeps its position.  ``touchdown`` (``TOUCHDOWN_RULES``):
+    "plastic" (default), one plastic impact of the whole system (``plastic_touch_down``);
     "along_ski", the centre of mass keeps its velocity along the new ski and the edge takes the
-    rest; "plastic", one plastic impact of the whole system (``plastic_touch_down``)."""
+    rest."""
     touchdown = check_choice("touchdown", touchdown, TOUCHDOWN_RULES)
     stance = Stance(old.params, side, old.laws, old.rotation)
     if touchdown == "along_ski":
@@ -275,12 +277,12 @@ class FreeRunOptions:
     budget: Budget
     max_leg_force_bw: float = MAX_LEG_FORCE_BW
     admissibility: str = "raise"
-    touchdown: str = "along_ski"
+    touchdown: str = "plastic"
 
 
 def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabilization, method, rtol, atol, h, alpha, beta,
              compiled, dt_out, n_out, max_evaluations, max_wall_time, max_leg_force_bw,
-             admissibility="raise", touchdown="along_ski") -> FreeRunOptions:
+             admissibility="raise", touchdown="plastic") -> FreeRunOptions:
     p = with_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=-50.0, high=50.0, unit="m/s")
@@ -394,7 +396,7 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
                   beta=None, compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
                   max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
                   max_leg_force_bw: float = MAX_LEG_FORCE_BW, admissibility: str = "raise",
-                  touchdown: str = "along_ski") -> SimResult:
+                  touchdown: str = "plastic") -> SimResult:
     """A run of the free skater: ``strokes`` alternating strokes, the first on ``first_ski``
     with its ski's origin at the global origin and speed u = ``v0`` along itself.
 
@@ -418,13 +420,13 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
       is the default because a run of such a law is no motion of a ski on the snow.  The leg
       force's angle and the centre of pressure are reported, never refused.
     - touchdown : the touch-down rule (``TOUCHDOWN_RULES``, the module's docstring):
-      "along_ski" (default) keeps the centre of mass's velocity along the new ski (the rule can
-      create energy: the old ski's energy vanishes, the new ski appears at the centre of
-      mass's velocity); "plastic" is one plastic impact of the whole system, the old ski merged
-      into B with momentum conserved, then the mass-weighted projection onto the new stance's
-      rows (``skilib.engine.impact``), which loses energy whenever the drivers are still at
-      τ = 0 (Ct = 0, as for the default laws).  Anything else is a ValueError naming
-      ``touchdown``.
+      "plastic" (default) is one plastic impact of the whole system, the old ski merged into B
+      with momentum conserved, then the mass-weighted projection onto the new stance's rows
+      (``skilib.engine.impact``), which loses energy whenever the drivers are still at τ = 0
+      (Ct = 0, as for the default laws); "along_ski" keeps the centre of mass's velocity along
+      the new ski (the earlier rule, for comparison; it can create energy: the old ski's
+      energy vanishes, the new ski appears at the centre of mass's velocity).  Anything else
+      is a ValueError naming ``touchdown``.
 
     The parameters must be plausible (``FreeSkaterParams``: e.g. stroke_time 0.2–3 s), so that
     no run grinds on an impossible technique.
