@@ -35,6 +35,7 @@ from .forces import AxialFriction, AxisForce, ConstantForce, Drag, Gravity, Line
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
 from .impact import ImpactResult, impact
+from .load_friction import LoadFriction, NegativeLoadError, SlidingError
 from .integrators import ProjectedRK
 from .nonholonomic import KnifeEdge, RollingDisk, VelocityRows
 from .options import Integrator, Stabilization, baumgarte
@@ -52,6 +53,7 @@ __all__ = [
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
     "SingularSystemError", "NonFiniteError", "BudgetExceededError",
     "AxialFriction", "AxisForce", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
+    "LoadFriction", "NegativeLoadError", "SlidingError",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
     "Evaluation", "ImpactResult", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",
