@@ -247,7 +247,7 @@ def loss_ranking(cal, *, switches=RANKING_SWITCHES) -> pd.DataFrame:
         try:
             st = steady_state(p, u0_guess=base.u0, **{**kw, **change})
         except (NoSteadyState, ValueError, RuntimeError) as exc:  # no periodic stroke within reach
-            rows.append(dict(switch=key, setting=setting, outcome=f"no steady state: {str(exc).split(': ', 1)[-1]}"))
+            rows.append(dict(switch=key, setting=setting, outcome=f"no steady state ({str(exc).split(': ', 1)[-1]})"))
             continue
         rows.append(dict(switch=key, setting=setting, **measured(st), outcome="steady state"))
     out = pd.DataFrame(rows, columns=["switch", "setting", "progress_speed", "mean_speed", "mean_power", "u0",
