@@ -11,6 +11,7 @@ import pytest
 from scipy.integrate import simpson
 
 import skilib as sk
+from skilib.models.thesis.calibrate import Calibration
 from skilib.models.thesis.energy import ACCOUNT_TERMS, RANKING_SWITCHES, energy_account, loss_ranking
 
 FAST = dict(dt_out=0.05, rtol=1e-10, atol=1e-10)
@@ -164,6 +165,19 @@ def test_ranking_rows_say_what_they_measure(ranking):
         assert np.isnan(ranking.loc[key, "progress_speed"]) and ranking.loc[key, "outcome"].startswith("not ")
     # a vertical leg (C_rot = 0) pushes straight up: nothing drives the ski along the course
     assert ranking.loc["leg_rotation", "progress_speed"] < ranking.loc["baseline", "progress_speed"]
+    # rank 1 is the measured row that gains the most speed along the course
+    measured_rows = ranking[ranking["rank"].notna()]
+    assert measured_rows["rank"].idxmin() == measured_rows.d_progress_speed.idxmax()
+
+
+def test_a_mechanism_the_baseline_lacks_is_not_measured(cal):
+    """Friction switched off in a skier without friction is no measurement: the row says so."""
+    p = cal.params or sk.SkierParams()
+    frictionless = replace(p, friction=0.0)
+    st = sk.steady_state(frictionless, force_scale=cal.force_scale, u0_guess=cal.steady.u0, **cal.run_kwargs)
+    cal0 = Calibration(cal.force_scale, st.mean_speed, st, cal.evaluations, frictionless, dict(cal.run_kwargs))
+    row = loss_ranking(cal0, switches=("friction",)).set_index("switch").loc["friction"]
+    assert row.outcome.startswith("not measured") and np.isnan(row.progress_speed)
 
 
 def test_bad_input_names_the_parameter(cal):

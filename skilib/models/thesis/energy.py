@@ -203,7 +203,9 @@ def loss_ranking(cal, *, switches=RANKING_SWITCHES) -> pd.DataFrame:
     refuses) is a row with NaN speeds and the reason in ``outcome``.  Columns: switch, setting,
     progress_speed, mean_speed, mean_power, u0, outcome, their changes d_progress_speed,
     d_mean_speed (relative) and d_mean_power (W), and rank (1: the largest gain of speed along
-    the course when switched off; none for the baseline and the rows that measure nothing).  ``ValueError`` naming ``cal`` or ``switches``.
+    the course when switched off; none for the baseline and the rows that measure nothing).
+    A mechanism the baseline does not have (friction 0, no gravity, no air drag) is not measured
+    either.  ``ValueError`` naming ``cal`` or ``switches``.
     """
     from dataclasses import replace
 
@@ -227,15 +229,18 @@ def loss_ranking(cal, *, switches=RANKING_SWITCHES) -> pd.DataFrame:
     rows = [dict(switch="baseline", setting=f"calibrated push-off × {cal.force_scale:.6g}", **measured(base),
                  outcome="steady state")]
     plans = {
-        "friction": ("μ = 0", dict(params=replace(params, friction=0.0))),
+        "friction": ("μ = 0", dict(params=replace(params, friction=0.0)) if params.friction > 0 else None),
         "air_drag": ("air drag off", dict(params=replace(params, air_drag=False)) if params.air_drag else None),
-        "gravity": ("g = 0 (no lift, nothing dropped at the reset)", dict(params=replace(params, gravity=False))),
+        "gravity": ("g = 0 (no lift, nothing dropped at the reset)",
+                    dict(params=replace(params, gravity=False)) if params.gravity and params.g > 0 else None),
         "leg_extension": ("C_ext = 0", dict(c_ext=0.0)),
         "leg_rotation": ("C_rot = 0", dict(c_rot_deg=0.0)),
         "change_keeps_speed": ("stroke_change = 'speed_kept'", dict(stroke_change="speed_kept")),
         "pose_reset": ("keep the end pose at the change", None),
     }
-    why_not = {"air_drag": "not measured: the baseline has no air drag (params.air_drag False, as the thesis, §5.3)",
+    why_not = {"friction": "not measured: the baseline has no friction (params.friction 0)",
+               "gravity": "not measured: the baseline has no gravity (params.gravity False or g 0)",
+               "air_drag": "not measured: the baseline has no air drag (params.air_drag False, as the thesis, §5.3)",
                "pose_reset": "not a switch of this model: every stroke starts from ℓ0, γ0 (eqs. 187–188); keeping "
                              "the end pose would let ℓ and γ grow out of the leg's reach"}
     for key in switches:
