@@ -159,6 +159,7 @@ def energy_account(steady) -> pd.DataFrame:
         ke_loss_change=float(ch["ke_loss"]), pe_loss_reset=float(ch["pe_loss"]), pe_change=pe_next - pe_start,
         ke_stored=float(ch["ke_after"]) - float(s["ke_start"]), projection=-float(s["projection_energy"]),
     )
+    terms = {k: v + 0.0 for k, v in terms.items()}  # a term that is −0.0 (no drag: −(0.0)) reads 0.0
     push = float(s["work_push"])
     terms["residual"] = push - sum(terms.values())
     T = res.params.phase_time
