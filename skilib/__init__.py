@@ -36,7 +36,8 @@ _NAMES = {
     "skilib.models.thesis": (
         "SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "stand_in_push_force", "simulate_run",
         "simulate_phase", "stroke_change", "STROKE_CHANGE_RULES", "SteadyState", "steady_state", "Calibration",
-        "calibrate_force_scale", "power_breakdown", "resistance_power", "power_balance_speed", "leg_laws_for",
+        "calibrate_force_scale", "power_breakdown", "energy_account", "loss_ranking", "resistance_power",
+        "power_balance_speed", "leg_laws_for",
         "with_leg_laws", "Skeleton", "skeleton", "read_run", "write_run", "Motion", "inverse_dynamics",
         "motion_from_c3d", "motion_from_result"),
     "skilib.models.free": (
