@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine.bodies import ROTATIONS
-from ...engine.impact import ImpactResult, impact
+from ...engine.impact import ImpactResult
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
@@ -54,6 +54,7 @@ from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
+from ...strokes.touchdown import plastic_change
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
@@ -162,21 +163,14 @@ class Stance:
         """The plastic touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇)
         (the module's docstring): the old ski merges into B, the new ski leaves B at the common
         velocity, and ``skilib.engine.impact`` projects onto the new stance's rows at τ = 0."""
-        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         p = old.params
-        M, ms = p.body_mass, p.ski_mass
-        ke_before = old.system(1).kinetic_energy(q, qd)
-        v_c = (M * qd[old.cm] + ms * qd[:3]) / (M + ms)
-        ke_merged = 0.5 * (M + ms) * float(v_c @ v_c)
         new, q1 = self.placed(old, q)
-        qd_split = np.zeros(new.nq)  # neither body turns: the angles' rates (or ṗ) are zero
-        qd_split[:3], qd_split[new.cm] = v_c, v_c
-        r = impact(self.model.system(1), q1, qd_split, t=0.0)
-        ke_after = new.system(1).kinetic_energy(q1, r.qd)
-        return PlasticTouchDown(model=new, q=q1, qd=r.qd, common_velocity=v_c, qd_split=qd_split,
-                                ke_before=ke_before, ke_merged=ke_merged, ke_loss_merge=ke_before - ke_merged,
-                                ke_loss_projection=r.ke_lost, ke_after=ke_after, ke_loss=ke_before - ke_after,
-                                impact=r)
+        c = plastic_change(old.system(1), q, qd, self.model.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
+                           ski=slice(0, old.ski.nq), cm=old.cm)
+        return PlasticTouchDown(model=new, q=q1, qd=c.qd, common_velocity=c.common_velocity, qd_split=c.qd_split,
+                                ke_before=c.ke_before, ke_merged=c.ke_merged, ke_loss_merge=c.ke_loss_merge,
+                                ke_loss_projection=c.ke_loss_projection, ke_after=c.ke_after, ke_loss=c.ke_loss,
+                                impact=c.impact)
 
     def residual(self, qd1) -> float:
         """max |Cq q̇ + Ct| of this stance's rows at τ = 0 for the velocities q̇1 (the rows see
