@@ -5,6 +5,7 @@ integration, and generated code for them.  It knows nothing of skis; the skier m
 
 Importing it loads numpy and scipy only (no pandas, Dask or SALib).
 """
+from .axis_drivers import AxialOffsetDriver, RadialDistanceDriver
 from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
 from .constraints import (
     CoordinateDriver,
@@ -47,7 +48,7 @@ from .timefunctions import Constant, FromCallables, Harmonic, Polynomial, Rotati
 
 __all__ = [
     "GROUND", "RigidBody", "box_inertia", "rod_inertia",
-    "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "ParallelAxes",
+    "AxialOffsetDriver", "RadialDistanceDriver", "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "ParallelAxes",
     "PointOnLine", "KnifeEdge", "RollingDisk", "VelocityRows",
     "PointOnPlane", "PointPathDriver", "RelativePointDriver", "Prismatic", "Revolute", "Spherical", "Translational",
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",

@@ -53,18 +53,13 @@ from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
-from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
+from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
 from ...strokes.touchdown import plastic_change
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
 __all__ = ["simulate_free", "leg_power_translational", "ski_spin_energy", "touch_down", "plastic_touch_down", "PlasticTouchDown", "TOUCHDOWN_RULES", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
-           "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
-
-#: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
-#: stroke of the free skater takes ≈ 0.05–0.2 s, so ten minutes is thousands of strokes; a call
-#: that takes longer is grinding (None lifts the limit)
-DEFAULT_MAX_WALL_TIME = 600.0
+           "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
 
 #: what a run does with a technique whose snow load N = (M + m_s) g + M z̈(τ) falls below zero
 #: somewhere on its output grid (``simulate_free``'s ``admissibility``): refuse it before
@@ -197,16 +192,6 @@ def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDo
     with its merge, its impact and their energies (``PlasticTouchDown``; the module's docstring)."""
     side = check_choice("side", side, SIDES)
     return Stance(old.params, side, old.laws, old.rotation).land_plastic(old, q, qd)
-
-
-class CallBudget(Budget):
-    """The shared ``Budget`` (``skilib.strokes.stroke``) with its wall clock running from the
-    call's start: the shared loops call ``start`` before a run and before each evaluation of the
-    stroke map, which here restarts only the count of evaluations, so that ``max_wall_time``
-    bounds the whole call (a periodic stroke's every evaluation included)."""
-
-    def start(self) -> None:
-        self.used = 0
 
 
 def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
