@@ -28,16 +28,16 @@ __all__ = ["AxialOffsetDriver", "RadialDistanceDriver"]
 class _AxisDriver(Constraint):
     n = 1
 
-    def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, law, *, positive: bool):
+    def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, law, *, positive: bool, law_name: str):
         if body_i is None:
             raise ValueError(f"{name}: the axis must belong to a body (body_i)")
         self.name = name
         self.bodies = (body_i, body_j)
         self.ui, self.uj = body_point(body_i, point_i), body_point(body_j, point_j)
-        self.axis = unit_vector(axis_i, f"{name}: axis")
+        self.axis = unit_vector(axis_i, f"{name}: axis_i")
         if not isinstance(law, TimeFunction) and not callable(law):
-            law = check_number(f"{name}: law", law, positive=positive, unit="m")
-        self.law = as_time_function(law, f"{name}: law")
+            law = check_number(f"{name}: {law_name}", law, positive=positive, unit="m")
+        self.law = as_time_function(law, f"{name}: {law_name}")
         self.reaction_points = ((body_i, self.ui), (body_j, self.uj))
 
     def _parts(self, s):
@@ -52,7 +52,7 @@ class AxialOffsetDriver(_AxisDriver):
     """a·(r_Pj − r_Pi) = x(t): point P_j of body j is x(t) along body i's axis ā from P_i."""
 
     def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, offset):
-        super().__init__(name, body_i, point_i, axis_i, body_j, point_j, offset, positive=False)
+        super().__init__(name, body_i, point_i, axis_i, body_j, point_j, offset, positive=False, law_name="offset")
 
     def jet(self, s):
         d, a, x = self._parts(s)
@@ -65,7 +65,7 @@ class RadialDistanceDriver(_AxisDriver):
     −λ d⊥/ρ on body j)."""
 
     def __init__(self, name, body_i, point_i, axis_i, body_j, point_j, distance):
-        super().__init__(name, body_i, point_i, axis_i, body_j, point_j, distance, positive=True)
+        super().__init__(name, body_i, point_i, axis_i, body_j, point_j, distance, positive=True, law_name="distance")
 
     def jet(self, s):
         d, a, rho = self._parts(s)

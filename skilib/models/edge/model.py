@@ -90,7 +90,8 @@ class _EdgeRows:
 
 class EdgeSkaterModel(FlatSki):
     """One stroke of the edged skater on side ``side``, its ski's origin at ``start_point`` and
-    its leg ``leg_start`` ℓ0 long across the ski at τ = 0 (the module's docstring).  Implements
+    its leg ``leg_start`` ℓ0 long across the ski at τ = 0 and the ski ``landing_offset`` d0
+    outside the CM then (default ``params.landing_offset``; the module's docstring).  Implements
     what ``skilib.strokes.stroke.Stroke`` needs of a model; the systems are evaluated by the
     numeric engine (the compiled kernels do not assemble friction on a load)."""
 
@@ -98,7 +99,8 @@ class EdgeSkaterModel(FlatSki):
     REACTIONS = ()
     N_FRAME_ROWS = 0
 
-    def __init__(self, params: EdgeSkaterParams, side: str, start_point, leg_start: float, rotation: str = "zxz"):
+    def __init__(self, params: EdgeSkaterParams, side: str, start_point, leg_start: float, rotation: str = "zxz",
+                 landing_offset: float | None = None):
         if side not in SIDES:
             raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
         if rotation not in ROTATIONS:
@@ -107,6 +109,9 @@ class EdgeSkaterModel(FlatSki):
         self.side, self.sign, self.rotation = side, side_sign(side), rotation
         self.P = np.array(start_point, dtype=float)
         self.leg_start = float(leg_start)
+        #: where the ski landed across the CM at τ = 0 [m] (``params.landing_offset`` unless a
+        #: landing rule chose another)
+        self.landing_offset = p.landing_offset if landing_offset is None else float(landing_offset)
         T = p.stroke_time
         self.heading_law = mirrored(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
                                     self.sign)
@@ -176,8 +181,8 @@ class EdgeSkaterModel(FlatSki):
         p = self.params
         e, n = self.axes(tau)
         ell = float(self.leg_law(tau)[0])
-        z = math.sqrt(ell * ell - p.landing_offset ** 2)
-        R_b = self.P + p.fore_aft * e + self.sign * p.landing_offset * n + z * _EZ
+        z = math.sqrt(ell * ell - self.landing_offset ** 2)
+        R_b = self.P + p.fore_aft * e + self.sign * self.landing_offset * n + z * _EZ
         rot = self.ski.rotation
         if rot is ZXZ:
             return np.concatenate([self.P, [self.heading(tau), 0.0, 0.0], R_b, [0.0, 0.0, 0.0]])

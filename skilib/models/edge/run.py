@@ -125,26 +125,32 @@ class EdgeSkating(Skating):
         yd, zd = model.sign * float(v @ n), float(v @ _EZ)
         return np.array([model.ski_speed(0.0, q, qd), (yd * z - y * zd) / (y * y + z * z), float(np.asarray(q)[model.cm][2])])
 
-    def landed(self, k, old: EdgeSkaterModel, q):
-        """Stroke k's model and q at τ = 0: the new ski d0 outside the CM, which keeps its place."""
+    def landing_offset(self, k, old: EdgeSkaterModel, q, qd) -> float:
+        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset)."""
+        return self.o.params.landing_offset
+
+    def landed(self, k, old: EdgeSkaterModel, q, offset: float):
+        """Stroke k's model and q at τ = 0: the new ski ``offset`` outside the CM, which keeps its
+        place."""
         p = self.o.params
         side = side_of(self.o.first_ski, k)
         R_b = np.asarray(q)[old.cm]
-        ell0 = p.leg_start(R_b[2])
+        ell0 = math.hypot(offset, R_b[2])
         if ell0 + max(p.leg_extension, 0.0) > p.max_leg_length:
             raise ValueError(f"max_leg_length: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) "
-                             f"the centre of mass is {R_b[2]:.4g} m high, so the leg would reach "
-                             f"{ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond {p.max_leg_length:g} m")
-        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation)
+                             f"the centre of mass is {R_b[2]:.4g} m high and the ski lands {offset:.4g} m outside it, so "
+                             f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "
+                             f"{p.max_leg_length:g} m")
+        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset)
         e, n = probe.axes(0.0)
-        P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * p.landing_offset * n - p.fore_aft * e
-        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation)
+        P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * offset * n - p.fore_aft * e
+        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset)
         q1 = new.pose(0.0)
         q1[new.cm] = R_b  # exactly where it was (pose gives it to rounding)
         return new, q1
 
     def touch_down(self, k, model, q, qd):
-        new, q1 = self.landed(k, model, q)
+        new, q1 = self.landed(k, model, q, self.landing_offset(k, model, q, qd))
         p, T = self.o.params, self.stroke_time
         c = plastic_change(model.system(1), q, qd, new.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
                            ski=slice(0, model.ski.nq), cm=model.cm)
