@@ -45,7 +45,7 @@ _NAMES = {
         "FreeSteadyState", "free_steady_state"),
     "skilib.models.edge": (
         "EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "edge_steady_state", "EdgeSteadyState", "SkiStopped",
-        "EDGE_WORK_TERMS", "EDGE_PARAMETER_BOUNDS"),
+        "EDGE_WORK_TERMS", "EDGE_PARAMETER_BOUNDS", "BalanceRule", "hof_rule", "touchdown_measure"),
     "skilib.data": (
         "load_force_data", "default_data_path", "default_metadata_path", "read_force_data", "write_force_data",
         "detect_pushes", "find_pushes", "representative_push", "RepresentativePush", "fit_push", "PushForce",

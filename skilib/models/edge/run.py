@@ -30,14 +30,15 @@ from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
 from ...strokes.touchdown import plastic_change
 from .model import EDGE_WORK_TERMS, EdgeSkaterModel
-from .params import EdgeSkaterParams, with_edge_overrides
+from .balance import BalanceRule, touchdown_measure
+from .params import EDGE_PARAMETER_BOUNDS, EdgeSkaterParams, with_edge_overrides
 
 _EZ = np.array([0.0, 0.0, 1.0])
 
 __all__ = ["simulate_edge", "EdgeSkating", "EdgeRunOptions", "edge_run_options"]
 
 _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_merge", "ke_loss_projection",
-                   "u_before", "u_after", "cm_height", "leg_start", "touchdown_residual"]
+                   "u_before", "u_after", "cm_height", "leg_start", "landing_offset", "touchdown_residual"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,11 @@ class EdgeRunOptions:
     integrator: Integrator
     grid: np.ndarray
     budget: Budget
+    balance: BalanceRule | None = None
 
 
 def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-                     dt_out, n_out, max_evaluations, max_wall_time) -> EdgeRunOptions:
+                     dt_out, n_out, max_evaluations, max_wall_time, balance=None) -> EdgeRunOptions:
     p = with_edge_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
@@ -72,8 +74,10 @@ def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation,
     budget = CallBudget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
                     None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True,
                                                                     unit="s"))
+    if balance is not None and not isinstance(balance, BalanceRule):
+        raise ValueError(f"balance: must be None (a fixed landing offset) or a BalanceRule, got {balance!r}")
     return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
-                          budget)
+                          budget, balance)
 
 
 class EdgeSkating(Skating):
@@ -93,23 +97,24 @@ class EdgeSkating(Skating):
         self.stroke_time = o.params.stroke_time
 
     def start(self, u):
-        """The first stroke at the origin from (u, the run's lean rate, params.cm_height)
-        (``start_from``)."""
-        return self.start_from((u, self.o.lean_rate, self.o.params.cm_height))
+        """The first stroke at the origin from (u, the run's lean rate, params.cm_height,
+        params.landing_offset) (``start_from``)."""
+        p = self.o.params
+        return self.start_from((u, self.o.lean_rate, p.cm_height, p.landing_offset))
 
     def start_from(self, x):
-        """A stroke on the first ski at the origin from the touch-down state x = (u, φ̇, z_B):
+        """A stroke on the first ski at the origin from the touch-down state x = (u, φ̇, z_B, d):
         the ski and the CM moving at u along the ski, the CM at height z_B leaning in over the
-        landing offset (lean φ0 = atan(d0 / z_B), the leg ℓ0 = √(d0² + z_B²) long) and turning
+        landing offset d (lean φ0 = atan(d / z_B), the leg ℓ0 = √(d² + z_B²) long) and turning
         about the ski's axis at the lean rate φ̇ [rad/s, + inwards]: Ṙ_B = u e + ℓ0 φ̇ (s cos φ0 n
         − sin φ0 ẑ).  Every row's velocity equation holds (ψ̇(0) = ℓ̇(0) = 0)."""
-        u, lean_rate, z = (float(v) for v in x)
+        u, lean_rate, z, d = (float(v) for v in x)
         p = self.o.params
-        ell0 = p.leg_start(z)
-        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation)
+        ell0 = math.hypot(d, z)
+        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d)
         q = model.pose(0.0)
         e, n = model.axes(0.0)
-        phi = math.atan2(p.landing_offset, z)
+        phi = math.atan2(d, z)
         qd = np.zeros(model.nq)
         qd[:3] = u * e
         qd[model.cm] = u * e + ell0 * lean_rate * (model.sign * math.cos(phi) * n - math.sin(phi) * _EZ)
@@ -117,17 +122,30 @@ class EdgeSkating(Skating):
 
     @staticmethod
     def state_of(model: EdgeSkaterModel, q, qd) -> np.ndarray:
-        """The touch-down state x = (u, φ̇, z_B) of a stroke's (q, q̇) at τ = 0, mirrored to the
-        stance's side (φ̇ > 0 inwards on either side): the stroke map's variables."""
+        """The touch-down state x = (u, φ̇, z_B, d) of a stroke's (q, q̇) at τ = 0, mirrored to
+        the stance's side (φ̇ > 0 inwards, d > 0 with the CM inside, on either side): the stroke
+        map's variables.  With a fixed landing offset d is always the parameter; with a balance
+        rule it is the rule's choice, and part of the state."""
         e, n = model.axes(0.0)
         r, v = np.asarray(q)[model.cm] - q[:3], np.asarray(qd)[model.cm] - qd[:3]
         y, z = model.sign * float(r @ n), float(r @ _EZ)
         yd, zd = model.sign * float(v @ n), float(v @ _EZ)
-        return np.array([model.ski_speed(0.0, q, qd), (yd * z - y * zd) / (y * y + z * z), float(np.asarray(q)[model.cm][2])])
+        return np.array([model.ski_speed(0.0, q, qd), (yd * z - y * zd) / (y * y + z * z),
+                         float(np.asarray(q)[model.cm][2]), y])
 
     def landing_offset(self, k, old: EdgeSkaterModel, q, qd) -> float:
-        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset)."""
-        return self.o.params.landing_offset
+        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset), or
+        the balance rule's for the CM's state just before it (``skilib.models.edge.balance``)."""
+        rule = self.o.balance
+        if rule is None:
+            return self.o.params.landing_offset
+        d = rule.landing_offset(touchdown_measure(self.o.params, side_of(self.o.first_ski, k), q, qd, old))
+        lo, hi = EDGE_PARAMETER_BOUNDS["landing_offset"]
+        if not lo <= d <= hi:
+            raise ValueError(f"balance: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) the "
+                             f"rule asks for a landing offset of {d:.4g} m, outside [{lo:g}, {hi:g}] m: the skater "
+                             "cannot recover by placing the foot")
+        return d
 
     def landed(self, k, old: EdgeSkaterModel, q, offset: float):
         """Stroke k's model and q at τ = 0: the new ski ``offset`` outside the CM, which keeps its
@@ -157,7 +175,8 @@ class EdgeSkating(Skating):
         change = dict(stroke=k + 1, t=k * T, ke_before=c.ke_before, ke_after=c.ke_after, ke_loss=c.ke_loss,
                       ke_loss_merge=c.ke_loss_merge, ke_loss_projection=c.ke_loss_projection,
                       u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, c.qd), cm_height=q1[new.cm][2],
-                      leg_start=new.leg_start, touchdown_residual=c.impact.residual)
+                      leg_start=new.leg_start, landing_offset=new.landing_offset,
+                      touchdown_residual=c.impact.residual)
         return new, q1, c.qd, change
 
     def summary(self, k, model, y0, y_end, frame, change):
@@ -195,7 +214,7 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
                   rotation: str = "zxz", stabilization: str = "baumgarte", method: str = "DOP853",
                   rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None, beta=None,
                   dt_out: float = 0.01, n_out: int | None = None, max_evaluations: int = 5_000_000,
-                  max_wall_time: float | None = DEFAULT_MAX_WALL_TIME) -> SimResult:
+                  max_wall_time: float | None = DEFAULT_MAX_WALL_TIME, balance: BalanceRule | None = None) -> SimResult:
     """A run of the edged skater: ``strokes`` alternating strokes, the first on ``first_ski`` with
     its ski's origin at the global origin, the CM at ``params.cm_height`` leaning in over the
     landing offset, the ski and the CM moving at ``v0`` > 0 along the ski and the CM turning
@@ -206,6 +225,11 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
       max_evaluations, max_wall_time : as ``skilib.simulate_free`` (the systems are evaluated by
       the numeric engine: friction on the snow's load is a column of eq. 101 the compiled
       kernels do not assemble).
+
+    - balance : None (the ski lands ``params.landing_offset`` outside the CM at every
+      touch-down) or a ``BalanceRule`` that chooses the offset from the CM's state just before
+      each touch-down (``edge_steady_state(...).balance_rule`` designs one); an offset outside
+      0–0.6 m is a ValueError naming ``balance``, the stroke and the offset.
 
     The run stops with a ValueError naming what and when if the ski stops (``SkiStopped``), the
     snow would pull (``NegativeLoadError``, from the friction on its load) or the leg would
@@ -228,6 +252,6 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, first_ski=first_ski, rotation=rotation,
                          stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha,
                          beta=beta, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                         max_wall_time=max_wall_time)
+                         max_wall_time=max_wall_time, balance=balance)
     skating = EdgeSkating(o)
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)

@@ -1,17 +1,20 @@
-"""The edged skater's periodic stroke: a fixed point of its stroke map in three variables.
+"""The edged skater's periodic stroke: a fixed point of its stroke map in four variables.
 
-A stroke of the edged skater starts at touch-down from x = (u, φ̇, z_B): the ski's speed along
-itself, the lean rate of the centre of mass about the ski's axis and its height (the landing
-offset fixes where it is across the ski).  One stroke and the plastic change of ski give the
+A stroke of the edged skater starts at touch-down from x = (u, φ̇, z_B, d): the ski's speed
+along itself, the lean rate of the centre of mass about the ski's axis, its height, and the
+landing offset d, where it is across the ski (the parameter with a fixed offset; a balance rule
+chooses it from the state).  One stroke and the plastic change of ski give the
 next stroke's x′ on the other ski, mirrored (``EdgeSkating.state_of``): the stroke map
 x′ = Φ(x).  The periodic stroke solves Φ(x0) = x0 by Newton's method with a forward-difference
-Jacobian (``skilib.strokes.periodic.newton_fixed_point``) to max|Φ(x) − x| ≤ ``tol``.
+Jacobian (``skilib.strokes.periodic.newton_fixed_point``) to max|Φ(x) − x| ≤ ``tol``.  The guess
+is (u, φ̇, z_B); d starts at the parameter.
 
 Its stability: the eigenvalues of ∂Φ/∂x at x0 (central differences), the stroke map's
 multipliers.  With a fixed landing offset the stroke is an inverted pendulum on open-loop laws,
 and at the defaults a multiplier lies outside the unit circle: a run from any other state leaves
 the periodic stroke and falls within a few strokes.  Balance by foot placement (a landing offset
-chosen at each touch-down from the CM's state) is the skater's answer; it is not built here.
+chosen at each touch-down from the CM's state, ``skilib.models.edge.balance``) is the skater's
+answer: ``poles=`` designs a rule for the periodic stroke and measures the multipliers with it.
 """
 from __future__ import annotations
 
@@ -21,29 +24,38 @@ import numpy as np
 import pandas as pd
 
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
+from ...strokes.laws import side_of
 from ...strokes.run import RunTables, integrate_stroke, tabulate_stroke
+from .balance import BalanceRule, touchdown_measure
 from .model import SkiStopped
 from .params import EdgeSkaterParams, with_edge_overrides
 from .run import EdgeSkating, edge_run_options
 
-__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible"]
+__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible", "stroke_map",
+           "design_balance"]
 
 #: the start of the search (u [m/s], φ̇ [rad/s], z_B [m]): near the defaults' periodic stroke
-DEFAULT_GUESS = (3.7, -0.35, 0.835)
+DEFAULT_GUESS = (3.7, -0.35, 0.835)  # the landing offset is the parameter
 #: forward-difference steps of the Jacobian (m/s, rad/s, m): ~1e-6 of each variable's scale,
 #: where the periodic stroke's 1e-10 integration tolerance leaves differences good to ~1e-4
-_STEPS = (1e-6, 1e-6, 1e-7)
+_STEPS = (1e-6, 1e-6, 1e-7, 1e-7)
 
 
 @dataclass
 class EdgeSteadyState:
     """The periodic stroke of the edged skater.
 
-    - x0 : (u0 [m/s], lean_rate0 [rad/s, + inwards], cm_height0 [m]) at touch-down; residual :
+    - x0 : (u0 [m/s], lean_rate0 [rad/s, + inwards], cm_height0 [m], landing offset d0 [m]) at
+      touch-down (d0 is the parameter with a fixed offset, the rule's choice with one); residual :
       Φ(x0) − x0; iterations : stroke maps evaluated; multipliers : the eigenvalues of ∂Φ/∂x
-      at x0 (central differences), |·| > 1 unstable.
-    - frame, strokes : one periodic stroke (``simulate_edge``'s tables); change : the touch-down
-      that ends it (ke_loss ≥ 0 and its shares).
+      at x0 (central differences), |·| > 1 unstable (with a fixed offset one of the four is 0:
+      the offset does not depend on the state).
+    - frame, strokes : one periodic stroke (``simulate_edge``'s tables; strokes also has
+      ke_loss_at_touchdown, the loss of the touch-down that ends it); change : that touch-down
+      (ke_loss ≥ 0 and its shares).
+    - touchdown_measure : m* = (v_e, v_o, z_B) just before that touch-down (the balance rule's
+      reference); balance_rule, balanced_multipliers : the designed rule and the multipliers of
+      the map with it (``poles``), else None and NaN.
     - mean_speed, progress_speed (the CM's X displacement over T), mean_power (the drivers'),
       mean_leg_power, min_leg_force, min_snow_load, max_leg_length, max_abs_lean_deg.
     """
@@ -56,11 +68,18 @@ class EdgeSteadyState:
     frame: pd.DataFrame
     strokes: pd.DataFrame
     change: dict
+    touchdown_measure: np.ndarray = None
+    balance_rule: BalanceRule | None = None
+    balanced_multipliers: np.ndarray = None
 
     def __getattr__(self, name):
         if name in ("mean_speed", "progress_speed", "mean_power", "mean_leg_power", "min_leg_force", "min_snow_load",
-                    "max_leg_length", "max_abs_lean_deg", "mean_heading_power"):
+                    "max_leg_length", "max_abs_lean_deg", "mean_heading_power", "ke_loss_at_touchdown"):
             return float(self.__dict__["strokes"][name].iloc[0])
+        if name == "peak_leg_force_bw":
+            return float(self.__dict__["frame"]["leg_force_bw"].max())
+        if name == "u0":
+            return float(self.__dict__["x0"][0])
         raise AttributeError(name)
 
 
@@ -79,15 +98,51 @@ def check_admissible(row: dict, params: EdgeSkaterParams, who: str) -> None:
                          f"{params.max_lean_deg:g}°")
 
 
+def stroke_map(skating: EdgeSkating):
+    """Φ of ``skating`` (its options: solver, balance rule): x -> (x′, payload), x = (u, φ̇, z_B, d)
+    after a touch-down on the first ski; payload (model, the stroke's integration, the change,
+    m = the CM's ``touchdown_measure`` just before the next touch-down)."""
+    settings = skating.settings()
+
+    def phi(x, dense=False):
+        model, q, qd = skating.start_from(x)
+        settings.budget.start()
+        out = integrate_stroke(skating, settings, 0, model, q, qd, dense)
+        n = model.nq
+        y_end = out[3]
+        m = touchdown_measure(skating.o.params, side_of(skating.o.first_ski, 1), y_end[:n], y_end[n: 2 * n], model)
+        new, q1, qd1, change = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
+        return skating.state_of(new, q1, qd1), (model, out, change, m)
+
+    return phi
+
+
+def _jacobian(phi, x0, steps):
+    """∂Φ/∂x at x0 by central differences (steps ten times the Newton steps: error O(h²),
+    rounding O(ε_stroke/h) ≈ 1e-4 of the entries at the 1e-10 integration tolerance)."""
+    J = np.empty((len(x0), len(x0)))
+    for k, h in enumerate(steps):
+        d = np.zeros(len(x0))
+        d[k] = 10 * h
+        J[:, k] = (phi(x0 + d)[0] - phi(x0 - d)[0]) / (2 * d[k])
+    return J
+
+
 def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_GUESS, tol: float = 1e-10,
-                      max_iter: int = 30, multipliers: bool = True, **kwargs) -> EdgeSteadyState:
+                      max_iter: int = 30, multipliers: bool = True, balance=None, poles=None,
+                      **kwargs) -> EdgeSteadyState:
     """The periodic stroke of the edged skater (the module's docstring) from ``guess`` =
     (u [m/s], φ̇ [rad/s], z_B [m]) at touch-down.
 
     - tol : max|Φ(x) − x| at the fixed point (mixed units: m/s, rad/s, m), in (0, 1e-2].
-    - max_iter : stroke maps at most (each Newton step costs four).
-    - multipliers : compute ∂Φ/∂x at x0 by central differences (six more stroke maps) and its
+    - max_iter : stroke maps at most (each Newton step costs five).
+    - multipliers : compute ∂Φ/∂x at x0 by central differences (eight more stroke maps) and its
       eigenvalues; False skips them (NaN).
+    - balance : None (a fixed landing offset) or a ``BalanceRule`` (the stroke map with the rule;
+      its fixed point is the same where the rule's reference is this stroke's).
+    - poles : None, or four multipliers (|·| < 1) to design a balance rule for
+      (``design_balance``; ten more stroke maps, and eight to measure them): the result's ``balance_rule`` and
+      ``balanced_multipliers`` (measured on the map with the rule, not the design's).
     - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, ...).
 
     A search that leaves what the model can run (the ski stops, the snow would pull, the leg
@@ -99,40 +154,66 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     g = np.array(guess, dtype=float) if not isinstance(guess, str) else None
     if g is None or g.shape != (3,) or not np.all(np.isfinite(g)) or g[0] <= 0 or g[2] <= 0:
         raise ValueError(f"guess: must be (u > 0 m/s, lean rate rad/s, CM height > 0 m), got {guess!r}")
-    o = edge_run_options(p, strokes=1, v0=float(g[0]), **_solver(kwargs))
-    skating = EdgeSkating(o)
-    settings = skating.settings()
-
-    def phi(x, dense=False):
-        model, q, qd = skating.start_from(x)
-        settings.budget.start()
-        out = integrate_stroke(skating, settings, 0, model, q, qd, dense)
-        n = model.nq
-        y_end = out[3]
-        new, q1, qd1, change = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
-        return skating.state_of(new, q1, qd1), (model, out, change)
-
+    if poles is not None:
+        poles = np.asarray(poles, dtype=complex) if not isinstance(poles, str) else None
+        if poles is None or poles.shape != (4,) or not np.all(np.isfinite(poles)) or not np.all(np.abs(poles) < 1):
+            raise ValueError(f"poles: must be four multipliers inside the unit circle, got {poles!r}")
+    solver = _solver(kwargs)
+    skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
+    phi = stroke_map(skating)
+    g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
     try:
         x0, resid, _, n_eval, _ = newton_fixed_point(phi, g, tol=tol, max_iter=max_iter, steps=_STEPS,
-                                                           who="edge_steady_state")
+                                                     who="edge_steady_state")
     except SkiStopped as exc:
         raise NoSteadyState(f"edge_steady_state: {exc}") from exc
     # the periodic stroke once more, with its interpolant for the frame (the same steps)
-    _, (model, (stroke, y0, segments, y_end, events), change) = phi(x0, dense=True)
+    _, (model, (stroke, y0, segments, y_end, events), change, m_star) = phi(x0, dense=True)
+    settings = skating.settings()
     tables = RunTables([], [], [], [], [])
     tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, tables)
     row = tables.strokes[0]
+    row["ke_loss_at_touchdown"] = change["ke_loss"]
     check_admissible(row, p, "edge_steady_state")
-    mult = np.full(3, np.nan)
-    if multipliers:
-        J = np.empty((3, 3))
-        for k, h in enumerate(_STEPS):
-            d = np.zeros(3)
-            d[k] = 10 * h  # central differences: error O(h²), rounding O(ε_stroke / h)
-            J[:, k] = (phi(x0 + d)[0] - phi(x0 - d)[0]) / (2 * d[k])
-        mult = np.linalg.eigvals(J)
+    mult = np.linalg.eigvals(_jacobian(phi, x0, _STEPS)) if multipliers else np.full(4, np.nan)
+    rule, balanced = None, np.full(4, np.nan)
+    if poles is not None:
+        rule = design_balance(p, x0, m_star, solver, poles)
+        closed = stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule, **solver)))
+        balanced = np.linalg.eigvals(_jacobian(closed, x0, _STEPS))
     return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
-                           frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change)
+                           frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
+                           touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
+
+
+def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles) -> BalanceRule:
+    """The balance rule (``skilib.models.edge.balance``) whose linearised stroke map at the
+    periodic stroke x0 (with touch-down measure m*) has the multipliers ``poles``: A = ∂Φ/∂x and
+    M = ∂m/∂x from the fixed-offset map, b = ∂Φ/∂d0 from two maps with the offset moved by
+    ±1e-5 m (central differences), K from ``scipy.signal.place_poles(A, b, poles)`` and
+    g = −Kᵀ solved from gᵀ M = −K."""
+    from scipy.signal import place_poles
+
+    d_star = params.landing_offset
+    fixed = stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver)))
+    A = np.empty((4, 4))
+    M = np.empty((4, 4))
+    for k, h in enumerate(_STEPS):
+        d = np.zeros(4)
+        d[k] = 10 * h
+        (xp, pp), (xm, pm) = fixed(x0 + d), fixed(x0 - d)
+        A[:, k] = (xp - xm) / (2 * d[k])
+        M[:, k] = (pp[3] - pm[3]) / (2 * d[k])
+    delta = 1e-5
+    moved = [stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver,
+                                                     balance=BalanceRule(d_star + s * delta, tuple(m_star),
+                                                                         (0.0,) * 4))))(x0)[0]
+             for s in (1.0, -1.0)]
+    b = (moved[0] - moved[1]) / (2 * delta)
+    K = place_poles(A, b.reshape(4, 1), np.asarray(poles)).gain_matrix.ravel()
+    gains = np.linalg.solve(M.T, -K)
+    return BalanceRule(offset=d_star, reference=tuple(float(v) for v in m_star), gains=tuple(float(v) for v in gains),
+                       poles=tuple(complex(v) for v in poles))
 
 
 def _solver(kwargs: dict) -> dict:
