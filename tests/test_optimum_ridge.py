@@ -173,3 +173,18 @@ def test_multiplier_is_the_front_s_slope(measured):
     measured.check("KKT residual", o["residual"], 1e-8)
     assert math.isnan(o["balance_slope"]) and o["n_active"] == 0
     assert math.isnan(front_slope(front.iloc[:1], 2.0))
+
+
+def test_power_offset_meets_the_power_within_the_reach(measured):
+    """The offset found gives the asked power (Brent to 1e-7 m), and lies within the reach
+    √(1.3² − z̄²) that the model accepts; a power no offset reaches is None."""
+    from skilib.studies.ridge import max_offset, power_offset
+
+    p = replace(FreeSkaterParams(), skating_angle_deg=15.0, stroke_time=0.55, steer_deg=0.0, cm_dip=0.0)
+    measured.check("max offset at z̄ 0.95 m", max_offset(p) - math.sqrt(1.3 ** 2 - 0.95 ** 2), 1e-15, "m")
+    o, v, P, ss = power_offset(p, 150.0)
+    measured.check("power restored", P - 150.0, 1e-3, "W")
+    assert 0.1 < o < max_offset(p) and v > 0 and ss.change["ke_loss"] >= 0
+    assert power_offset(p, 4000.0) is None
+    with pytest.raises(ValueError, match="power"):
+        power_offset(p, 0.0)

@@ -56,7 +56,7 @@ from scipy.linalg import null_space
 from ..engine.validation import check_number
 
 __all__ = ["balance_speed", "balance_slope", "ridge_angle", "Problem", "active_bounds", "optimality",
-           "reduced_hessian", "front_slope"]
+           "reduced_hessian", "front_slope", "max_offset", "power_offset", "ridge_scan"]
 
 
 def _free_params(params):
@@ -336,3 +336,115 @@ def reduced_hessian(opt, *, step: float = 1e-2, tol: float = 1e-6, grad_step: fl
     out = pd.DataFrame(rows, columns=["eigenvalue", "drop_at_0_1", *pr.names])
     out.attrs.update(matrix=R, basis=Z, interior=[pr.names[i] for i in I], lam=lam, hessian=H)
     return out
+
+
+# --------------------------------------------------------------------------- along the ridge
+def _steady(p):
+    """(progress speed, mean power, steady state) of the free skater at p; None if refused."""
+    from ..models.free.steady import free_steady_state
+
+    try:
+        ss = free_steady_state(p)
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    return float(ss.strokes["mean_vx"].iloc[0]), float(ss.mean_power), ss
+
+
+def max_offset(params=None) -> float:
+    """The largest lateral offset [m] the free skater accepts: its CM at most ``MAX_REACH``
+    (1.3 m) from the ski, at height z̄ (cm_height): √(1.3² − z̄²) (0.887 m at z̄ = 0.95 m)."""
+    from ..models.free.params import MAX_REACH
+
+    return math.sqrt(MAX_REACH ** 2 - _free_params(params).cm_height ** 2)
+
+
+def power_offset(params, power, *, offsets=None, xtol: float = 1e-7):
+    """The CM's lateral offset at the end of the stroke (``offset_end``) that gives the free
+    skater ``params`` the mean power ``power`` [W], the other parameters held: the first sign
+    change of P(offset) − power on the grid ``offsets`` [m] (default six from 0.1 m to
+    ``max_offset`` less 1 mm: the model refuses a CM beyond 1.3 m from the ski), then Brent's
+    method to ``xtol`` [m].  Returns (offset, progress speed [m/s], mean
+    power [W], the steady state), or None if no offset of the grid brackets the power."""
+    from dataclasses import replace
+
+    from scipy.optimize import brentq
+
+    P = check_number("power", power, positive=True, unit="W")
+    p = _free_params(params)
+    if offsets is None:
+        offsets = np.linspace(0.1, max_offset(p) - 1e-3, 6)
+    cache = {}
+
+    def at(o):
+        if o not in cache:
+            try:
+                q = replace(p, offset_end=float(o))
+            except ValueError:
+                q = None
+            cache[o] = None if q is None else _steady(q)
+        return cache[o]
+
+    grid = [(o, at(o)) for o in offsets]
+    good = [(o, r) for o, r in grid if r is not None]
+    for (oa, ra), (ob, rb) in zip(good, good[1:]):
+        if (ra[1] - P) * (rb[1] - P) <= 0:
+            def f(o):
+                r = at(o)
+                if r is None:
+                    raise RuntimeError(f"power_offset: the model refuses offset_end {o:g} m between {oa:g} and {ob:g}")
+                return r[1] - P
+
+            o = brentq(f, oa, ob, xtol=xtol)
+            return (o, *at(o))
+    return None
+
+
+def ridge_scan(power, stroke_times, params=None, *, angle: str = "ridge", angle_bounds=(4.0, 60.0),
+               angle_tol: float = 0.05) -> pd.DataFrame:
+    """The speed along the ridge: at each stroke time T of ``stroke_times`` [s], the free skater
+    ``params`` (the other parameters held) with the skating angle between the skis set to
+    2 ``ridge_angle(power, T, v_b)`` (``angle="ridge"``; v_b the 0-D balance speed) or chosen
+    for the highest speed (``angle="optimised"``: a bounded scalar search over half-angles in
+    ``angle_bounds`` [°] to ``angle_tol`` [°]), and the power restored to ``power`` by the
+    offset at the end of the stroke (``power_offset``).  Rows: stroke_time, half_angle_deg (each
+    ski to the direction of travel), predicted_half_angle_deg, offset_end, speed (along the
+    course), mean_power, balance_speed, ke_loss (J lost at each touch-down), feasible."""
+    from dataclasses import replace
+
+    from scipy.optimize import minimize_scalar
+
+    P = check_number("power", power, positive=True, unit="W")
+    if angle not in ("ridge", "optimised"):
+        raise ValueError(f"angle: must be 'ridge' or 'optimised', got {angle!r}")
+    p = _free_params(params)
+    vb = balance_speed(P, p)
+    rows = []
+    for T in stroke_times:
+        T = check_number("stroke_times", T, positive=True, unit="s")
+        pred = ridge_angle(P, T, vb, p)
+        q = replace(p, stroke_time=T)
+
+        def at(half):
+            return power_offset(replace(q, skating_angle_deg=2.0 * half), P)
+
+        if angle == "ridge":
+            half, r = pred, at(pred)
+        else:
+            seen = {}
+
+            def neg(half):
+                r_ = at(half)
+                seen[half] = r_
+                return -r_[1] if r_ is not None else 0.0
+
+            res = minimize_scalar(neg, bounds=angle_bounds, method="bounded", options=dict(xatol=angle_tol))
+            half, r = float(res.x), seen.get(float(res.x)) or at(float(res.x))
+        row = dict(stroke_time=T, half_angle_deg=half, predicted_half_angle_deg=pred, balance_speed=vb)
+        if r is None:
+            row.update(offset_end=np.nan, speed=np.nan, mean_power=np.nan, ke_loss=np.nan, feasible=False)
+        else:
+            row.update(offset_end=r[0], speed=r[1], mean_power=r[2], ke_loss=float(r[3].change["ke_loss"]),
+                       feasible=True)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["stroke_time", "half_angle_deg", "predicted_half_angle_deg", "offset_end",
+                                       "speed", "mean_power", "balance_speed", "ke_loss", "feasible"])
