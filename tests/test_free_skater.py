@@ -690,3 +690,26 @@ def test_plastic_touchdown_with_moving_drivers_and_a_spinning_ski(measured):
     spin = 0.5 * I_zz * (dpsi / T) ** 2
     measured.exceeds("the ski's spin energy at τ = T", spin, 1e-3, "J")
     _check_plastic_touch_downs(res, measured, "moving drivers")
+
+
+# -- the two leg powers: the placement drivers' (the budget) and F·(Ṙ_B − Ṙ_ski) ----------------
+def test_the_leg_power_is_the_drivers_power_plus_the_heading_work(measured):
+    """mean_leg_power_translational, from the works integrated with the stroke
+    ((W_leg + W_heading − Δ½ω_sᵀI_sω_s)/T), against an independent quadrature of the frame's
+    F·(Ṙ_B − Ṙ_ski) (Simpson on a 2 ms grid) for every stroke of a run from u = 0.5 m/s with the
+    default steer; without steer the ski does not turn, the leg's moment does no work and the two
+    powers are the same number."""
+    from scipy.integrate import simpson
+
+    p = sk.FreeSkaterParams()
+    r = sk.simulate_free(p, strokes=3, v0=0.5, dt_out=0.002)
+    for k, g in r.frame.groupby("stroke"):
+        quad = simpson(g["leg_power_translational"].to_numpy(), x=g["tau"].to_numpy()) / p.stroke_time
+        measured.allclose("mean F·(Ṙ_B − Ṙ_ski): works vs Simpson of the frame", r.strokes.mean_leg_power_translational.iloc[k - 1],
+                          quad, rtol=1e-8, unit="W", where=f"stroke {k}")
+    st = r.strokes
+    measured.exceeds("steer 10°: F·(Ṙ_B − Ṙ_ski) − drivers' power (the heading's share)",
+                     (st.mean_leg_power_translational - st.mean_power).abs().min(), 1e-3, "W")
+    s0 = sk.simulate_free(sk.FreeSkaterParams(steer_deg=0.0), strokes=2, v0=0.5).strokes
+    measured.allclose("steer 0: F·(Ṙ_B − Ṙ_ski) vs the drivers' power", s0.mean_leg_power_translational, s0.mean_power,
+                      rtol=1e-12, unit="W")

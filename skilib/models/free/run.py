@@ -57,7 +57,7 @@ from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["simulate_free", "touch_down", "plastic_touch_down", "PlasticTouchDown", "TOUCHDOWN_RULES", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
+__all__ = ["simulate_free", "leg_power_translational", "ski_spin_energy", "touch_down", "plastic_touch_down", "PlasticTouchDown", "TOUCHDOWN_RULES", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
            "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
 
 #: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
@@ -303,6 +303,36 @@ def free_run_options(params, *, strokes, v0, first_ski, laws, rotation, stabiliz
                     check_choice("touchdown", touchdown, TOUCHDOWN_RULES))
 
 
+def ski_spin_energy(model: FreeSkaterModel, q, qd) -> float:
+    """½ ω_sᵀ I_s ω_s [J], the stance ski's rotational kinetic energy: the system's kinetic energy
+    less the two bodies' translational parts (B does not turn: its posture drivers hold it)."""
+    p, cm = model.params, model.cm
+    return float(model.system(1).kinetic_energy(q, qd) - 0.5 * p.body_mass * qd[cm] @ qd[cm]
+                 - 0.5 * p.ski_mass * qd[:3] @ qd[:3])
+
+
+def leg_power_translational(model: FreeSkaterModel, y0, y_end, frame, T: float) -> float:
+    """The stroke's mean leg power in the usual sense, (1/T)∫ F·(Ṙ_B − Ṙ_ski) dτ [W], F the leg
+    force on B: the force times the velocity of the CM relative to the binding.
+
+    It is not the placement drivers' power (``mean_power``, their rows' power −λᵀ(Cq q̇) on both
+    bodies): with r = R_B − R_ski = h n(ψ) + z ẑ, Ṙ_B − Ṙ_ski = ḣ n + ż ẑ + h ψ̇ ∂n/∂ψ, and the
+    rows' power is F·(ḣ n + ż ẑ) only; the rest, h ψ̇ F·∂n/∂ψ, is the leg's moment turning the
+    ski, which the heading driver balances (with the ski's spin: the edge, the snow and friction
+    act at the ski's origin and have no moment about it).  So, exactly::
+
+        ∫ F·(Ṙ_B − Ṙ_ski) dτ = W_leg + W_heading − Δ(½ ω_sᵀ I_s ω_s)
+
+    from the works integrated with the stroke (exact to the integrator's tolerance); the frame's
+    ``leg_power_translational`` integrates to the same (the tests check it by quadrature)."""
+    n = model.nq
+    q0, qd0, q1, qd1 = y0[:n], y0[n: 2 * n], y_end[:n], y_end[n: 2 * n]
+    k = 2 * n
+    names = model.extra_states
+    w_leg, w_head = (float(y_end[k + names.index(w)] - y0[k + names.index(w)]) for w in ("work_leg", "work_heading"))
+    return (w_leg + w_head - (ski_spin_energy(model, q1, qd1) - ski_spin_energy(model, q0, qd0))) / T
+
+
 class FreeSkating(Skating):
     """The free skater as the shared run loop sees it (``skilib.strokes.run``): the strokes of
     each side are one ``Stance`` moved, joined by ``Stance.land``."""
@@ -366,7 +396,7 @@ class FreeSkating(Skating):
         check_leg_force(frame, self.o.params, self.o.max_leg_force_bw)
         n, T = model.nq, self.stroke_time
         none = 0.0 if self.o.touchdown == "plastic" else float("nan")  # no touch-down before the first stroke
-        return dict(u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
+        return dict(mean_leg_power_translational=leg_power_translational(model, y0, y_end, frame, T),u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
                     ke_loss_merge_at_start=change["ke_loss_merge"] if change else none,
                     ke_loss_projection_at_start=change["ke_loss_projection"] if change else none,
@@ -439,7 +469,9 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     mass), roll_moment [N m] (the drivers' moment about the ski's axis at its origin) and
     cop_offset [m] (the centre of pressure that carries it, along the ski's left normal; NaN where
     N ≤ 0) — see ``FreeSkaterModel.point_columns`` — works, q…, qd…), ``strokes`` (u_start,
-    mean_speed, mean_vx, mean_power (the leg's), peak_leg_force_bw, min_ski_speed, min_snow_force,
+    mean_speed, mean_vx, mean_power (the placement drivers' power: the power budget),
+    mean_leg_power_translational (the leg power F·(Ṙ_B − Ṙ_ski), ``leg_power_translational``),
+    peak_leg_force_bw, min_ski_speed, min_snow_force,
     min_snow_load [N], max_leg_angle_deg, max_abs_cop_offset [m] (NaN where N ≤ 0 throughout),
     ke_loss_at_start and its shares ke_loss_merge_at_start, ke_loss_projection_at_start (NaN
     under "along_ski"), each work and the energy_residual) and ``changes`` (one row per
