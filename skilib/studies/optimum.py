@@ -89,8 +89,9 @@ __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS"
 #: ski to the direction of travel are ≈ 10–20° on the flat, larger uphill: a V of 20–40°; the
 #: range covers them with a wide margin), one stroke (one leg's push and glide) 0.4–2 s (cycle
 #: rates of ≈ 0.5–0.9 Hz are strokes of ≈ 0.55–1 s), the ski's inward turn 0–25°, the CM's
-#: lateral offset from the ski at the end of a stroke 0.1–0.6 m (the leg's reach: the model
-#: refuses a CM more than 1.3 m from the ski), the CM's dip 0–0.15 m (a knee bend).
+#: lateral offset from the ski at the end of a stroke 0.1–0.6 m (a chosen limit on the CM's
+#: sideways excursion; the model's own limit is wider: it refuses a CM more than 1.3 m from the
+#: ski, an offset up to √(1.3² − z̄²) ≈ 0.89 m at z̄ = 0.95 m), the CM's dip 0–0.15 m (a knee bend).
 FREE_BOUNDS = {"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0), "steer_deg": (0.0, 25.0),
                "offset_end": (0.1, 0.6), "cm_dip": (0.0, 0.15)}
 #: (The corner of large dip and short stroke is refused by the model, N < 0: the optimizer keeps
