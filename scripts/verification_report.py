@@ -52,7 +52,7 @@ VERIFICATION_FILES = (
     "test_skier.py", "test_sweeps.py", "test_codegen.py", "test_fourier.py", "test_forcedata.py",
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
-    "test_impact.py",
+    "test_impact.py", "test_load_friction.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -101,6 +101,8 @@ EXEMPT = {
         "test_redundant_velocity_row_is_named": _EXCEPTIONS, "test_bad_velocity_components_name_themselves": _EXCEPTIONS,
     },
     "test_impact.py": {"test_bad_impact_input_is_named": _EXCEPTIONS},
+    "test_load_friction.py": {"test_sticking_and_pulling_loads_are_refused_by_name": _EXCEPTIONS,
+                              "test_bad_load_friction_is_refused_by_name": _EXCEPTIONS},
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -205,6 +207,7 @@ SECTIONS = (
             ("test_euler_parameters.py", "test_skier_parametrizations.py")),
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("impacts", "Impacts", ("test_impact.py",)),
+    Section("load-friction", "Friction on a constraint's load", ("test_load_friction.py",)),
     Section("strokes", "The stroke machinery every model shares (a sliding block)", ("test_strokes.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",

@@ -10,7 +10,7 @@ ski-skating technique*, and models beyond it, laid out as
   speed, its works and output table, the laws of a stroke, runs of alternating strokes and
   the periodic stroke;
 - ``skilib.models``: one subpackage per skating model: ``thesis`` (the thesis's three-body
-  skier) and ``free`` (the free skater);
+  skier), ``free`` (the free skater) and ``edge`` (the edged skater);
 - ``skilib.data``: force-plate data and the Fourier fit (eq. 102);
 - ``skilib.studies``: parameter sweeps, sensitivity analysis and the optimum technique;
 - ``skilib.plot``: drawings and animations.
@@ -32,16 +32,20 @@ _NAMES = {
         "SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
         "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
         "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
-        "secant_fixed_point"),
+        "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change"),
     "skilib.models.thesis": (
         "SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "stand_in_push_force", "simulate_run",
         "simulate_phase", "stroke_change", "STROKE_CHANGE_RULES", "SteadyState", "steady_state", "Calibration",
-        "calibrate_force_scale", "power_breakdown", "resistance_power", "power_balance_speed", "leg_laws_for",
+        "calibrate_force_scale", "power_breakdown", "energy_account", "loss_ranking", "resistance_power",
+        "power_balance_speed", "leg_laws_for",
         "with_leg_laws", "Skeleton", "skeleton", "read_run", "write_run", "Motion", "inverse_dynamics",
         "motion_from_c3d", "motion_from_result"),
     "skilib.models.free": (
         "FreeSkaterParams", "FreeLaws", "default_laws", "FreeSkaterModel", "simulate_free", "touch_down",
         "FreeSteadyState", "free_steady_state"),
+    "skilib.models.edge": (
+        "EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "edge_steady_state", "EdgeSteadyState", "SkiStopped",
+        "EDGE_WORK_TERMS", "EDGE_PARAMETER_BOUNDS"),
     "skilib.data": (
         "load_force_data", "default_data_path", "default_metadata_path", "read_force_data", "write_force_data",
         "detect_pushes", "find_pushes", "representative_push", "RepresentativePush", "fit_push", "PushForce",

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
+from skilib.engine.axis_drivers import AxialOffsetDriver, RadialDistanceDriver
 from skilib.engine.timefunctions import Polynomial, RotationPath
 
 
@@ -36,6 +37,8 @@ def all_constraints(b1, b2):
         sk.PointPathDriver("path", b2, "p", path),
         sk.ParallelAxes("parallel", b1, [0.2, 0.1, 1.0], b2, [0.3, -0.2, 1.0]),
         sk.RelativePointDriver("relpath", b1, "p", b2, [0.1, -0.2, 0.3], path),
+        AxialOffsetDriver("axial", b1, "p", [0.3, -0.2, 1.0], b2, [0.1, 0.2, -0.1], Polynomial([0.2, -0.4, 0.3])),
+        RadialDistanceDriver("radial", b1, "p", [0.3, -0.2, 1.0], b2, [0.1, 0.2, -0.1], Polynomial([0.9, 0.2, -0.1])),
     ]
 
 
@@ -47,11 +50,12 @@ def d2(f, h):
     return (-f(-2 * h) + 16 * f(-h) - 30 * f(0.0) + 16 * f(h) - f(2 * h)) / (12 * h * h)
 
 
-@pytest.mark.parametrize("index", range(15))
+@pytest.mark.parametrize("index", range(17))
 def test_jacobian_ct_and_qd_against_finite_differences(rng, index, measured):
-    """Cq, Ct and Ċ of each of the 15 components (spherical ×2, revolute, prismatic,
+    """Cq, Ct and Ċ of each of the 17 components (spherical ×2, revolute, prismatic,
     point-on-plane ×2, point-on-line, fixed ×2, coordinate, distance, orientation,
-    point-path and relative-path drivers, parallel axes) against 4th-order central differences (h = 1e-3); Cq q̈ − Qd against
+    point-path and relative-path drivers, parallel axes, axial-offset and radial-distance
+    drivers) against 4th-order central differences (h = 1e-3); Cq q̈ − Qd against
     the second difference along a path; Ċ = Cq q̇ + Ct, 5 random states each."""
     b1, b2 = two_bodies(rng)
     c = all_constraints(b1, b2)[index]

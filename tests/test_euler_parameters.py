@@ -53,7 +53,7 @@ def test_quadratic_velocity_is_lagrange_in_euler_parameters(rng, measured):
 
 
 # index 9 is the CoordinateDriver, which prescribes a raw coordinate whatever it means
-@pytest.mark.parametrize("index", [i for i in range(15) if i != 9])
+@pytest.mark.parametrize("index", [i for i in range(17) if i != 9])
 def test_constraints_exact_on_euler_parameter_bodies(rng, index, measured):
     """Cq and Qd of every component (the 12 that do not prescribe a raw coordinate) stay exact
     when the bodies use Euler parameters: 4th-order differences, h = 1e-3."""

@@ -252,6 +252,32 @@ TABLE = [
      lambda: dict(g=_g, ua=0.0, tol=1e-10, max_iter=10, max_speed=30.0, who="test"),
      {"ua": number(**ANY_SIGN), "tol": number(), "max_iter": Arg("number", extra={"1.5": 1.5, "1": 1}),
       "max_speed": number()}),
+    ("LoadFriction", sk.LoadFriction, lambda: dict(name="f", body=_body(), point="p", axis=[1.0, 0, 0],
+                                                   constraint="floor", mu=0.1),
+     {"mu": number(zero="frictionless"), "min_speed": number(), "smoothing": number(zero="Coulomb, no smoothing"),
+      "axis": array((3,), negative="any direction"),
+      "row": Arg("number", allowed={"zero": "the first row"}, extra={"1.5": 1.5})}),
+    ("AxialOffsetDriver", sk.AxialOffsetDriver, lambda: dict(name="a", body_i=_body(), point_i=[0, 0, 0],
+                                                             axis_i=[1.0, 0, 0], body_j=None, point_j=[0, 0, 0],
+                                                             offset=0.1),
+     {"offset": number(**ANY_SIGN), "axis_i": array((3,), negative="any direction")}),
+    ("RadialDistanceDriver", sk.RadialDistanceDriver, lambda: dict(name="r", body_i=_body(), point_i=[0, 0, 0],
+                                                                   axis_i=[1.0, 0, 0], body_j=None,
+                                                                   point_j=[0, 0, 0], distance=0.9),
+     {"distance": number(), "axis_i": array((3,), negative="any direction")}),
+    # -- the edged skater ----------------------------------------------------------------------------
+    ("EdgeSkaterParams", sk.EdgeSkaterParams, lambda: dict(),
+     {**{k: number() for k in ("body_mass", "ski_mass", "stroke_time", "skating_angle_deg", "max_leg_length",
+                               "cm_height", "max_lean_deg", "air_density", "cda", "g", "ski_length", "ski_width",
+                               "ski_height")},
+      **{k: number(**ANY_SIGN) for k in ("steer_deg", "leg_extension", "fore_aft")},
+      "landing_offset": number(zero="the ski lands under the CM"), "friction_coefficient": number(zero="frictionless"),
+      "air_drag": Arg("flag"), "body_inertia": array((3,))}),
+    ("simulate_edge", sk.simulate_edge, lambda: dict(strokes=1, v0=3.0),
+     {"v0": number(), "lean_rate": number(**ANY_SIGN), "strokes": Arg("number", extra={"1.5": 1.5}),
+      "first_ski": Arg("choice"), "dt_out": number(), "rtol": number(), "max_wall_time": number(none="no limit")}),
+    ("edge_steady_state", sk.edge_steady_state, lambda: dict(),
+     {"tol": number(), "max_iter": Arg("number", extra={"1.5": 1.5, "1": 1}), "guess": array((3,))}),
     # -- the thesis's skier -------------------------------------------------------------------------
     ("SkierParams", sk.SkierParams, lambda: dict(),
      {**{k: number() for k in ("mass", "lower_leg", "upper_leg", "ski_mass", "ski_length", "ski_width",
@@ -383,7 +409,8 @@ CHEAP = {"RigidBody", "RigidBody points", "box_inertia", "rod_inertia", "rotatio
          "output_grid n_out", "linear", "smooth_turn", "power_law", "dip", "side_of", "mirrored", "Budget",
          "RunSettings", "secant_fixed_point", "SkierParams", "ski_heading", "push_plane_direction",
          "stand_in_push_force", "SkierModel", "resistance_power", "resistance_power array", "power_balance_speed",
-         "leg_laws_for", "Motion", "consistent_initial_conditions", "project"}
+         "leg_laws_for", "Motion", "consistent_initial_conditions", "project", "LoadFriction", "AxialOffsetDriver",
+         "RadialDistanceDriver", "EdgeSkaterParams"}
 
 
 @pytest.mark.parametrize("label, fn, kwargs", [(label, fn, kw) for label, fn, kw, _ in TABLE if label in CHEAP],

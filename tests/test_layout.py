@@ -238,7 +238,7 @@ def test_the_models_are_folders_on_the_shared_machinery():
     """One folder per model under ``skilib/models``, each running its strokes through the shared
     loop (``skilib.strokes.run``) and finding its periodic stroke through ``skilib.strokes.periodic``."""
     models = sorted(p.name for p in (PACKAGE / "models").iterdir() if (p / "__init__.py").is_file())
-    assert models == ["free", "thesis"]
+    assert models == ["edge", "free", "thesis"]
     graph = _graph()
     for m in models:
         assert "skilib.strokes.run" in graph[f"skilib.models.{m}.run"], m

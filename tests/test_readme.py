@@ -45,6 +45,9 @@ def test_what_we_found_is_what_the_model_gives():
         "calibrated power": f"**{cal.steady.mean_power:.0f} W**", "free speed": f"**{free.mean_speed:.2f} m/s**",
         "free power": f"**{free.mean_power:.1f} W**", "free peak force": f"**{free.peak_leg_force_bw:.2f}**",
     }
+    account = sk.energy_account(cal.steady).set_index("term").percent
+    expected.update({f"{term} share": f"**{account[term]:.0f} %**"
+                     for term in ("ke_loss_change", "pe_loss_reset", "friction")})
     missing = {k: v for k, v in expected.items() if v not in found}
     assert not missing, f"README 'What we found' does not show what the model gives: {missing}"
     assert abs(cal.steady.mean_speed - 2.47) < 1e-9  # the calibration's one number in

@@ -5,6 +5,7 @@ integration, and generated code for them.  It knows nothing of skis; the skier m
 
 Importing it loads numpy and scipy only (no pandas, Dask or SALib).
 """
+from .axis_drivers import AxialOffsetDriver, RadialDistanceDriver
 from .bodies import GROUND, RigidBody, box_inertia, rod_inertia
 from .constraints import (
     CoordinateDriver,
@@ -35,6 +36,7 @@ from .forces import AxialFriction, AxisForce, ConstantForce, Drag, Gravity, Line
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
 from .impact import ImpactResult, impact
+from .load_friction import LoadFriction, NegativeLoadError, SlidingError
 from .integrators import ProjectedRK
 from .nonholonomic import KnifeEdge, RollingDisk, VelocityRows
 from .options import Integrator, Stabilization, baumgarte
@@ -46,12 +48,13 @@ from .timefunctions import Constant, FromCallables, Harmonic, Polynomial, Rotati
 
 __all__ = [
     "GROUND", "RigidBody", "box_inertia", "rod_inertia",
-    "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "ParallelAxes",
+    "AxialOffsetDriver", "RadialDistanceDriver", "CoordinateDriver", "DistanceDriver", "Fixed", "FixedCoordinate", "OrientationDriver", "ParallelAxes",
     "PointOnLine", "KnifeEdge", "RollingDisk", "VelocityRows",
     "PointOnPlane", "PointPathDriver", "RelativePointDriver", "Prismatic", "Revolute", "Spherical", "Translational",
     "GimbalLockError", "InconsistentInitialConditions", "IntegrationError", "RedundantConstraintError",
     "SingularSystemError", "NonFiniteError", "BudgetExceededError",
     "AxialFriction", "AxisForce", "ConstantForce", "Drag", "Gravity", "LineForce", "PointForce", "SpringDamper", "Torque",
+    "LoadFriction", "NegativeLoadError", "SlidingError",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
     "Evaluation", "ImpactResult", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",

@@ -66,6 +66,11 @@ class MultibodySystem:
                     raise ValueError(f"constraint '{c.name}': velocity row {k} is not one of its {c.n} rows")
                 mask[self._rows[c.name].start + k] = True
         self.velocity_mask = mask
+        # forces linear in a row's multiplier (Coulomb friction on a constraint's load,
+        # ``skilib.engine.load_friction``): a column of eq. 101's matrix each, resolved by name
+        self.load_forces = [f for f in self.forces if hasattr(f, "per_load")]
+        for f in self.load_forces:
+            f.bind(self)
         #: indices of the holonomic rows C(q, t) = 0 and of the velocity rows B q̇ + b = 0
         self.holonomic_rows = np.flatnonzero(~mask)
         self.velocity_rows = np.flatnonzero(mask)
@@ -210,7 +215,8 @@ class MultibodySystem:
         qd = np.asarray(qd, dtype=float)
         s = self.state(t, q, qd)
         n, m = self.nq, self.nc
-        Qf = {f.name: f.generalized(s) for f in self.forces}
+        # a load force's Q is known only after the solve: zero in the right-hand side, set below
+        Qf = {f.name: (np.zeros(self.nq) if hasattr(f, "per_load") else f.generalized(s)) for f in self.forces}
         M = self.mass_matrix(q)
         Qv = self.quadratic_velocity(q, qd)
         K = np.zeros((n + m, n + m))
@@ -222,6 +228,9 @@ class MultibodySystem:
             K[:n, n:] = c.J.T
             K[n:, :n] = c.J
             rhs[n:] = -c.quad - 2.0 * alpha * c.vel - beta * beta * c.val
+        per_load = [(f, f.per_load(s)) for f in self.load_forces]
+        for f, b in per_load:  # Q_f = b λ_k moves to the left: the column of row k gains −b
+            K[:n, n + f.index] -= b
         try:
             x = np.linalg.solve(K, rhs)
         except np.linalg.LinAlgError:
@@ -230,6 +239,9 @@ class MultibodySystem:
             raise (nonfinite_error(self, t, q, qd, forces=Qf, M=M, Qv=Qv, C=c.val, Cq=c.J, Cdot=c.vel, quad=c.quad)
                    or SingularSystemError(self.singular_message(t, q, K))) from None
         lam = x[n:]
+        for f, b in per_load:
+            f.check_load(t, lam)
+            Qf[f.name] = b * lam[f.index]
         return Evaluation(t=t, q=q, qd=qd, alpha=alpha, beta=beta, qdd=x[:n], lam=lam, M=M, Qv=Qv, C=c.val,
                           Cq=c.J, Cdot=c.vel, quad=c.quad, forces=Qf, force_names=tuple(Qf),
                           powers=power_vector(Qf, qd, lam, c.J, c.vel))

@@ -1,20 +1,24 @@
 """What every skating model shares: the integration of one stroke with friction at zero speed
 (``stroke``), its work–energy bookkeeping (``work``) and output table (``frame``), the laws of a
 stroke and the sides (``laws``), the run of alternating strokes joined by the model's
-touch-down (``run``), the periodic stroke as the fixed point of the stroke map (``periodic``) and
-what a run returns (``result``).  A model supplies its system, its touch-down and its outputs
+touch-down (``run``), the periodic stroke as the fixed point of the stroke map (``periodic``),
+what a run returns (``result``), a flat ski's kinematics (``ski``) and the plastic change of ski
+(``touchdown``).  A model supplies its system, its touch-down and its outputs
 (``skilib.strokes.run.Skating``); see ``skilib.models``.
 """
-from . import frame, laws, periodic, result, run, stroke, work
+from . import frame, laws, periodic, result, run, ski, stroke, touchdown, work
 from .frame import output_grid, stroke_frame
 from .laws import SIDES, dip, linear, mirrored, power_law, side_of, smooth_turn
-from .periodic import NoSteadyState, PeriodicStroke, periodic_stroke, secant_fixed_point
+from .periodic import NoSteadyState, PeriodicStroke, newton_fixed_point, periodic_stroke, secant_fixed_point
 from .result import SimResult
 from .run import RunSettings, RunTables, Skating, run_strokes, stroke_summary
+from .ski import FlatSki
 from .stroke import Budget, Stroke
+from .touchdown import PlasticChange, plastic_change
 from .work import WorkLedger, extra_states
 
 __all__ = ["SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
            "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
            "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
-           "secant_fixed_point", "frame", "laws", "periodic", "result", "run", "stroke", "work"]
+           "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "frame", "laws",
+           "periodic", "result", "run", "ski", "stroke", "touchdown", "work"]

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..engine.validation import check_bool, check_number
 from .run import RunSettings, RunTables, Skating, integrate_stroke, progress_bar, tabulate_stroke
 
-__all__ = ["NoSteadyState", "secant_fixed_point", "periodic_stroke", "PeriodicStroke"]
+__all__ = ["NoSteadyState", "secant_fixed_point", "newton_fixed_point", "periodic_stroke", "PeriodicStroke"]
 
 
 class NoSteadyState(RuntimeError):
@@ -71,6 +73,52 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
                                 f"(the start speed changes by about the same amount every stroke)")
     _, u, resid, res = best
     return u, resid, res, n
+
+
+def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str):
+    """The fixed point x = Φ(x) of a stroke map of several variables (a model whose stroke starts
+    from more than its ski's speed) by Newton's method on g(x) = Φ(x) − x with a Jacobian of
+    forward differences (``steps``, one per variable, in its units).
+
+    - phi : callable x -> (Φ(x), payload).
+    - x0 : the first iterate (finite); tol : stop at max|g| ≤ tol (in (0, 1e-2]); max_iter :
+      at most this many evaluations of Φ (an integer >= 2).  ``NoSteadyState`` naming the last
+      iterate and its residual beyond it; an evaluation that raises ends the search with that
+      error (a stroke the model refuses is no step of a fixed point).
+
+    Returns (x, g(x), payload, evaluations, jacobian of Φ at the last Newton point).
+    """
+    x = np.array(x0, dtype=float)
+    steps = np.asarray(steps, dtype=float)
+    if x.ndim != 1 or not np.all(np.isfinite(x)):
+        raise ValueError(f"x0: must be a finite vector, got {x0!r}")
+    if steps.shape != x.shape or not np.all(steps > 0):
+        raise ValueError(f"steps: must be {x.size} positive steps, got {steps!r}")
+    tol = check_number("tol", tol, positive=True, high=MAX_TOL)
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    fx, payload = phi(x)
+    n, J = 1, None
+    while True:
+        g = fx - x
+        if np.max(np.abs(g)) <= tol:
+            return x, g, payload, n, J
+        if n + x.size > max_iter:
+            raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} stroke maps; last x = "
+                                f"{np.round(x, 8).tolist()}, max|Φ(x) − x| = {np.max(np.abs(g)):.3e}")
+        J = np.empty((x.size, x.size))
+        for k in range(x.size):
+            d = np.zeros(x.size)
+            d[k] = steps[k]
+            J[:, k] = (phi(x + d)[0] - fx) / steps[k]
+        n += x.size
+        try:
+            dx = np.linalg.solve(J - np.eye(x.size), -g)
+        except np.linalg.LinAlgError:
+            raise NoSteadyState(f"{who}: the stroke map's Jacobian minus the identity is singular at x = "
+                                f"{np.round(x, 8).tolist()}: a multiplier is 1, no isolated fixed point") from None
+        x = x + dx
+        fx, payload = phi(x)
+        n += 1
 
 
 #: the loosest convergence tolerance a fixed-point search takes [m/s]: 1 cm/s

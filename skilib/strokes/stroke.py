@@ -35,7 +35,12 @@ from ..engine.projection import Projector
 from ..engine.validation import check_number
 from .work import WorkLedger
 
-__all__ = ["Segment", "Stroke", "Budget", "stroke_rhs", "MAX_STEP_DIVISOR"]
+__all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
+
+#: the default wall-time budget of one call of a model's run or steady state [s]: a stroke takes
+#: ≈ 0.05–2 s, so ten minutes is hundreds to thousands of strokes; a call that takes longer is
+#: grinding (None lifts the limit)
+DEFAULT_MAX_WALL_TIME = 600.0
 
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
@@ -73,6 +78,16 @@ class Budget:
                 raise BudgetExceededError(
                     f"max_wall_time: the run took more than {self.max_wall_time:g} s ({spent:.3g} s) at "
                     f"{self.where}τ = {float(tau):.6g} s", budget="max_wall_time")
+
+
+class CallBudget(Budget):
+    """The ``Budget`` with its wall clock running from the call's start: the shared loops call
+    ``start`` before a run and before each evaluation of the stroke map, which here restarts only
+    the count of evaluations, so that ``max_wall_time`` bounds the whole call (a periodic
+    stroke's every evaluation included)."""
+
+    def start(self) -> None:
+        self.used = 0
 
 
 class Segment(NamedTuple):

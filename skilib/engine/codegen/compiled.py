@@ -28,6 +28,11 @@ class CompiledSystem:
 
     def __init__(self, system: MultibodySystem, backend: str | None = None, use_numba: bool | None = None):
         self.system = system
+        if getattr(system, "load_forces", None):  # the kernel assembles eq. 101 without their columns
+            f = system.load_forces[0]
+            raise NotImplementedError(f"force '{f.name}' ({type(f).__name__}) depends on the multiplier of constraint "
+                                      f"'{f.constraint}', a column of eq. 101 the compiled kernel does not assemble: "
+                                      "evaluate this system with the numeric engine (compiled=False)")
         backend = check_backend(backend, use_numba)
         walk = Walk(system, symbolic=False)
         key = tuple(walk.key)

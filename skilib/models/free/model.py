@@ -84,6 +84,7 @@ from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
 from ...strokes.laws import SIDES, mirrored, side_sign
+from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import FreeLaws, FreeSkaterParams, default_laws
 
@@ -121,7 +122,7 @@ FREE_WORK_TERMS = ("work_leg", "work_friction", "work_gravity", "work_drag", "wo
                    "work_posture", "work_other")
 
 
-class FreeSkaterModel:
+class FreeSkaterModel(FlatSki):
     """One stroke of the free skater on side ``side`` with its ski's origin at ``start_point``
     at τ = 0 (see the module docstring), built from the engine's components.
 
@@ -195,14 +196,6 @@ class FreeSkaterModel:
         """μ N(τ), the largest friction force [N]."""
         return self.params.friction_coefficient * self.normal_load(tau)
 
-    def heading(self, tau) -> float:
-        return float(self.heading_law(tau)[0])
-
-    def axes(self, tau):
-        """e (along the ski) and n (its left normal) at τ from the heading law."""
-        h = self.heading(tau)
-        return np.array([math.cos(h), math.sin(h), 0.0]), np.array([-math.sin(h), math.cos(h), 0.0])
-
     # -- systems --------------------------------------------------------------------------
     def system(self, mode: int, anchor=None) -> MultibodySystem:
         """The system for friction mode +1, −1 (sliding) or 0 (stuck: no velocity along the ski)."""
@@ -238,20 +231,6 @@ class FreeSkaterModel:
                 "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
                 "work_edge": ((), [rows.edge, rows.snow], False), "work_heading": ((), rows.heading, False),
                 "work_posture": ((), rows.posture, False), "work_other": ((), rows.other, False)}
-
-    def ski_direction(self, q) -> np.ndarray:
-        return self.ski.rotation.A(np.asarray(q)[3: self.ski.nq])[:, 0]
-
-    def ski_speed(self, tau, q, qd) -> float:
-        """u = e · Ṙ_ski, the ski's speed along itself."""
-        return float(np.asarray(qd)[:3] @ self.ski_direction(q))
-
-    def ski_acceleration(self, tau, q, qd, qdd) -> float:
-        """u̇ = e · R̈_ski + (ω × e) · Ṙ_ski."""
-        rot, k = self.ski.rotation, self.ski.nq
-        e = self.ski_direction(q)
-        w = rot.G(np.asarray(q)[3:k]) @ np.asarray(qd)[3:k]
-        return float(np.asarray(qdd)[:3] @ e + np.cross(w, e) @ np.asarray(qd)[:3])
 
     def stick_anchor(self, tau, q):
         return None
@@ -293,10 +272,6 @@ class FreeSkaterModel:
                 "snow_load": load, "snow_load_bw": load / self.params.weight,
                 "leg_angle_deg": math.degrees(math.atan2(float(np.linalg.norm(moment)), float(r @ leg))),
                 "roll_moment": roll, "cop_offset": roll / load if load > 0 else math.nan}
-
-    def grid_columns(self, grid, q, qd, lam, segments) -> dict:
-        heading = np.degrees(np.array([math.atan2(*self.ski_direction(qk)[1::-1]) for qk in q]))
-        return {"ski_heading_deg": heading}
 
 
 class _Friction:

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine.bodies import ROTATIONS
-from ...engine.impact import ImpactResult, impact
+from ...engine.impact import ImpactResult
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
@@ -53,17 +53,13 @@ from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
-from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
+from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
+from ...strokes.touchdown import plastic_change
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
 __all__ = ["simulate_free", "leg_power_translational", "ski_spin_energy", "touch_down", "plastic_touch_down", "PlasticTouchDown", "TOUCHDOWN_RULES", "Stance", "FreeSkating", "FreeRunOptions", "free_run_options", "free_options_of",
-           "CallBudget", "DEFAULT_MAX_WALL_TIME", "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
-
-#: the default wall-time budget of one call of ``simulate_free`` or ``free_steady_state`` [s]: a
-#: stroke of the free skater takes ≈ 0.05–0.2 s, so ten minutes is thousands of strokes; a call
-#: that takes longer is grinding (None lifts the limit)
-DEFAULT_MAX_WALL_TIME = 600.0
+           "check_leg_force", "check_snow_load", "ADMISSIBILITY"]
 
 #: what a run does with a technique whose snow load N = (M + m_s) g + M z̈(τ) falls below zero
 #: somewhere on its output grid (``simulate_free``'s ``admissibility``): refuse it before
@@ -162,21 +158,14 @@ class Stance:
         """The plastic touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇)
         (the module's docstring): the old ski merges into B, the new ski leaves B at the common
         velocity, and ``skilib.engine.impact`` projects onto the new stance's rows at τ = 0."""
-        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         p = old.params
-        M, ms = p.body_mass, p.ski_mass
-        ke_before = old.system(1).kinetic_energy(q, qd)
-        v_c = (M * qd[old.cm] + ms * qd[:3]) / (M + ms)
-        ke_merged = 0.5 * (M + ms) * float(v_c @ v_c)
         new, q1 = self.placed(old, q)
-        qd_split = np.zeros(new.nq)  # neither body turns: the angles' rates (or ṗ) are zero
-        qd_split[:3], qd_split[new.cm] = v_c, v_c
-        r = impact(self.model.system(1), q1, qd_split, t=0.0)
-        ke_after = new.system(1).kinetic_energy(q1, r.qd)
-        return PlasticTouchDown(model=new, q=q1, qd=r.qd, common_velocity=v_c, qd_split=qd_split,
-                                ke_before=ke_before, ke_merged=ke_merged, ke_loss_merge=ke_before - ke_merged,
-                                ke_loss_projection=r.ke_lost, ke_after=ke_after, ke_loss=ke_before - ke_after,
-                                impact=r)
+        c = plastic_change(old.system(1), q, qd, self.model.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
+                           ski=slice(0, old.ski.nq), cm=old.cm)
+        return PlasticTouchDown(model=new, q=q1, qd=c.qd, common_velocity=c.common_velocity, qd_split=c.qd_split,
+                                ke_before=c.ke_before, ke_merged=c.ke_merged, ke_loss_merge=c.ke_loss_merge,
+                                ke_loss_projection=c.ke_loss_projection, ke_after=c.ke_after, ke_loss=c.ke_loss,
+                                impact=c.impact)
 
     def residual(self, qd1) -> float:
         """max |Cq q̇ + Ct| of this stance's rows at τ = 0 for the velocities q̇1 (the rows see
@@ -203,16 +192,6 @@ def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDo
     with its merge, its impact and their energies (``PlasticTouchDown``; the module's docstring)."""
     side = check_choice("side", side, SIDES)
     return Stance(old.params, side, old.laws, old.rotation).land_plastic(old, q, qd)
-
-
-class CallBudget(Budget):
-    """The shared ``Budget`` (``skilib.strokes.stroke``) with its wall clock running from the
-    call's start: the shared loops call ``start`` before a run and before each evaluation of the
-    stroke map, which here restarts only the count of evaluations, so that ``max_wall_time``
-    bounds the whole call (a periodic stroke's every evaluation included)."""
-
-    def start(self) -> None:
-        self.used = 0
 
 
 def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:

@@ -7,6 +7,15 @@
                      friction (eqs. 171–178), drag and the leg drivers (C14–C17), the kinetic
                      energy stored from one stroke start to the next (zero in the steady state),
                      and a residual of the constraint stabilization and the integration.
+``energy_account``   the periodic stroke's energy table, term by term (J per stroke, W, % of the
+                     push work): the push work, each leg driver's work (C14, C15–C17) and the
+                     scleronomic rows', friction, drag, the kinetic energy lost at the change of ski,
+                     the potential energy dropped with the pose reset, the potential and kinetic
+                     energy kept from one stroke start to the next, and the residual — every term
+                     measured on its own, so the residual is the closure of the work–energy
+                     theorem over a stroke and its change (the integrator's error).
+``loss_ranking``     the measured ranking of causes: each loss mechanism switched off in turn at
+                     the same push-off scale, and the steady state's speed and power.
 ``resistance_power`` P = F_μ v + ½ ρ C_dA v³, the power that friction and air drag take at a
                      steady speed v: the power balance of van Ingen Schenau, de Koning and de
                      Groot (1990, *Med Sci Sports Exerc* 22:718) and Moxnes, Sandbakk and Hausken
@@ -26,7 +35,8 @@ from scipy.optimize import brentq
 from ...engine.validation import check_array, check_number
 from .params import SkierParams
 
-__all__ = ["BREAKDOWN_TERMS", "power_breakdown", "resistance_power", "power_balance_speed"]
+__all__ = ["BREAKDOWN_TERMS", "ACCOUNT_TERMS", "power_breakdown", "energy_account", "loss_ranking", "resistance_power",
+           "power_balance_speed"]
 
 #: the terms of ``power_breakdown`` that add up to the push-off work, in stacking order
 BREAKDOWN_TERMS = ("ke_loss_change", "pe_loss_reset", "friction", "drag", "drivers", "ke_stored", "residual")
@@ -43,7 +53,8 @@ def power_breakdown(result) -> pd.DataFrame:
     - ke_loss_change: KE⁻ − KE⁺ at the following change (``changes.ke_loss``)
     - pe_loss_reset: Σ mᵢ g Δzᵢ lost with the pose reset at that change (``changes.pe_loss``)
     - friction, drag: −W_friction, −W_drag (integrated works)
-    - drivers: −W_drivers: the work the leg drivers C14–C17 absorb
+    - drivers: −W_drivers: the work the leg drivers C14–C17 absorb (outside the terms, split:
+      leg_extension = −W_C14 and leg_rotation = −W_C15–17; ``energy_account`` has every term)
     - ke_stored: KE at the start of the next stroke − KE at the start of this one
     - residual: −(W_joints + projection + ΔKE − ΣW) + (−W_gravity − pe_loss_reset): the
       work of the scleronomic joints under Baumgarte stabilization, the
@@ -74,10 +85,189 @@ def power_breakdown(result) -> pd.DataFrame:
         )
         total = sum(terms.values())
         rows.append(dict(stroke=int(k), work_push=float(s["work_push"]), **terms,
-                         balance=float(s["work_push"]) - total, ke_end=float(s["ke_end"]),
+                         balance=float(s["work_push"]) - total, leg_extension=-float(s["work_leg_extension"]),
+                         leg_rotation=-float(s["work_leg_rotation"]), ke_end=float(s["ke_end"]),
                          ke_before_change=float(ch["ke_before"]), mean_speed=float(s["mean_speed"]),
                          period=res.params.phase_time))
     return pd.DataFrame(rows)
+
+
+#: the rows of ``energy_account`` after the push work: (key, label); each is energy taken from the
+#: push per stroke [J] (negative: supplied), and they add up to the push work with the residual
+ACCOUNT_TERMS = (
+    ("leg_extension", "leg-extension driver C14 (eq. 187)"),
+    ("leg_rotation", "leg-rotation driver C15–C17 (eq. 188)"),
+    ("joints", "scleronomic rows C1–C13 (ski line and heading, ankle, knee)"),
+    ("friction", "friction (eqs. 171–178)"),
+    ("drag", "air drag"),
+    ("ke_loss_change", "kinetic energy lost at the change of ski"),
+    ("pe_loss_reset", "potential energy dropped with the pose reset"),
+    ("pe_change", "potential energy change, stroke start to next start"),
+    ("ke_stored", "kinetic energy stored, stroke start to next start"),
+    ("projection", "kinetic energy removed by the projections"),
+    ("residual", "residual: push work − Σ terms above (the closure)"),
+)
+
+
+def energy_account(steady) -> pd.DataFrame:
+    """Where the push-off work of the periodic stroke goes: one row per term, in J per stroke,
+    W (J per stroke ÷ T) and % of the push work; ``attrs["closure"]`` = |residual| / W_push.
+
+    ``steady`` is a ``SteadyState`` (``steady_state``, or ``Calibration.steady``).  Over one stroke
+    and the change of ski that ends it (``steady.change_after``), from the state at τ = 0 to the
+    next stroke's state at τ = 0, the work–energy theorem reads
+
+        W_push = −W_C14 − W_C15–17 − W_C1–13 − W_friction − W_drag + (KE⁻ − KE⁺) + (PE⁻ − PE⁺)
+                 + ΔPE + ΔKE − W_projection,
+
+    with every work integrated exactly as a state of the stroke's ODE (``skilib.strokes.work``):
+    the push F·Ṙ³ (eqs. 179–181), the leg's extension driver C14 (power λ·C_t = F_leg ℓ̇,
+    eq. 187), its rotation driver C15–C17 (eq. 188), the scleronomic rows C1–C13 (zero for exact
+    constraints; Baumgarte's drift only), Coulomb friction (eqs. 171–178) and air drag; KE⁻ − KE⁺
+    and PE⁻ − PE⁺ are the kinetic energy lost at the change of ski and the potential energy
+    dropped when the next stroke starts from the short vertical leg ℓ0, γ0 (the CM falls from
+    ℓ(T) cos γ(T) to ℓ0 cos γ0, eqs. 187–188); ΔPE, ΔKE are the changes from one stroke start to
+    the next (zero in the steady state).  Each term is measured on its own (energies from the
+    states, works from the integrals), so the ``residual`` row, W_push minus the sum of the
+    others, is the closure of the theorem: the integration error, not a fitted rest.  Rows
+    (``ACCOUNT_TERMS``) count energy taken from the push (negative: supplied, as the
+    leg-extension driver does).
+
+    Columns: term (key), label, J (per stroke), W (J ÷ T), percent (of W_push).
+    ``ValueError`` naming ``steady`` if it is not a ``SteadyState``.
+    """
+    from .run import potential_energy
+    from .steady import SteadyState, change_after
+
+    if not isinstance(steady, SteadyState):
+        raise ValueError(f"steady: must be a SteadyState (steady_state or Calibration.steady), got "
+                         f"{type(steady).__name__}")
+    res = steady.result
+    s = res.strokes.iloc[0]
+    ch = change_after(res)
+    model = res.models[0]
+    n = model.nq
+    start = res.frame.iloc[0]
+    q0 = start[[f"q{j}" for j in range(n)]].to_numpy(float)
+    # the next stroke's start: the change's new pose (stroke_change), its PE from the same bodies
+    pe_start = potential_energy(model, q0)
+    pe_end = potential_energy(model, res.frame.iloc[-1][[f"q{j}" for j in range(n)]].to_numpy(float))
+    pe_next = pe_end - float(ch["pe_loss"])
+    terms = dict(
+        leg_extension=-float(s["work_leg_extension"]), leg_rotation=-float(s["work_leg_rotation"]),
+        joints=-float(s["work_joints"]), friction=-float(s["work_friction"]), drag=-float(s["work_drag"]),
+        ke_loss_change=float(ch["ke_loss"]), pe_loss_reset=float(ch["pe_loss"]), pe_change=pe_next - pe_start,
+        ke_stored=float(ch["ke_after"]) - float(s["ke_start"]), projection=-float(s["projection_energy"]),
+    )
+    terms = {k: v + 0.0 for k, v in terms.items()}  # a term that is −0.0 (no drag: −(0.0)) reads 0.0
+    push = float(s["work_push"])
+    terms["residual"] = push - sum(terms.values())
+    T = res.params.phase_time
+    labels = dict(ACCOUNT_TERMS)
+    rows = [dict(term="work_push", label="push-off work W_push (eqs. 179–181)", J=push)]
+    rows += [dict(term=k, label=labels[k], J=v) for k, v in terms.items()]
+    out = pd.DataFrame(rows)
+    out["W"] = out["J"] / T
+    out["percent"] = 100.0 * out["J"] / push
+    out.attrs["closure"] = abs(terms["residual"]) / abs(push)
+    out.attrs["period"] = T
+    return out
+
+
+#: the switches of ``loss_ranking``: key -> (what is switched off, how)
+RANKING_SWITCHES = ("friction", "air_drag", "gravity", "leg_extension", "leg_rotation", "change_keeps_speed",
+                    "pose_reset")
+
+
+def loss_ranking(cal, *, switches=RANKING_SWITCHES) -> pd.DataFrame:
+    """Each loss mechanism switched off in turn at the calibration's push-off scale: the steady
+    state's speed along the course (mean Ẋ³), mean CM speed |Ṙ³| and mean push power F·Ṙ³, and
+    their changes against the baseline (``cal.steady``), one row per switch.
+
+    ``cal`` is a ``Calibration`` (``calibrate_force_scale``); its params, force scale and run
+    keywords are kept, and one thing is changed per row:
+
+    - friction: μ = 0 (``SkierParams.friction``, eqs. 171–178)
+    - air_drag: drag off (``SkierParams.air_drag``); the thesis has none (§5.3), so with the
+      default parameters there is nothing to switch off and the row says so
+    - gravity: g = 0 (``SkierParams.gravity``): no lift of the CM during the stroke and nothing
+      dropped with the pose reset at the change (eqs. 187–188)
+    - leg_extension: C_ext = 0 (eq. 187: the leg keeps ℓ0)
+    - leg_rotation: C_rot = 0 (eq. 188: the leg stays at γ0)
+    - change_keeps_speed: the change of ski keeps the CM's speed (``stroke_change='speed_kept'``)
+      instead of absorbing its velocity across the new ski (``'along_ski'``)
+    - pose_reset: not a switch of this model: every stroke starts from ℓ0, γ0 (eqs. 187–188
+      restart at τ = 0); keeping the end pose would let ℓ and γ grow from stroke to stroke out
+      of the leg's reach.  The row says so and measures nothing.
+
+    A switched-off state without a periodic stroke (``NoSteadyState``, or a stroke the model
+    refuses) is a row with NaN speeds and the reason in ``outcome``.  Columns: switch, setting,
+    progress_speed, mean_speed, mean_power, u0, outcome, their changes d_progress_speed,
+    d_mean_speed (relative) and d_mean_power (W), and rank (1: the largest gain of speed along
+    the course when switched off; none for the baseline and the rows that measure nothing).
+    A mechanism the baseline does not have (friction 0, no gravity, no air drag) is not measured
+    either.  ``ValueError`` naming ``cal`` or ``switches``.
+    """
+    from dataclasses import replace
+
+    from ...strokes.periodic import NoSteadyState
+    from .calibrate import Calibration
+    from .steady import steady_state
+
+    if not isinstance(cal, Calibration):
+        raise ValueError(f"cal: must be a Calibration (calibrate_force_scale), got {type(cal).__name__}")
+    if isinstance(switches, str) or not all(k in RANKING_SWITCHES for k in switches):
+        raise ValueError(f"switches: must be a sequence of {RANKING_SWITCHES}, got {switches!r}")
+    params = cal.params if cal.params is not None else SkierParams()
+    kw = {**cal.run_kwargs, "force_scale": cal.force_scale}
+    base = cal.steady
+
+    def measured(st):
+        s = st.strokes.iloc[0]
+        return dict(progress_speed=float(s["progress_speed"]), mean_speed=st.mean_speed, mean_power=st.mean_power,
+                    u0=st.u0)
+
+    rows = [dict(switch="baseline", setting=f"calibrated push-off × {cal.force_scale:.6g}", **measured(base),
+                 outcome="steady state")]
+    plans = {
+        "friction": ("μ = 0", dict(params=replace(params, friction=0.0)) if params.friction > 0 else None),
+        "air_drag": ("air drag off", dict(params=replace(params, air_drag=False)) if params.air_drag else None),
+        "gravity": ("g = 0 (no lift, nothing dropped at the reset)",
+                    dict(params=replace(params, gravity=False)) if params.gravity and params.g > 0 else None),
+        "leg_extension": ("C_ext = 0", dict(c_ext=0.0)),
+        "leg_rotation": ("C_rot = 0", dict(c_rot_deg=0.0)),
+        "change_keeps_speed": ("stroke_change = 'speed_kept'", dict(stroke_change="speed_kept")),
+        "pose_reset": ("keep the end pose at the change", None),
+    }
+    why_not = {"friction": "not measured: the baseline has no friction (params.friction 0)",
+               "gravity": "not measured: the baseline has no gravity (params.gravity False or g 0)",
+               "air_drag": "not measured: the baseline has no air drag (params.air_drag False, as the thesis, §5.3)",
+               "pose_reset": "not a switch of this model: every stroke starts from ℓ0, γ0 (eqs. 187–188); keeping "
+                             "the end pose would let ℓ and γ grow out of the leg's reach"}
+    for key in switches:
+        setting, change = plans[key]
+        if change is None:
+            rows.append(dict(switch=key, setting=setting, outcome=why_not[key]))
+            continue
+        p = change.pop("params", params)
+        try:
+            st = steady_state(p, u0_guess=base.u0, **{**kw, **change})
+        except (NoSteadyState, ValueError, RuntimeError) as exc:  # no periodic stroke within reach
+            rows.append(dict(switch=key, setting=setting, outcome=f"no steady state ({str(exc).split(': ', 1)[-1]})"))
+            continue
+        rows.append(dict(switch=key, setting=setting, **measured(st), outcome="steady state"))
+    out = pd.DataFrame(rows, columns=["switch", "setting", "progress_speed", "mean_speed", "mean_power", "u0",
+                                      "outcome"])
+    b = out.iloc[0]
+    out["d_progress_speed"] = out["progress_speed"] / b["progress_speed"] - 1.0
+    out["d_mean_speed"] = out["mean_speed"] / b["mean_speed"] - 1.0
+    out["d_mean_power"] = out["mean_power"] - b["mean_power"]
+    # rank 1: the switch that gains the most speed along the course (the costliest mechanism);
+    # the baseline and the rows that measure nothing are not ranked
+    ranked = out.index[1:][out["d_progress_speed"].iloc[1:].notna().to_numpy()]
+    order = out.loc[ranked, "d_progress_speed"].rank(ascending=False, method="min")
+    out["rank"] = pd.Series(order, dtype="Int64").reindex(out.index)
+    return out
 
 
 def _resistance(params, friction, cda, air_density):

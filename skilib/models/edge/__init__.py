@@ -1,0 +1,9 @@
+"""The edged skater (beyond the thesis): a leg that only pushes, along itself, from the ski's
+edge; the body an inverted pendulum whose lean is free (book: The edged skater)."""
+from .model import EDGE_WORK_TERMS, EdgeSkaterModel, SkiStopped
+from .params import EDGE_PARAMETER_BOUNDS, EdgeSkaterParams
+from .run import simulate_edge
+from .steady import EdgeSteadyState, edge_steady_state
+
+__all__ = ["EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "edge_steady_state", "EdgeSteadyState", "SkiStopped", "EDGE_WORK_TERMS",
+           "EDGE_PARAMETER_BOUNDS"]

@@ -1,0 +1,223 @@
+"""The edged skater: a leg that only pushes, along itself, from the ski's edge (the book's
+chapter "The edged skater").
+
+The free skater places its centre of mass relative to the ski with three drivers, so its "leg"
+force may point anywhere and carry any roll moment, and its snow load is prescribed.  Here the
+body is an inverted pendulum over the ski's edge: a massless leg from the binding P (the ski's
+origin, on its axis) to the centre of mass, whose length across the ski is prescribed and whose
+lean is free, in the spirit of the speed-skating models of Fintelman, den Braver & Schwab (2011)
+and van der Kruk et al. (2017).
+
+Bodies: the stance ski (a box, x̄ along it) and the body B (a point mass at the CM, held upright:
+its posture drivers take no work).  Stance on side s (+1 right, −1 left), e the ski's axis, n
+its left normal, r = R_B − P, τ ∈ [0, T]::
+
+    ski on the snow:  z_P = 0, flat, heading ψ(τ) = s(−a/2 + Δψ σ(τ/T))
+    knife edge:       n · Ṙ_P = 0                                  (a velocity row)
+    fore–aft:         e · r = x_f                                   (the CM over the binding)
+    leg:              |r − (e·r) e| = ℓ(τ) = ℓ0 + Δℓ σ(τ/T)         (across the ski's axis)
+
+Nothing holds the lean φ of r⊥ = r − (e·r)e from the vertical (the ski's edging angle): two
+velocity freedoms, the ski's speed u along itself and the lean rate.  The leg's multiplier is
+the force along r⊥/ℓ, F = −λ_leg (F > 0: the leg pushes the CM away from the edge); its power
+is F ℓ̇.  Forces: gravity, air drag at the CM, and Coulomb friction μN along the ski against
+its sliding, N the snow row's multiplier (``skilib.engine.LoadFriction``): the real load, which
+includes the leg's push, solved with q̈ and λ in one linear system.
+
+A stroke starts at touch-down: the new ski lands ``landing_offset`` d0 outside the CM (for the
+right ski, to the CM's right), fore–aft x_f, heading ψ(0), and ℓ0 = √(d0² + z_B²) follows from
+the CM's height z_B then (``skilib.models.edge.run``: the plastic change of ski of
+``skilib.strokes.touchdown``).
+
+Admissible motion (``point_columns``, per stroke in the run's table): the leg pushes (F ≥ 0), the
+snow pushes (N ≥ 0; a solve with N < 0 is refused by ``LoadFriction``), the leg stays within
+``max_leg_length`` and the lean within ``max_lean_deg``.  The ski keeps gliding: a stuck ski
+(u = 0) is not modelled and is refused, naming the time.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...engine.axis_drivers import AxialOffsetDriver, RadialDistanceDriver
+from ...engine.bodies import ROTATIONS, RigidBody, box_inertia
+from ...engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver
+from ...engine.forces import Drag, Gravity
+from ...engine.load_friction import LoadFriction
+from ...engine.nonholonomic import KnifeEdge
+from ...engine.rotation import ZXZ
+from ...engine.system import MultibodySystem
+from ...engine.timefunctions import Constant, RotationPath
+from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
+from ...strokes.ski import FlatSki
+from ...strokes.work import extra_states
+from .params import EdgeSkaterParams
+
+__all__ = ["EdgeSkaterModel", "EDGE_WORK_TERMS", "SkiStopped"]
+
+_EZ = np.array([0.0, 0.0, 1.0])
+
+#: the edged skater's works over a stroke [J]: the three drivers (leg, fore–aft, heading), the
+#: forces, the edge and the snow, B's posture drivers and the rest (Euler-parameter norms)
+EDGE_WORK_TERMS = ("work_leg", "work_fore_aft", "work_heading", "work_friction", "work_gravity", "work_drag",
+                   "work_edge", "work_posture", "work_other")
+
+
+class SkiStopped(ValueError):
+    """The edged skater's ski stopped gliding (u = 0): a stuck ski is not modelled."""
+
+
+class _EdgeRows:
+    """Where the edged skater's rows sit in a system: leg, fore_aft, edge, snow, heading and
+    posture (lists of slices), the rest, and the CM's x in q."""
+
+    def __init__(self, model, system):
+        self.stick = None
+        self.leg, self.fore_aft = system.rows("leg"), system.rows("fore_aft")
+        self.edge, self.snow = system.rows("edge"), system.rows("snow")
+        self.heading = [system.rows(n) for n in model.heading_rows]
+        self.posture = [system.rows(n) for n in model.posture_rows]
+        self.model = np.arange(system.nc)
+        self.cm = model.cm.start
+        named = {r for sl in [self.leg, self.fore_aft, self.edge, self.snow, *self.heading, *self.posture]
+                 for r in range(sl.start, sl.stop)}
+        self.other = [slice(r, r + 1) for r in range(system.nc) if r not in named]
+
+    def stick_index(self) -> int:
+        raise SkiStopped("the edged skater has no stuck mode")
+
+
+class EdgeSkaterModel(FlatSki):
+    """One stroke of the edged skater on side ``side``, its ski's origin at ``start_point`` and
+    its leg ``leg_start`` ℓ0 long across the ski at τ = 0 and the ski ``landing_offset`` d0
+    outside the CM then (default ``params.landing_offset``; the module's docstring).  Implements
+    what ``skilib.strokes.stroke.Stroke`` needs of a model; the systems are evaluated by the
+    numeric engine (the compiled kernels do not assemble friction on a load)."""
+
+    extra_states = extra_states(EDGE_WORK_TERMS)
+    REACTIONS = ()
+    N_FRAME_ROWS = 0
+
+    def __init__(self, params: EdgeSkaterParams, side: str, start_point, leg_start: float, rotation: str = "zxz",
+                 landing_offset: float | None = None):
+        if side not in SIDES:
+            raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
+        if rotation not in ROTATIONS:
+            raise ValueError(f"rotation: must be one of {tuple(ROTATIONS)}, got {rotation!r}")
+        self.params = p = params
+        self.side, self.sign, self.rotation = side, side_sign(side), rotation
+        self.P = np.array(start_point, dtype=float)
+        self.leg_start = float(leg_start)
+        #: where the ski landed across the CM at τ = 0 [m] (``params.landing_offset`` unless a
+        #: landing rule chose another)
+        self.landing_offset = p.landing_offset if landing_offset is None else float(landing_offset)
+        T = p.stroke_time
+        self.heading_law = mirrored(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
+                                    self.sign)
+        self.leg_law = smooth_turn(self.leg_start, p.leg_extension, T)
+        rot = ROTATIONS[rotation]
+        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
+                             rotation=rot)
+        self.body = RigidBody("body", p.body_mass, list(p.body_inertia), rotation=rot)
+        self.bodies = (self.ski, self.body)
+        self.nq = self.ski.nq + self.body.nq
+        self.cm = slice(self.ski.nq, self.ski.nq + 3)
+        O, ex = np.zeros(3), [1.0, 0.0, 0.0]
+        if rotation == "zxz":  # flat ski: θ and ψ held, φ the heading; B: all three angles held
+            ski_or = (FixedCoordinate("ski_theta", self.ski, 4, 0.0), FixedCoordinate("ski_psi", self.ski, 5, 0.0),
+                      CoordinateDriver("ski_heading", self.ski, 3, self.heading_law))
+            posture = tuple(FixedCoordinate(f"body_{a}", self.body, k, 0.0)
+                            for a, k in (("phi", 3), ("theta", 4), ("psi", 5)))
+        else:
+            ski_or = (OrientationDriver("ski_heading", self.ski, RotationPath(np.eye(3), _EZ, self.heading_law)),)
+            posture = (OrientationDriver("body_posture", self.body, Constant(np.eye(3))),)
+        self.heading_rows = tuple(c.name for c in ski_or)
+        self.posture_rows = tuple(c.name for c in posture)
+        self.constraints = (
+            FixedCoordinate("snow", self.ski, 2, 0.0), *ski_or, *posture,
+            KnifeEdge("edge", self.ski, O, [0.0, 1.0, 0.0]),
+            AxialOffsetDriver("fore_aft", self.ski, O, ex, self.body, O, p.fore_aft),
+            RadialDistanceDriver("leg", self.ski, O, ex, self.body, O, self.leg_law),
+        )
+        self.forces_common = [Gravity(g=(0.0, 0.0, -p.g))]
+        if p.air_drag:
+            self.forces_common.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
+        self._systems = {}
+
+    # -- what the stroke machinery needs --------------------------------------------------
+    def system(self, mode: int, anchor=None) -> MultibodySystem:
+        """The system sliding forwards (mode +1) or backwards (−1): friction μN along the ski
+        against the sliding, N the snow row's load.  Mode 0 (stuck) is not modelled."""
+        if mode not in (1, -1):
+            raise SkiStopped("the edged skater's ski stopped gliding: a stuck ski is not modelled")
+        if mode not in self._systems:
+            fric = LoadFriction("friction", self.ski, np.zeros(3), [1.0, 0.0, 0.0], "snow",
+                                mu=self.params.friction_coefficient, load_sign=-1, sign=mode)
+            self._systems[mode] = MultibodySystem(self.bodies, self.constraints, self.forces_common + [fric])
+        return self._systems[mode]
+
+    def friction_limit(self, tau) -> float:
+        """Asked by the stroke machinery only when the ski's speed reaches zero: refused."""
+        raise SkiStopped(f"the edged skater's ski stopped gliding at τ = {float(tau):.6g} s (u = 0): a stuck ski "
+                         "is not modelled (the technique does not glide)")
+
+    def stick_anchor(self, tau, q):
+        return None
+
+    def rows(self, system) -> _EdgeRows:
+        return _EdgeRows(self, system)
+
+    def work_terms(self, rows: _EdgeRows) -> dict:
+        return {"work_leg": ((), [rows.leg], False), "work_fore_aft": ((), [rows.fore_aft], False),
+                "work_heading": ((), rows.heading, False), "work_friction": (("friction",), [], False),
+                "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
+                "work_edge": ((), [rows.edge, rows.snow], False), "work_posture": ((), rows.posture, False),
+                "work_other": ((), rows.other, False)}
+
+    def pose(self, tau: float = 0.0) -> np.ndarray:
+        """The coordinates at τ (0: touch-down) with the leg leaning inwards at the landing
+        offset: R_B = P + x_f e + s d0 n + z ẑ, z = √(ℓ(τ)² − d0²)."""
+        p = self.params
+        e, n = self.axes(tau)
+        ell = float(self.leg_law(tau)[0])
+        z = math.sqrt(ell * ell - self.landing_offset ** 2)
+        R_b = self.P + p.fore_aft * e + self.sign * self.landing_offset * n + z * _EZ
+        rot = self.ski.rotation
+        if rot is ZXZ:
+            return np.concatenate([self.P, [self.heading(tau), 0.0, 0.0], R_b, [0.0, 0.0, 0.0]])
+        c, s = math.cos(self.heading(tau)), math.sin(self.heading(tau))
+        A = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        return np.concatenate([self.P, rot.from_matrix(A), R_b, rot.from_matrix(np.eye(3))])
+
+    def leg_vector(self, q) -> np.ndarray:
+        """r⊥ = r − (e·r) e, r = R_B − P: the leg across the ski's axis."""
+        q = np.asarray(q)
+        e = self.ski_direction(q)
+        r = q[self.cm] - q[:3]
+        return r - (e @ r) * e
+
+    def lean_deg(self, q) -> float:
+        """The lean of the leg from the vertical [°], positive towards the inside (the CM on
+        the side of the next ski: +n for the right ski)."""
+        e = self.ski_direction(q)
+        n = np.cross(_EZ, e)
+        v = self.leg_vector(q)
+        return math.degrees(math.atan2(self.sign * float(v @ n), float(v @ _EZ)))
+
+    def point_columns(self, e, seg, tau, q, qd) -> dict:
+        """u; the leg force F along the leg (> 0 pushing), its length and lean, the leg's power
+        F ℓ̇ (its row's), the fore–aft and heading drivers' power; the snow's load N (the snow
+        row's multiplier), friction μN, drag, the edge's lateral force."""
+        rows, p = seg.rows, self.params
+        leg = -float(e.lam[rows.leg][0])
+        ski_e = self.ski_direction(q)
+        drag = float(np.linalg.norm(e.forces["drag"][self.cm])) if "drag" in e.forces else 0.0
+        power = e.row_power
+        return {"u": float(qd[:3] @ ski_e), "leg_force": leg, "leg_force_bw": leg / p.weight,
+                "leg_length": float(np.linalg.norm(self.leg_vector(q))), "lean_deg": self.lean_deg(q),
+                "leg_power": float(power[rows.leg].sum()), "fore_aft_power": float(power[rows.fore_aft].sum()),
+                "heading_power": float(sum(power[sl].sum() for sl in rows.heading)),
+                "snow_load": -float(e.lam[rows.snow][0]), "snow_load_bw": -float(e.lam[rows.snow][0]) / p.weight,
+                "friction_force": float(e.forces["friction"][:3] @ ski_e), "drag_force": drag,
+                "edge_force": -float(e.lam[rows.edge][0]), "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0]))}

@@ -1,0 +1,135 @@
+"""The edged skater's parameters and its laws of a stroke (book: The edged skater).
+
+Stance on side s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ the smoothstep of
+``skilib.strokes.laws``::
+
+    heading       ψ(τ) = s(−a/2 + Δψ σ(τ/T))     (as the free skater's)
+    fore–aft      x_f(τ) = x_f                    (the CM over the binding by default)
+    leg           ℓ(τ) = ℓ0 + Δℓ σ(τ/T)           (its length across the ski's axis)
+
+ℓ0 is not a parameter: the new ski lands ``landing_offset`` d0 outside the centre of mass, so
+ℓ0 = √(d0² + z_B²) follows from the CM's height z_B at touch-down.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from ...engine.validation import check_bool, check_number
+
+__all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
+
+#: the plausible range [low, high] (inclusive, SI units) of every number of ``EdgeSkaterParams``;
+#: a value outside is refused by name.  As the free skater's (``skilib.models.free.params``)
+#: where the names agree; the others:
+#:
+#: - landing_offset 0–0.6 m: the new ski lands beside the centre of mass, at most a long step
+#:   outside it (at 0 the leg stands vertical and nothing tips the body).
+#: - leg_extension −0.3–0.5 m: the leg's change of length across the ski over a stroke; a knee
+#:   and hip extend it by a few tenths of a metre at most.
+#: - max_leg_length 0.6–1.3 m: the longest the leg may get, from the binding to the centre of
+#:   mass (≈ 0.55 of the stature plus a little, ≈ 1.0–1.1 m for an adult).
+#: - fore_aft −0.3–0.3 m: the centre of mass ahead of (+) or behind the binding along the ski.
+#: - cm_height 0.4–1.3 m: the centre of mass's height at the first touch-down of a run.
+#: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
+EDGE_PARAMETER_BOUNDS = {
+    "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
+    "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "landing_offset": (0.0, 0.6),
+    "leg_extension": (-0.3, 0.5), "max_leg_length": (0.6, 1.3), "fore_aft": (-0.3, 0.3), "cm_height": (0.4, 1.3),
+    "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
+    "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
+    "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
+}
+
+
+@dataclass(frozen=True)
+class EdgeSkaterParams:
+    """Every parameter of the edged skater, with its default (book: The edged skater).
+
+    body_mass M [kg], ski_mass m_s [kg], stroke_time T [s], skating_angle_deg a (between the
+    skis at touch-down; 20° by default: much wider, the CM's velocity, which follows the old ski,
+    meets the new edge so obliquely that the impact throws the skater into an inward lean it
+    cannot recover from), steer_deg Δψ, landing_offset d0 [m] (the new ski lands d0 outside the
+    CM), leg_extension Δℓ [m], max_leg_length ℓ_max [m], fore_aft x_f [m], cm_height [m] (the
+    CM's height at a run's first touch-down), max_lean_deg (the largest lean admitted),
+    friction_coefficient μ, air_drag, air_density ρ, cda C_dA, g; the ski's box and the body's
+    principal inertias (they change the drivers' torques, not the motion).
+
+    Every number must lie in ``EDGE_PARAMETER_BOUNDS``; the leg must reach at the first
+    touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max, and the ski must point forwards at the
+    end of the stroke (|a/2 − Δψ| < 90°).  Anything else raises ValueError naming the field.
+    """
+
+    body_mass: float = 75.0
+    ski_mass: float = 1.5
+    stroke_time: float = 0.8
+    skating_angle_deg: float = 20.0
+    steer_deg: float = 10.0
+    landing_offset: float = 0.20
+    leg_extension: float = 0.10
+    max_leg_length: float = 1.05
+    fore_aft: float = 0.0
+    cm_height: float = 0.90
+    max_lean_deg: float = 60.0
+    friction_coefficient: float = 0.02
+    air_drag: bool = True
+    air_density: float = 1.2
+    cda: float = 0.55
+    g: float = 9.81
+    ski_length: float = 1.90
+    ski_width: float = 0.045
+    ski_height: float = 0.03
+    body_inertia: tuple = (11.0, 12.0, 1.5)
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "air_drag":
+                object.__setattr__(self, f.name, check_bool(f.name, v))
+            elif f.name == "body_inertia":
+                lo, hi = EDGE_PARAMETER_BOUNDS[f.name]
+                try:
+                    a = None if isinstance(v, (str, bytes)) else np.asarray(v, dtype=float)
+                except (TypeError, ValueError):
+                    a = None
+                if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all((lo <= a) & (a <= hi)):
+                    raise ValueError(f"body_inertia: must be three inertias in [{lo:g}, {hi:g}] kg m², got {v!r}")
+                if not np.all(a <= a.sum() - a):
+                    raise ValueError(f"body_inertia: each principal inertia must be at most the sum of the other two "
+                                     f"(a rigid body's), got {v!r}")
+                object.__setattr__(self, f.name, tuple(float(x) for x in a))
+            else:
+                object.__setattr__(self, f.name, check_number(f.name, v))
+        for name, (lo, hi) in EDGE_PARAMETER_BOUNDS.items():
+            v = getattr(self, name)
+            if name != "body_inertia" and not lo <= v <= hi:
+                raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] (see "
+                                 "skilib.models.edge.params.EDGE_PARAMETER_BOUNDS)")
+        reach = self.leg_start(self.cm_height) + max(self.leg_extension, 0.0)
+        if reach > self.max_leg_length:
+            raise ValueError(f"max_leg_length: the leg would reach {reach:.4g} m in the first stroke (landing_offset "
+                             f"{self.landing_offset:g} m, cm_height {self.cm_height:g} m, leg_extension "
+                             f"{self.leg_extension:g} m), beyond max_leg_length = {self.max_leg_length:g} m")
+        end = self.skating_angle_deg / 2 - self.steer_deg
+        if not abs(end) < 90.0:
+            raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel; it "
+                             "must still point forwards, within 90°")
+
+    @property
+    def weight(self) -> float:
+        return self.body_mass * self.g
+
+    def leg_start(self, cm_height: float) -> float:
+        """ℓ0 = √(d0² + z_B²) [m]: the leg's length across the ski at touch-down when the centre
+        of mass is at height z_B (the new ski lands d0 outside it)."""
+        return math.hypot(self.landing_offset, cm_height)
+
+
+def with_edge_overrides(params: EdgeSkaterParams | None, **over) -> EdgeSkaterParams:
+    """``params`` (default ``EdgeSkaterParams()``) with the given fields replaced (validated)."""
+    p = EdgeSkaterParams() if params is None else params
+    if not isinstance(p, EdgeSkaterParams):
+        raise ValueError(f"params: must be an EdgeSkaterParams, got {type(p).__name__}")
+    return replace(p, **{k: v for k, v in over.items() if v is not None})

@@ -1,0 +1,233 @@
+"""Runs of the edged skater (``skilib.models.edge.model``): alternating strokes joined at
+touch-down, integrated, book-kept and tabulated by the machinery every skating model shares
+(``skilib.strokes``).
+
+Touch-down at τ = T.  The new ski (side s′) lands ``landing_offset`` d0 outside the centre of
+mass, which keeps its position: its origin P′ = (X_B, Y_B, 0) − s′ d0 n′ − x_f e′ with e′, n′
+the axes of its heading ψ′(0), so the leg starts ℓ0′ = √(d0² + Z_B²) long (refused beyond
+``max_leg_length``).  The velocities change by the plastic change of ski of
+``skilib.strokes.touchdown``: the old ski merges into B with momentum conserved, the new ski
+leaves B with the common velocity, and the engine's impact projects both, mass-weighted, onto
+the new stance's rows (the laws are at rest at τ = 0, so the loss is ≥ 0); both shares are
+reported.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ...engine.bodies import ROTATIONS
+from ...engine.options import Integrator, Stabilization
+from ...engine.validation import check_choice, check_number
+from ...strokes.frame import output_grid
+from ...strokes.laws import SIDES, side_of
+from ...strokes.result import SimResult
+from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
+from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
+from ...strokes.touchdown import plastic_change
+from .model import EDGE_WORK_TERMS, EdgeSkaterModel
+from .params import EdgeSkaterParams, with_edge_overrides
+
+_EZ = np.array([0.0, 0.0, 1.0])
+
+__all__ = ["simulate_edge", "EdgeSkating", "EdgeRunOptions", "edge_run_options"]
+
+_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_merge", "ke_loss_projection",
+                   "u_before", "u_after", "cm_height", "leg_start", "touchdown_residual"]
+
+
+@dataclass(frozen=True)
+class EdgeRunOptions:
+    """``simulate_edge``'s checked options."""
+    params: EdgeSkaterParams
+    strokes: int
+    v0: float
+    lean_rate: float
+    first_ski: str
+    rotation: str
+    stabilization: Stabilization
+    integrator: Integrator
+    grid: np.ndarray
+    budget: Budget
+
+
+def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
+                     dt_out, n_out, max_evaluations, max_wall_time) -> EdgeRunOptions:
+    p = with_edge_overrides(params)
+    strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
+    v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
+    if v0 <= 0.0:
+        raise ValueError(f"v0: the edged skater's ski must glide at the start, v0 > 0 m/s, got {v0!r} (a stuck ski "
+                         "is not modelled)")
+    lean_rate = check_number("lean_rate", lean_rate, low=-20.0, high=20.0, unit="rad/s")
+    first_ski = check_choice("first_ski", first_ski, SIDES)
+    rotation = check_choice("rotation", rotation, tuple(ROTATIONS))
+    stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta)
+    integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=p.stroke_time / MAX_STEP_DIVISOR,
+                            stabilization=stab)
+    budget = CallBudget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
+                    None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True,
+                                                                    unit="s"))
+    return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
+                          budget)
+
+
+class EdgeSkating(Skating):
+    """The edged skater as the shared run loop sees it (``skilib.strokes.run``)."""
+
+    work_terms = EDGE_WORK_TERMS
+    power_term = "work_leg"
+    change_columns = tuple(_CHANGE_COLUMNS)
+    #: the leg pushes (min_leg_force ≥ 0), the snow pushes (min_snow_load ≥ 0), the leg within
+    #: reach (max_leg_length ≤ max_leg_length), the lean within max_lean_deg, the ski glides
+    admissibility = {"min_leg_force": ("leg_force", "min"), "min_snow_load": ("snow_load", "min"),
+                     "max_leg_length": ("leg_length", "max"), "max_abs_lean_deg": ("lean_deg", "max"),
+                     "min_lean_deg": ("lean_deg", "min"), "min_ski_speed": ("u", "min")}
+
+    def __init__(self, o: EdgeRunOptions):
+        self.o = o
+        self.stroke_time = o.params.stroke_time
+
+    def start(self, u):
+        """The first stroke at the origin from (u, the run's lean rate, params.cm_height)
+        (``start_from``)."""
+        return self.start_from((u, self.o.lean_rate, self.o.params.cm_height))
+
+    def start_from(self, x):
+        """A stroke on the first ski at the origin from the touch-down state x = (u, φ̇, z_B):
+        the ski and the CM moving at u along the ski, the CM at height z_B leaning in over the
+        landing offset (lean φ0 = atan(d0 / z_B), the leg ℓ0 = √(d0² + z_B²) long) and turning
+        about the ski's axis at the lean rate φ̇ [rad/s, + inwards]: Ṙ_B = u e + ℓ0 φ̇ (s cos φ0 n
+        − sin φ0 ẑ).  Every row's velocity equation holds (ψ̇(0) = ℓ̇(0) = 0)."""
+        u, lean_rate, z = (float(v) for v in x)
+        p = self.o.params
+        ell0 = p.leg_start(z)
+        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation)
+        q = model.pose(0.0)
+        e, n = model.axes(0.0)
+        phi = math.atan2(p.landing_offset, z)
+        qd = np.zeros(model.nq)
+        qd[:3] = u * e
+        qd[model.cm] = u * e + ell0 * lean_rate * (model.sign * math.cos(phi) * n - math.sin(phi) * _EZ)
+        return model, q, qd
+
+    @staticmethod
+    def state_of(model: EdgeSkaterModel, q, qd) -> np.ndarray:
+        """The touch-down state x = (u, φ̇, z_B) of a stroke's (q, q̇) at τ = 0, mirrored to the
+        stance's side (φ̇ > 0 inwards on either side): the stroke map's variables."""
+        e, n = model.axes(0.0)
+        r, v = np.asarray(q)[model.cm] - q[:3], np.asarray(qd)[model.cm] - qd[:3]
+        y, z = model.sign * float(r @ n), float(r @ _EZ)
+        yd, zd = model.sign * float(v @ n), float(v @ _EZ)
+        return np.array([model.ski_speed(0.0, q, qd), (yd * z - y * zd) / (y * y + z * z), float(np.asarray(q)[model.cm][2])])
+
+    def landing_offset(self, k, old: EdgeSkaterModel, q, qd) -> float:
+        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset)."""
+        return self.o.params.landing_offset
+
+    def landed(self, k, old: EdgeSkaterModel, q, offset: float):
+        """Stroke k's model and q at τ = 0: the new ski ``offset`` outside the CM, which keeps its
+        place."""
+        p = self.o.params
+        side = side_of(self.o.first_ski, k)
+        R_b = np.asarray(q)[old.cm]
+        ell0 = math.hypot(offset, R_b[2])
+        if ell0 + max(p.leg_extension, 0.0) > p.max_leg_length:
+            raise ValueError(f"max_leg_length: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) "
+                             f"the centre of mass is {R_b[2]:.4g} m high and the ski lands {offset:.4g} m outside it, so "
+                             f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "
+                             f"{p.max_leg_length:g} m")
+        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset)
+        e, n = probe.axes(0.0)
+        P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * offset * n - p.fore_aft * e
+        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset)
+        q1 = new.pose(0.0)
+        q1[new.cm] = R_b  # exactly where it was (pose gives it to rounding)
+        return new, q1
+
+    def touch_down(self, k, model, q, qd):
+        new, q1 = self.landed(k, model, q, self.landing_offset(k, model, q, qd))
+        p, T = self.o.params, self.stroke_time
+        c = plastic_change(model.system(1), q, qd, new.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
+                           ski=slice(0, model.ski.nq), cm=model.cm)
+        change = dict(stroke=k + 1, t=k * T, ke_before=c.ke_before, ke_after=c.ke_after, ke_loss=c.ke_loss,
+                      ke_loss_merge=c.ke_loss_merge, ke_loss_projection=c.ke_loss_projection,
+                      u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, c.qd), cm_height=q1[new.cm][2],
+                      leg_start=new.leg_start, touchdown_residual=c.impact.residual)
+        return new, q1, c.qd, change
+
+    def summary(self, k, model, y0, y_end, frame, change):
+        """The drivers' mean powers (leg, fore–aft, heading) and their sum, the skier's
+        mechanical power (``mean_power``); the touch-down's loss and shares."""
+        n, T = model.nq, self.stroke_time
+        ix = {w: 2 * n + model.extra_states.index(w) for w in ("work_leg", "work_fore_aft", "work_heading")}
+        works = {w: float(y_end[i] - y0[i]) for w, i in ix.items()}
+        return dict(mean_leg_power=works["work_leg"] / T, mean_fore_aft_power=works["work_fore_aft"] / T,
+                    mean_heading_power=works["work_heading"] / T, mean_power=sum(works.values()) / T,
+                    ke_loss_at_start=change["ke_loss"] if change else 0.0,
+                    ke_loss_merge_at_start=change["ke_loss_merge"] if change else 0.0,
+                    ke_loss_projection_at_start=change["ke_loss_projection"] if change else 0.0,
+                    max_abs_lean_deg=float(frame["lean_deg"].abs().max()),
+                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
+
+    def settings(self) -> RunSettings:
+        o = self.o
+        return RunSettings(o.stabilization, o.integrator, o.grid, False, o.budget)
+
+    def result(self, tables, t_start) -> SimResult:
+        o, st = self.o, self.o.stabilization
+        info = dict(model="edge", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
+                    alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=False,
+                    v0=o.v0, first_ski=o.first_ski, touchdown="plastic", nfev=tables.nfev,
+                    work_terms=EDGE_WORK_TERMS, runtime_s=time.perf_counter() - t_start)
+        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
+                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
+                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=o.params,
+                         models=tables.models, info=info)
+
+
+def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: float, lean_rate: float = 0.0,
+                  first_ski: str = "right",
+                  rotation: str = "zxz", stabilization: str = "baumgarte", method: str = "DOP853",
+                  rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None, beta=None,
+                  dt_out: float = 0.01, n_out: int | None = None, max_evaluations: int = 5_000_000,
+                  max_wall_time: float | None = DEFAULT_MAX_WALL_TIME) -> SimResult:
+    """A run of the edged skater: ``strokes`` alternating strokes, the first on ``first_ski`` with
+    its ski's origin at the global origin, the CM at ``params.cm_height`` leaning in over the
+    landing offset, the ski and the CM moving at ``v0`` > 0 along the ski and the CM turning
+    about the ski's axis at ``lean_rate`` [rad/s, + inwards] (``EdgeSkating.start_from``; the
+    periodic stroke's start is ``edge_steady_state``'s ``x0``).
+
+    - rotation, stabilization, method, rtol, atol, h, alpha, beta, dt_out, n_out,
+      max_evaluations, max_wall_time : as ``skilib.simulate_free`` (the systems are evaluated by
+      the numeric engine: friction on the snow's load is a column of eq. 101 the compiled
+      kernels do not assemble).
+
+    The run stops with a ValueError naming what and when if the ski stops (``SkiStopped``), the
+    snow would pull (``NegativeLoadError``, from the friction on its load) or the leg would
+    reach beyond ``max_leg_length`` at a touch-down.  The leg force's sign and the lean are
+    reported, never refused: the fixed landing offset is open-loop balance, and a run from a
+    state off the periodic one falls within a few strokes (the leg then pulls, F < 0).
+
+    Returns a ``SimResult``: ``frame`` (t, stroke, side, ski_x/y, ski_heading_deg, u, cm_x/y/z,
+    cm_vx/vy/vz, cm_speed, leg_force [N, > 0 pushing] and leg_force_bw, leg_length [m],
+    lean_deg (from the vertical, + inwards), leg_power (F ℓ̇), fore_aft_power, heading_power,
+    snow_load [N] and snow_load_bw, friction_force, drag_force, edge_force, constraint_norm,
+    nonholonomic_norm, works, q…, qd…), ``strokes`` (the shared columns; mean_power = the
+    drivers' mean power, mean_leg_power, mean_fore_aft_power, mean_heading_power, min_leg_force,
+    min_snow_load, max_leg_length, max_abs_lean_deg, min_ski_speed, ke_loss_at_start and its
+    shares, each work and energy_residual) and ``changes`` (ke_before, ke_after, ke_loss and its
+    shares ke_loss_merge, ke_loss_projection, u_before, u_after, cm_height, leg_start,
+    touchdown_residual).
+    """
+    t_start = time.perf_counter()
+    o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, first_ski=first_ski, rotation=rotation,
+                         stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha,
+                         beta=beta, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
+                         max_wall_time=max_wall_time)
+    skating = EdgeSkating(o)
+    return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)

@@ -1,0 +1,193 @@
+"""The edged skater (``skilib.models.edge``): a massless leg across the ski's axis, a free lean,
+friction on the snow's real load and the plastic change of ski.
+
+Checked against closed forms and independent derivations: without friction, drag, steer or leg
+extension the body is an inverted pendulum on the ski's edge (the lean follows
+φ̈ = (g/ℓ) sin φ, the speed along the ski and KE + PE are conserved); at the periodic stroke's
+states the leg force lies along the leg, the snow's load is the vertical momentum balance
+(M + m_s) g + M z̈_B − D_z and friction is μN against the sliding; the leg's row power is F ℓ̇;
+each touch-down loses ≥ 0 with the merge share in closed form; the periodic stroke is a fixed
+point that a run repeats, and a perturbation along the largest multiplier's eigenvector grows
+by that multiplier per stroke.
+
+Tolerances.  The runs integrate with DOP853 at rtol = atol = 1e-10 and Baumgarte stabilization
+(α = 1/h, β = √2/h, h = 0.05 s), so states are good to ~1e-9 over a stroke; the pendulum ODE is
+integrated at 1e-12 beside it.  Identities evaluated at one state (force directions, the load's
+balance, friction's law) hold to rounding of a 20 × 20 solve, 1e-9 relative bounds them.
+"""
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from skilib.engine import NegativeLoadError
+from skilib.models.edge import EdgeSkaterParams, SkiStopped, edge_steady_state, simulate_edge
+from skilib.strokes.periodic import NoSteadyState
+
+EZ = np.array([0.0, 0.0, 1.0])
+
+
+@pytest.fixture(scope="module")
+def steady():
+    return edge_steady_state()
+
+
+def _states(res, k):
+    """(model, q, q̇) on stroke k's output grid."""
+    model = res.models[k - 1]
+    rows = res.frame[res.frame["stroke"] == k]
+    n = model.nq
+    return model, rows[[f"q{j}" for j in range(n)]].to_numpy(float), rows[[f"qd{j}" for j in range(n)]].to_numpy(float)
+
+
+def test_without_friction_drag_steer_or_extension_it_is_an_inverted_pendulum(measured):
+    """μ = 0, no drag, no steer, Δℓ = 0: the drivers are still and do no work, nothing acts along
+    the ski, and the ski's edge and the snow hold the pivot in the plane across the ski: the lean
+    follows φ̈ = (g/ℓ) sin φ (φ from the vertical, ℓ = √(d0² + z²)), u stays at v0 and the energy
+    KE + PE stays at its start."""
+    p = EdgeSkaterParams(friction_coefficient=0.0, air_drag=False, steer_deg=0.0, leg_extension=0.0,
+                         stroke_time=0.5)
+    lean_rate = -0.6  # outwards: the CM rises over the edge, slows and falls back in
+    res = simulate_edge(p, strokes=1, v0=2.0, lean_rate=lean_rate, dt_out=0.01)
+    f = res.frame
+    ell = p.leg_start(p.cm_height)
+    g = p.g
+    phi0 = math.atan2(p.landing_offset, p.cm_height)
+    sol = solve_ivp(lambda t, y: [y[1], g / ell * math.sin(y[0])], (0, p.stroke_time), [phi0, lean_rate],
+                    t_eval=f["tau"].to_numpy(), rtol=1e-12, atol=1e-12, method="DOP853")
+    measured.allclose("pendulum: lean φ(t) vs φ̈ = (g/ℓ) sin φ", np.radians(f["lean_deg"].to_numpy()), sol.y[0],
+                      atol=1e-8, unit="rad")
+    measured.allclose("pendulum: u(t) vs v0", f["u"].to_numpy(), 2.0, atol=1e-9, unit="m/s")
+    model, q, qd = _states(res, 1)
+    energy = np.array([model.system(1).kinetic_energy(qk, qdk) for qk, qdk in zip(q, qd)]) \
+        + p.body_mass * g * q[:, model.cm.start + 2]
+    measured.allclose("pendulum: KE + PE vs its start", energy, energy[0], atol=1e-7 * energy[0], unit="J")
+    measured.allclose("pendulum: leg length vs ℓ0", f["leg_length"].to_numpy(), ell, atol=1e-10, unit="m")
+
+
+def test_forces_at_the_periodic_strokes_states(steady, measured):
+    """At every output state of the periodic stroke, one solve of eq. 101 gives: the leg's force
+    on B along r⊥ = r − (e·r)e (sin of the angle ≤ 1e-9); N = −λ_snow equal to the vertical
+    momentum balance (M + m_s) g + M z̈_B − D_z; friction on the ski −μN e (sliding forwards)."""
+    res = simulate_edge(EdgeSkaterParams(cm_height=steady.x0[2]), strokes=1, v0=steady.x0[0],
+                        lean_rate=steady.x0[1], dt_out=0.05)
+    model, Q, QD = _states(res, 1)
+    p = model.params
+    system = model.system(1)
+    rows = model.rows(system)
+    for q, qd, tau in zip(Q, QD, res.frame["tau"]):
+        e = system.evaluate(tau, q, qd, 1 / 0.05, math.sqrt(2) / 0.05)
+        r_perp = model.leg_vector(q)
+        force_on_b = -(e.Cq[rows.leg, model.cm].T @ e.lam[rows.leg])
+        sin_angle = np.linalg.norm(np.cross(force_on_b, r_perp)) / (np.linalg.norm(force_on_b) * np.linalg.norm(r_perp))
+        measured.check("leg force on B ∥ r⊥ (sin of the angle)", sin_angle, 1e-9)
+        N = -e.lam[rows.snow][0]
+        drag_z = e.forces["drag"][model.cm][2]
+        balance = (p.body_mass + p.ski_mass) * p.g + p.body_mass * e.qdd[model.cm.start + 2] - drag_z
+        measured.allclose("snow load vs (M + m_s) g + M z̈_B − D_z", N, balance, rtol=1e-9, unit="N")
+        ski_e = model.ski_direction(q)
+        measured.allclose("friction on the ski vs −μN e", e.forces["friction"][:3], -p.friction_coefficient * N * ski_e,
+                          atol=1e-9 * N, unit="N")
+
+
+def test_the_leg_power_is_its_force_times_its_extension_rate(steady, measured):
+    """The leg row's power −λ (Cq q̇) equals F ℓ̇(τ) (on the constraint, Cq q̇ = −Ct = ℓ̇), F the
+    leg force along the leg: to the Baumgarte drift of the run."""
+    res = simulate_edge(EdgeSkaterParams(cm_height=steady.x0[2]), strokes=1, v0=steady.x0[0], lean_rate=steady.x0[1])
+    model = res.models[0]
+    f = res.frame
+    ldot = np.array([model.leg_law(t)[1] for t in f["tau"]])
+    measured.allclose("leg power vs F ℓ̇", f["leg_power"].to_numpy(), f["leg_force"].to_numpy() * ldot,
+                      atol=1e-7, unit="W")
+    measured.check("work–energy residual of the stroke", np.abs(res.strokes["energy_residual"]).max(), 1e-8, "J")
+
+
+def test_the_periodic_stroke_repeats_and_its_touch_downs_lose(steady, measured):
+    """The fixed point: max|Φ(x0) − x0| ≤ 1e-10.  A run of three strokes from it repeats the
+    stroke (mirrored) to 1e-8; every touch-down loses ≥ 0, its merge share is
+    ½ M m_s/(M + m_s)|Ṙ_B⁻ − Ṙ_s⁻|² (the ski does not spin at τ = T), the new rows hold after it,
+    the CM does not move and the new ski lands d0 outside it."""
+    measured.check("max|Φ(x0) − x0|", np.abs(steady.residual).max(), 1e-10)
+    p = EdgeSkaterParams(cm_height=steady.x0[2])
+    res = simulate_edge(p, strokes=3, v0=steady.x0[0], lean_rate=steady.x0[1])
+    st = res.strokes
+    for col in ("mean_vx", "mean_power", "min_leg_force", "min_snow_load"):
+        measured.allclose(f"stroke 3 vs stroke 1: {col}", st[col].iloc[2], st[col].iloc[0],
+                          rtol=1e-8, atol=1e-8)
+    measured.allclose("periodic stroke vs steady state: mean power", st["mean_power"].iloc[0], steady.mean_power,
+                      rtol=1e-8, unit="W")
+    M, ms = p.body_mass, p.ski_mass
+    for k in (1, 2):
+        model, Q, QD = _states(res, k)
+        q, qd = Q[-1], QD[-1]
+        ch = res.changes.iloc[k - 1]
+        closed = 0.5 * M * ms / (M + ms) * float(np.sum((qd[model.cm] - qd[:3]) ** 2))
+        measured.allclose("merge share vs ½ M m_s/(M + m_s)|Ṙ_B − Ṙ_s|²", ch["ke_loss_merge"], closed, rtol=1e-12,
+                          unit="J")
+        measured.exceeds("KE lost at touch-down", ch["ke_loss"], 0.0, "J")
+        measured.check("max|Cq q̇⁺ + Ct| after touch-down", ch["touchdown_residual"], 1e-12, "m/s")
+        new, Q1, _ = _states(res, k + 1)
+        measured.allclose("CM continuous at touch-down", Q1[0][new.cm], q[model.cm], atol=1e-12, unit="m")
+        e, n = new.axes(0.0)
+        lateral = float((Q1[0][new.cm] - Q1[0][:3]) @ n) * new.sign
+        measured.allclose("new ski d0 outside the CM", lateral, p.landing_offset, atol=1e-12, unit="m")
+
+
+def test_a_perturbation_grows_by_the_largest_multiplier(steady, measured):
+    """The multipliers are the linearised stroke map's: a start 1e-7 along the eigenvector of the
+    largest |multiplier| is, one stroke later, that multiplier times as far from the fixed point
+    (to the linearisation's O(δ) and the differences' error, 1e-3 relative)."""
+    from skilib.models.edge.run import EdgeSkating, edge_run_options
+    from skilib.strokes.run import integrate_stroke
+
+    lam = steady.multipliers
+    k = int(np.argmax(np.abs(lam)))
+    measured.exceeds("largest |multiplier| (unstable open-loop balance)", abs(lam[k]), 1.0)
+    # the eigenvector, from a fresh central-difference Jacobian
+    o = edge_run_options(steady.params, strokes=1, v0=steady.x0[0], first_ski="right", rotation="zxz",
+                         stabilization="baumgarte", method="DOP853", rtol=1e-10, atol=1e-10, h=0.05, alpha=None,
+                         beta=None, dt_out=0.01, n_out=None, max_evaluations=5_000_000, max_wall_time=600.0)
+    sk_ = EdgeSkating(o)
+
+    def phi(x):
+        model, q, qd = sk_.start_from(x)
+        y_end = integrate_stroke(sk_, sk_.settings(), 0, model, q, qd, dense=False)[3]
+        n = model.nq
+        new, q1, qd1, _ = sk_.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
+        return sk_.state_of(new, q1, qd1)
+
+    x0 = steady.x0
+    J = np.column_stack([(phi(x0 + d) - phi(x0 - d)) / (2 * d[i]) for i, d in enumerate(np.eye(3) * [1e-5, 1e-5, 1e-6])])
+    w, V = np.linalg.eig(J)
+    j = int(np.argmax(np.abs(w)))
+    measured.allclose("largest multiplier: steady state vs a fresh Jacobian", w[j].real, lam[k].real, rtol=1e-4)
+    v = V[:, j].real / np.linalg.norm(V[:, j].real)
+    delta = 1e-7
+    growth = (phi(x0 + delta * v) - x0) @ v / delta
+    measured.allclose("one stroke: growth along the eigenvector vs the multiplier", growth, w[j].real, rtol=1e-3)
+
+
+def test_what_the_model_does_not_do_is_refused_by_name():
+    with pytest.raises(ValueError, match="^v0: the edged skater's ski must glide"):
+        simulate_edge(strokes=1, v0=0.0)
+    with pytest.raises(ValueError, match="^landing_offset: "):
+        EdgeSkaterParams(landing_offset=-0.1)
+    with pytest.raises(ValueError, match="^max_leg_length: the leg would reach"):
+        EdgeSkaterParams(cm_height=1.1)
+    with pytest.raises(ValueError, match="^body_inertia: "):
+        EdgeSkaterParams(body_inertia=(1.0, 1.0, 5.0))
+    with pytest.raises(ValueError, match="^lean_rate: "):
+        simulate_edge(strokes=1, v0=1.0, lean_rate=float("nan"))
+    # off the periodic stroke the open-loop skater falls: the snow would pull, named with the time
+    with pytest.raises(NegativeLoadError, match=r"constraint 'snow' is N = -.* at t=0\.7"):
+        simulate_edge(strokes=1, v0=3.0)
+    # a ski that stops: friction beats a slow start
+    with pytest.raises(SkiStopped, match=r"stopped gliding at τ = "):
+        simulate_edge(EdgeSkaterParams(friction_coefficient=0.3, cm_height=0.834), strokes=1, v0=0.2, lean_rate=-0.34)
+    with pytest.raises(ValueError, match="^guess: "):
+        edge_steady_state(guess=(0.0, 0.0, 0.8))
+    with pytest.raises(TypeError, match="unknown keyword"):
+        edge_steady_state(compiled=True)
+    with pytest.raises(NoSteadyState, match="no periodic stroke within 2 stroke maps"):
+        edge_steady_state(max_iter=2, multipliers=False)
