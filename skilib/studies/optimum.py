@@ -22,8 +22,20 @@ bound), taken from the same cache.  The steady state is found to |Φ(u) − u| �
 the integrators at rtol 1e-10, so the differences are good to about 1e-5.  After SLSQP the
 point is clipped to the bounds and the constraints restored by least-norm Newton steps (over the
 parameters not at a bound), so the power holds to ``power_tol`` (relative) and the bounds
-exactly.  (:func:`maximize` also takes inequality constraints; the model's optimum does not
-need one.)
+exactly.
+
+The snow's load.  The free skater refuses a technique whose snow load N = (M + m_s) g + M z̈
+goes negative (a ValueError naming ``snow_load``: the height law lowers the CM faster than
+gravity can, so the snow would pull the ski down).  For the default height law
+z̈ = −2Δz (π/T)² cos(2πτ/T) the least load is at τ = 0 and T, so N ≥ 0 throughout is
+
+    s(x) = N_min / (M g) = 1 + m_s/M − 2Δz (π/T)² / g ≥ 0        (Δz = cm_dip, T = stroke_time)
+
+(:func:`snow_load_margin`, in body weights), a smooth closed form of the parameters.  It is
+given to SLSQP as an inequality constraint of the free skater's optimum (whenever cm_dip or
+stroke_time is optimised), so the optimizer never steps into refused techniques: without it,
+FREE_BOUNDS' corner cm_dip 0.15 m, T 0.4 s (N ≈ −0.87 body weights) is refused, and the
+penalty given there is a discontinuity SLSQP's differences cannot handle.
 
 Failures.  A technique the model refuses (a ``ValueError`` from the parameters, a
 ``RuntimeError`` such as no periodic stroke) is caught: the evaluation is recorded with its
@@ -70,17 +82,20 @@ from ..engine.validation import check_number
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "latin_starts",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
-           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force"]
+           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin"]
 
 #: the free skater's technique parameters and their human bounds (see the book's chapter "The
 #: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
 #: ski to the direction of travel are ≈ 10–20° on the flat, larger uphill: a V of 20–40°; the
 #: range covers them with a wide margin), one stroke (one leg's push and glide) 0.4–2 s (cycle
 #: rates of ≈ 0.5–0.9 Hz are strokes of ≈ 0.55–1 s), the ski's inward turn 0–25°, the CM's
-#: lateral offset from the ski at the end of a stroke 0.1–0.6 m (the leg's reach: the model
-#: refuses a CM more than 1.3 m from the ski), the CM's dip 0–0.15 m (a knee bend).
+#: lateral offset from the ski at the end of a stroke 0.1–0.6 m (a chosen limit on the CM's
+#: sideways excursion; the model's own limit is wider: it refuses a CM more than 1.3 m from the
+#: ski, an offset up to √(1.3² − z̄²) ≈ 0.89 m at z̄ = 0.95 m), the CM's dip 0–0.15 m (a knee bend).
 FREE_BOUNDS = {"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0), "steer_deg": (0.0, 25.0),
                "offset_end": (0.1, 0.6), "cm_dip": (0.0, 0.15)}
+#: (The corner of large dip and short stroke is refused by the model, N < 0: the optimizer keeps
+#: to N ≥ 0 by the inequality constraint ``snow_load_margin`` ≥ 0, module docstring.)
 #: the thesis's skier: skating angle 20–80°, phase time 0.4–2 s, and C_ext, C_rot within the
 #: leg's reach for every phase time in the range: ℓ(T) = ℓ0 + C_ext T ≤ L2 + L3 = 0.9 m with
 #: ℓ0 = 0.5 m and T ≤ 2 s gives C_ext ≤ 0.2 m/s; γ(T) = γ0 + C_rot T < 90° with γ0 = 0 gives
@@ -271,6 +286,29 @@ def maximize(f, g, x0, bounds, *, ineq=None, fd_step=1e-5, ftol=1e-12, maxiter=1
 
 
 # --------------------------------------------------------------------------- the models
+def snow_load_margin(params) -> float:
+    """The free skater's least snow load over its stroke, in body weights, for the default
+    height law z(τ) = z̄ − Δz (1 − cos 2πτ/T)/2, whose z̈ = −2Δz (π/T)² cos(2πτ/T) is least at
+    τ = 0 and T:
+
+        N_min / (M g) = ((M + m_s) g − M · 2Δz (π/T)²) / (M g) = 1 + m_s/M − 2Δz (π/T)² / g
+
+    (M = body_mass, m_s = ski_mass, Δz = cm_dip, T = stroke_time, g).  The model refuses a
+    technique with N_min < 0 (``skilib.models.free.run.check_snow_load``); the optimizer keeps
+    this ≥ 0 as an inequality constraint.  ``params``: a FreeSkaterParams (ValueError naming
+    ``params`` otherwise)."""
+    from ..models.free.params import FreeSkaterParams
+
+    if not isinstance(params, FreeSkaterParams):
+        raise ValueError(f"params: must be a FreeSkaterParams, got {type(params).__name__}")
+    p = params
+    return 1.0 + p.ski_mass / p.body_mass - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
+
+
+#: the free skater's parameters on which ``snow_load_margin`` depends through the technique
+_SNOW_LOAD_PARAMETERS = ("cm_dip", "stroke_time")
+
+
 def _as_free_params(base, values):
     from ..models.free.params import FreeSkaterParams
 
@@ -351,6 +389,14 @@ class TechniqueModel:
         self._values[key] = row
         return row
 
+    def inequalities(self, x) -> tuple:
+        """The technique's inequality rows (each ≥ 0 where the model can run it), from the
+        parameters alone: for the free skater optimising cm_dip or stroke_time, the least snow
+        load in body weights (``snow_load_margin``); otherwise none."""
+        if self.model == "free" and any(n in self.names for n in _SNOW_LOAD_PARAMETERS):
+            return (snow_load_margin(self.params(x)),)
+        return ()
+
     def __call__(self, x):
         """(speed, mean power, peak leg force in body weights) at x; ``PENALTY`` for a technique
         the model cannot run."""
@@ -383,7 +429,8 @@ class _StartTask:
         tm = TechniqueModel(model, names, base, options, speed)
         lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
         n_eq = 0 if power is None and target is None else 1
-        m = _maximize(lambda x: _vector(tm(x), power, target, penalty_power), n_eq, [row[n] for n in names],
+        m = _maximize(lambda x: _vector(tm(x), power, target, penalty_power) + tm.inequalities(x), n_eq,
+                      [row[n] for n in names],
                       lo, hi, **settings)
         end = tm.values(m.x)
         st = m.starts.iloc[0]
@@ -778,7 +825,11 @@ def _unit(opt: Optimum):
 
 def _pair_in_unit(opt: Optimum, tm: TechniqueModel):
     lo, hi = _unit(opt)
-    return _Cached(lambda u: opt.vector(tm(lo + np.asarray(u) * (hi - lo)))), lo, hi
+    def h(u):
+        x = lo + np.asarray(u) * (hi - lo)
+        return tuple(opt.vector(tm(x))) + tm.inequalities(x)
+
+    return _Cached(h), lo, hi
 
 
 def _settle(opt: Optimum, tm: TechniqueModel, c, u, fixed, tol):
