@@ -144,7 +144,7 @@ def test_a_perturbation_grows_by_the_largest_multiplier(steady, measured):
     (to the linearisation's O(δ) and the differences' error, 1e-3 relative).  With a fixed
     landing offset one multiplier is 0 (the offset does not depend on the state)."""
     from skilib.models.edge.run import EdgeSkating, edge_run_options
-    from skilib.models.edge.steady import stroke_map
+    from skilib.models.edge.steady import edge_stroke_map
 
     lam = steady.multipliers
     k = int(np.argmax(np.abs(lam)))
@@ -153,7 +153,7 @@ def test_a_perturbation_grows_by_the_largest_multiplier(steady, measured):
     o = edge_run_options(steady.params, strokes=1, v0=steady.x0[0], first_ski="right", rotation="zxz",
                          stabilization="baumgarte", method="DOP853", rtol=1e-10, atol=1e-10, h=0.05, alpha=None,
                          beta=None, dt_out=0.01, n_out=None, max_evaluations=5_000_000, max_wall_time=600.0)
-    phi = stroke_map(EdgeSkating(o))
+    phi = edge_stroke_map(EdgeSkating(o))
     x0 = steady.x0
     steps = [1e-5, 1e-5, 1e-6, 1e-6]
     J = np.column_stack([(phi(x0 + d)[0] - phi(x0 - d)[0]) / (2 * steps[i]) for i, d in enumerate(np.diag(steps))])

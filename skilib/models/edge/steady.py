@@ -31,7 +31,7 @@ from .model import SkiStopped
 from .params import EdgeSkaterParams, with_edge_overrides
 from .run import EdgeSkating, edge_run_options
 
-__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible", "stroke_map",
+__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible", "edge_stroke_map",
            "design_balance"]
 
 #: the start of the search (u [m/s], φ̇ [rad/s], z_B [m]): near the defaults' periodic stroke
@@ -98,7 +98,7 @@ def check_admissible(row: dict, params: EdgeSkaterParams, who: str) -> None:
                          f"{params.max_lean_deg:g}°")
 
 
-def stroke_map(skating: EdgeSkating):
+def edge_stroke_map(skating: EdgeSkating):
     """Φ of ``skating`` (its options: solver, balance rule): x -> (x′, payload), x = (u, φ̇, z_B, d)
     after a touch-down on the first ski; payload (model, the stroke's integration, the change,
     m = the CM's ``touchdown_measure`` just before the next touch-down)."""
@@ -160,7 +160,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
             raise ValueError(f"poles: must be four multipliers inside the unit circle, got {poles!r}")
     solver = _solver(kwargs)
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
-    phi = stroke_map(skating)
+    phi = edge_stroke_map(skating)
     g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
     try:
         x0, resid, _, n_eval, _ = newton_fixed_point(phi, g, tol=tol, max_iter=max_iter, steps=_STEPS,
@@ -179,7 +179,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     rule, balanced = None, np.full(4, np.nan)
     if poles is not None:
         rule = design_balance(p, x0, m_star, solver, poles)
-        closed = stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule, **solver)))
+        closed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule, **solver)))
         balanced = np.linalg.eigvals(_jacobian(closed, x0, _STEPS))
     return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
                            frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
@@ -195,7 +195,7 @@ def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles) ->
     from scipy.signal import place_poles
 
     d_star = params.landing_offset
-    fixed = stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver)))
+    fixed = edge_stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver)))
     A = np.empty((4, 4))
     M = np.empty((4, 4))
     for k, h in enumerate(_STEPS):
@@ -205,7 +205,7 @@ def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles) ->
         A[:, k] = (xp - xm) / (2 * d[k])
         M[:, k] = (pp[3] - pm[3]) / (2 * d[k])
     delta = 1e-5
-    moved = [stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver,
+    moved = [edge_stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver,
                                                      balance=BalanceRule(d_star + s * delta, tuple(m_star),
                                                                          (0.0,) * 4))))(x0)[0]
              for s in (1.0, -1.0)]
