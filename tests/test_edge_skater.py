@@ -233,3 +233,15 @@ def test_what_the_model_does_not_do_is_refused_by_name():
         edge_steady_state(poles=(0.5, 0.4, 1.2, 0.1))
     with pytest.raises(ValueError, match="^balance: must be None"):
         simulate_edge(strokes=1, v0=3.0, balance="hof")
+
+
+def test_a_periodic_stroke_for_other_parameters_is_found_and_is_one(measured):
+    """μ = 0.025 instead of 0.02: the search (from the default guess, or by continuation from the
+    defaults' stroke where a stroke from that guess falls) ends at a fixed point, max|Φ(x0) − x0|
+    ≤ 1e-10, admissible; Newton started next to it (1e-4 off) returns to it."""
+    p = EdgeSkaterParams(friction_coefficient=0.025)
+    ss = edge_steady_state(p, multipliers=False)
+    measured.check("μ = 0.025: max|Φ(x0) − x0|", np.abs(ss.residual).max(), 1e-10)
+    assert ss.min_leg_force > 0 and ss.min_snow_load > 0
+    again = edge_steady_state(p, guess=tuple(ss.x0[:3] + 1e-4), multipliers=False)
+    measured.allclose("μ = 0.025: the fixed point from next to it", again.x0, ss.x0, atol=1e-8)

@@ -34,6 +34,7 @@ NON_DEFAULT = {
     "07": ({"skating_angle_deg": 30.0}, "skating angle 30° between the skis"),
     "08": ({"power": 150.0}, "The optimum at **150 W** mean leg power"),
     "09": ({"noise_mm": 2.0}, "marker noise 2 mm"),
+    "10": ({"perturbation": 0.001}, "periodic stroke by 0.001 m/s in speed"),
 }
 
 

@@ -18,12 +18,13 @@ answer: ``poles=`` designs a rule for the periodic stroke and measures the multi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
+from ...engine.validation import check_number
 from ...strokes.laws import side_of
 from ...strokes.run import RunTables, integrate_stroke, tabulate_stroke
 from .balance import BalanceRule, touchdown_measure
@@ -98,6 +99,31 @@ def check_admissible(row: dict, params: EdgeSkaterParams, who: str) -> None:
                          f"{params.max_lean_deg:g}°")
 
 
+def _numeric(moved: dict) -> bool:
+    return all(isinstance(v, float) for v in moved.values())
+
+
+def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(4, 8, 16)):
+    """The periodic stroke at ``base`` with the fields ``moved`` set, by continuation: the fields
+    walk from the base's values in n equal steps, each periodic stroke the next one's guess
+    (with n from ``steps`` until one walk succeeds).  (x0, residual, stroke maps) or (None, ...)."""
+    for n in steps:
+        x, total = np.append(DEFAULT_GUESS, base.landing_offset), 0
+        try:
+            for k in range(1, n + 1):
+                pk = replace(base, **{name: getattr(base, name) + (v - getattr(base, name)) * k / n
+                                      for name, v in moved.items()})
+                phi_k = edge_stroke_map(EdgeSkating(edge_run_options(pk, strokes=1, v0=float(x[0]), **solver)))
+                x = x.copy()
+                x[3] = pk.landing_offset
+                x, resid, _, used, _ = search(phi_k, x)
+                total += used
+            return x, resid, total
+        except NoSteadyState:
+            continue
+    return None, None, 0
+
+
 def edge_stroke_map(skating: EdgeSkating):
     """Φ of ``skating`` (its options: solver, balance rule): x -> (x′, payload), x = (u, φ̇, z_B, d)
     after a touch-down on the first ski; payload (model, the stroke's integration, the change,
@@ -145,8 +171,12 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
       ``balanced_multipliers`` (measured on the map with the rule, not the design's).
     - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, ...).
 
-    A search that leaves what the model can run (the ski stops, the snow would pull, the leg
-    would reach beyond max_leg_length) raises that ValueError; a fixed point whose stroke is not
+    The open-loop skater falls within a stroke from a start far from its periodic stroke, so
+    where the search from ``guess`` cannot run a stroke and the parameters differ from the
+    defaults (numbers only, the default guess, no rule), the periodic stroke is found by
+    continuation from the defaults' (4, 8, then 16 equal steps of the changed fields).  A search
+    that still leaves what the model can run (the ski stops, the snow would pull, the leg would
+    reach beyond max_leg_length) is ``NoSteadyState`` naming the start and why; a fixed point whose stroke is not
     admissible (the leg pulls, reaches too far or leans beyond max_lean_deg) is refused by
     ``check_admissible``; no fixed point within ``max_iter`` is ``NoSteadyState``.
     """
@@ -159,14 +189,33 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
         if poles is None or poles.shape != (4,) or not np.all(np.isfinite(poles)) or not np.all(np.abs(poles) < 1):
             raise ValueError(f"poles: must be four multipliers inside the unit circle, got {poles!r}")
     solver = _solver(kwargs)
+    tol = check_number("tol", tol, positive=True, high=1e-2)
+    max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
+
+    def search(phi_, start, who="edge_steady_state"):
+        try:
+            return newton_fixed_point(phi_, start, tol=tol, max_iter=max_iter, steps=_STEPS, who=who)
+        except NoSteadyState:
+            raise
+        except ValueError as exc:  # a stroke of the search fell (the snow would pull, the ski stopped, ...)
+            raise NoSteadyState(f"{who}: a stroke of the search from x = {np.round(start, 6).tolist()} cannot be "
+                                f"run: {exc}") from exc
+
     g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
     try:
-        x0, resid, _, n_eval, _ = newton_fixed_point(phi, g, tol=tol, max_iter=max_iter, steps=_STEPS,
-                                                     who="edge_steady_state")
-    except SkiStopped as exc:
-        raise NoSteadyState(f"edge_steady_state: {exc}") from exc
+        x0, resid, _, n_eval, _ = search(phi, g)
+    except NoSteadyState as first:
+        # the open-loop skater falls within a stroke from a start far from its periodic stroke, so
+        # a guess made for other parameters may not even run: continue from the defaults' stroke
+        base = EdgeSkaterParams()
+        moved = {f.name: getattr(p, f.name) for f in fields(p) if getattr(p, f.name) != getattr(base, f.name)}
+        if balance is not None or not moved or tuple(guess) != DEFAULT_GUESS or not _numeric(moved):
+            raise first
+        x0, resid, n_eval = _continue(base, moved, solver, search)
+        if x0 is None:
+            raise first
     # the periodic stroke once more, with its interpolant for the frame (the same steps)
     _, (model, (stroke, y0, segments, y_end, events), change, m_star) = phi(x0, dense=True)
     settings = skating.settings()
