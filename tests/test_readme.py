@@ -45,6 +45,8 @@ def test_what_we_found_is_what_the_model_gives():
         "calibrated power": f"**{cal.steady.mean_power:.0f} W**", "free speed": f"**{free.mean_speed:.2f} m/s**",
         "free power": f"**{free.mean_power:.1f} W**", "free peak force": f"**{free.peak_leg_force_bw:.2f}**",
     }
+    edge = sk.edge_steady_state(multipliers=False)
+    expected.update({"edge speed": f"**{edge.progress_speed:.2f} m/s**", "edge power": f"**{edge.mean_power:.1f} W**"})
     account = sk.energy_account(cal.steady).set_index("term").percent
     expected.update({f"{term} share": f"**{account[term]:.0f} %**"
                      for term in ("ke_loss_change", "pe_loss_reset", "friction")})

@@ -37,8 +37,9 @@ import math
 
 import numpy as np
 
+from .constraints import unit_vector
 from .forces import Force, point_generalized_force
-from .validation import check_array, check_number
+from .validation import check_number
 
 __all__ = ["LoadFriction", "SlidingError", "NegativeLoadError"]
 
@@ -86,10 +87,7 @@ class LoadFriction(Force):
                  sign: int | None = None, min_speed: float = 1e-6, smoothing: float = 0.0):
         self.name, self.body = name, body
         self.u = body.point(point)
-        a = check_array(f"{name}: axis", axis, shape=(3,))
-        if not np.any(a):
-            raise ValueError(f"{name}: axis must be a non-zero 3-vector, got {axis!r}")
-        self.axis = a / np.linalg.norm(a)
+        self.axis = unit_vector(axis, f"{name}: axis")
         if not isinstance(constraint, str) or not constraint:
             raise ValueError(f"{name}: constraint must be the name of a constraint, got {constraint!r}")
         self.constraint = constraint

@@ -12,11 +12,52 @@ import math
 
 import numpy as np
 
+from ..engine.bodies import ROTATIONS, RigidBody, box_inertia
+from ..engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver
+from ..engine.forces import Drag, Gravity
+from ..engine.nonholonomic import KnifeEdge
+from ..engine.timefunctions import Constant, RotationPath
+
 __all__ = ["FlatSki"]
+
+_EZ = np.array([0.0, 0.0, 1.0])
 
 
 class FlatSki:
-    """Mixin: the flat ski's axes, speed and acceleration (the module's docstring)."""
+    """Mixin: the flat ski's bodies and rows, its axes, speed and acceleration (the module's
+    docstring)."""
+
+    def build_on_snow(self, p, rotation: str):
+        """The stance ski (a box of ``p``'s ski dimensions) and the body B (a point of mass
+        ``p.body_mass`` at the CM with ``p.body_inertia``), in ``rotation``, and the rows every
+        flat-ski model has: the ski on the snow (its height row ``snow`` and, in ZXZ angles, its
+        θ and ψ held), its heading driven by ``self.heading_law`` (rows ``heading_rows``), B held
+        upright (``posture_rows``) and the knife edge at the ski's origin (``edge``); with the
+        common forces, gravity and (``p.air_drag``) air drag at the CM.  Sets ski, body,
+        bodies, nq, cm (B's position in q); returns (rows, forces)."""
+        rot = ROTATIONS[rotation]
+        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
+                             rotation=rot)
+        self.body = RigidBody("body", p.body_mass, list(p.body_inertia), rotation=rot)
+        self.bodies = (self.ski, self.body)
+        self.nq = self.ski.nq + self.body.nq
+        self.cm = slice(self.ski.nq, self.ski.nq + 3)
+        O = np.zeros(3)
+        if rotation == "zxz":  # flat ski: θ and ψ held, φ the heading; B: all three angles held
+            ski_or = (FixedCoordinate("ski_theta", self.ski, 4, 0.0), FixedCoordinate("ski_psi", self.ski, 5, 0.0),
+                      CoordinateDriver("ski_heading", self.ski, 3, self.heading_law))
+            posture = tuple(FixedCoordinate(f"body_{a}", self.body, k, 0.0)
+                            for a, k in (("phi", 3), ("theta", 4), ("psi", 5)))
+        else:
+            ski_or = (OrientationDriver("ski_heading", self.ski, RotationPath(np.eye(3), _EZ, self.heading_law)),)
+            posture = (OrientationDriver("body_posture", self.body, Constant(np.eye(3))),)
+        self.heading_rows = tuple(c.name for c in ski_or)
+        self.posture_rows = tuple(c.name for c in posture)
+        rows = (FixedCoordinate("snow", self.ski, 2, 0.0), *ski_or, *posture, KnifeEdge("edge", self.ski, O, [0.0, 1.0, 0.0]))
+        forces = [Gravity(g=(0.0, 0.0, -p.g))]
+        if p.air_drag:
+            forces.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
+        return rows, forces
 
     def heading(self, tau) -> float:
         """ψ(τ) [rad], the ski's heading from the law."""

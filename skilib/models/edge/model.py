@@ -41,14 +41,10 @@ import math
 import numpy as np
 
 from ...engine.axis_drivers import AxialOffsetDriver, RadialDistanceDriver
-from ...engine.bodies import ROTATIONS, RigidBody, box_inertia
-from ...engine.constraints import CoordinateDriver, FixedCoordinate, OrientationDriver
-from ...engine.forces import Drag, Gravity
+from ...engine.bodies import ROTATIONS
 from ...engine.load_friction import LoadFriction
-from ...engine.nonholonomic import KnifeEdge
 from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
-from ...engine.timefunctions import Constant, RotationPath
 from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
@@ -116,33 +112,13 @@ class EdgeSkaterModel(FlatSki):
         self.heading_law = mirrored(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
                                     self.sign)
         self.leg_law = smooth_turn(self.leg_start, p.leg_extension, T)
-        rot = ROTATIONS[rotation]
-        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
-                             rotation=rot)
-        self.body = RigidBody("body", p.body_mass, list(p.body_inertia), rotation=rot)
-        self.bodies = (self.ski, self.body)
-        self.nq = self.ski.nq + self.body.nq
-        self.cm = slice(self.ski.nq, self.ski.nq + 3)
+        rows, self.forces_common = self.build_on_snow(p, rotation)
         O, ex = np.zeros(3), [1.0, 0.0, 0.0]
-        if rotation == "zxz":  # flat ski: θ and ψ held, φ the heading; B: all three angles held
-            ski_or = (FixedCoordinate("ski_theta", self.ski, 4, 0.0), FixedCoordinate("ski_psi", self.ski, 5, 0.0),
-                      CoordinateDriver("ski_heading", self.ski, 3, self.heading_law))
-            posture = tuple(FixedCoordinate(f"body_{a}", self.body, k, 0.0)
-                            for a, k in (("phi", 3), ("theta", 4), ("psi", 5)))
-        else:
-            ski_or = (OrientationDriver("ski_heading", self.ski, RotationPath(np.eye(3), _EZ, self.heading_law)),)
-            posture = (OrientationDriver("body_posture", self.body, Constant(np.eye(3))),)
-        self.heading_rows = tuple(c.name for c in ski_or)
-        self.posture_rows = tuple(c.name for c in posture)
         self.constraints = (
-            FixedCoordinate("snow", self.ski, 2, 0.0), *ski_or, *posture,
-            KnifeEdge("edge", self.ski, O, [0.0, 1.0, 0.0]),
+            *rows,
             AxialOffsetDriver("fore_aft", self.ski, O, ex, self.body, O, p.fore_aft),
             RadialDistanceDriver("leg", self.ski, O, ex, self.body, O, self.leg_law),
         )
-        self.forces_common = [Gravity(g=(0.0, 0.0, -p.g))]
-        if p.air_drag:
-            self.forces_common.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
         self._systems = {}
 
     # -- what the stroke machinery needs --------------------------------------------------

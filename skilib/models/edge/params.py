@@ -13,11 +13,9 @@ Stance on side s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
-import numpy as np
-
-from ...engine.validation import check_bool, check_number
+from ...strokes.params import check_fields
 
 __all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 
@@ -84,24 +82,7 @@ class EdgeSkaterParams:
     body_inertia: tuple = (11.0, 12.0, 1.5)
 
     def __post_init__(self):
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "air_drag":
-                object.__setattr__(self, f.name, check_bool(f.name, v))
-            elif f.name == "body_inertia":
-                lo, hi = EDGE_PARAMETER_BOUNDS[f.name]
-                try:
-                    a = None if isinstance(v, (str, bytes)) else np.asarray(v, dtype=float)
-                except (TypeError, ValueError):
-                    a = None
-                if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all((lo <= a) & (a <= hi)):
-                    raise ValueError(f"body_inertia: must be three inertias in [{lo:g}, {hi:g}] kg m², got {v!r}")
-                if not np.all(a <= a.sum() - a):
-                    raise ValueError(f"body_inertia: each principal inertia must be at most the sum of the other two "
-                                     f"(a rigid body's), got {v!r}")
-                object.__setattr__(self, f.name, tuple(float(x) for x in a))
-            else:
-                object.__setattr__(self, f.name, check_number(f.name, v))
+        check_fields(self, EDGE_PARAMETER_BOUNDS)
         for name, (lo, hi) in EDGE_PARAMETER_BOUNDS.items():
             v = getattr(self, name)
             if name != "body_inertia" and not lo <= v <= hi:

@@ -12,12 +12,10 @@ Any other law is a ``FreeLaws`` of time functions with two derivatives.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
-
-import numpy as np
+from dataclasses import dataclass, replace
 
 from ...engine.timefunctions import TimeFunction
-from ...engine.validation import check_bool, check_number
+from ...strokes.params import check_fields
 from ...strokes.laws import dip, power_law, smooth_turn
 
 __all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
@@ -118,27 +116,7 @@ class FreeSkaterParams:
     body_inertia: tuple = (11.0, 12.0, 1.5)
 
     def __post_init__(self):
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "air_drag":
-                object.__setattr__(self, f.name, check_bool(f.name, v))
-            elif f.name == "body_inertia":
-                lo, hi = PARAMETER_BOUNDS[f.name]
-                try:
-                    a = None if isinstance(v, (str, bytes)) else np.asarray(v, dtype=float)
-                except (TypeError, ValueError):
-                    a = None
-                if a is None or a.shape != (3,) or not np.all(np.isfinite(a)) or not np.all(a > 0):
-                    raise ValueError(f"body_inertia: must be three positive inertias [kg m²], got {v!r}")
-                if not np.all((lo <= a) & (a <= hi)):
-                    raise ValueError(f"body_inertia: each inertia must be in [{lo:g}, {hi:g}] kg m² "
-                                     f"(PARAMETER_BOUNDS), got {v!r}")
-                if not np.all(a <= a.sum() - a):
-                    raise ValueError(f"body_inertia: each principal inertia must be at most the sum of the other two "
-                                     f"(a rigid body's), got {v!r}")
-                object.__setattr__(self, f.name, tuple(float(x) for x in a))
-            else:
-                object.__setattr__(self, f.name, check_number(f.name, v))
+        check_fields(self, PARAMETER_BOUNDS)
         # the ranges, the offsets' last: for them the leg's reach (with the height) says more
         ranged = [n for n in PARAMETER_BOUNDS if n != "body_inertia"]
         for name in sorted(ranged, key=lambda n: n in ("offset_start", "offset_end")):

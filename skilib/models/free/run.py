@@ -45,7 +45,6 @@ import numpy as np
 import pandas as pd
 
 from ...engine.bodies import ROTATIONS
-from ...engine.impact import ImpactResult
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
@@ -54,7 +53,7 @@ from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
-from ...strokes.touchdown import plastic_change
+from ...strokes.touchdown import PlasticChange, plastic_change
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
@@ -77,35 +76,14 @@ _CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_m
 
 
 @dataclass(frozen=True)
-class PlasticTouchDown:
+class PlasticTouchDown(PlasticChange):
     """The plastic touch-down (the module's docstring, rule "plastic") of the stance after a
-    stroke of ``old`` ending at (q⁻, q̇⁻).
+    stroke of ``old`` ending at (q⁻, q̇⁻): the shared ``PlasticChange`` (``skilib.strokes.touchdown``:
+    qd = q̇⁺, the common velocity, the split velocities, the energies and shares, the impact)
+    with the new stroke's ``model`` and its ``q`` at τ = 0."""
 
-    - model, q, qd : the new stroke's model and its state at τ = 0 (q̇ = q̇⁺, the impact's).
-    - common_velocity : v_c = (M Ṙ_B⁻ + m_s Ṙ_s⁻)/(M + m_s) [m/s], the merged body's velocity.
-    - qd_split : q̇_c, the new ski and B both at v_c, neither turning (the projection's input).
-    - ke_before : T⁻, the kinetic energy of B and the old stance ski (its spin included) [J].
-    - ke_merged : ½ (M + m_s)|v_c|² [J], after the merge (and the split).
-    - ke_loss_merge : T⁻ − ½ (M + m_s)|v_c|² [J] (≥ 0, = ½ M m_s/(M + m_s)|Ṙ_B⁻ − Ṙ_s⁻|² plus
-      the old ski's rotational energy).
-    - ke_loss_projection : the impact's ½ΔᵀMΔ − Ctᵀν [J] (≥ 0 when Ct = 0).
-    - ke_after : T⁺ of B and the new stance ski [J].
-    - ke_loss : T⁻ − T⁺ [J], the total.
-    - impact : the ``ImpactResult`` (impulses ν, residual max|Cq q̇⁺ + Ct|, ...).
-    """
-
-    model: FreeSkaterModel
-    q: np.ndarray
-    qd: np.ndarray
-    common_velocity: np.ndarray
-    qd_split: np.ndarray
-    ke_before: float
-    ke_merged: float
-    ke_loss_merge: float
-    ke_loss_projection: float
-    ke_after: float
-    ke_loss: float
-    impact: ImpactResult
+    model: FreeSkaterModel = None
+    q: np.ndarray = None
 
 
 class Stance:
@@ -162,10 +140,7 @@ class Stance:
         new, q1 = self.placed(old, q)
         c = plastic_change(old.system(1), q, qd, self.model.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
                            ski=slice(0, old.ski.nq), cm=old.cm)
-        return PlasticTouchDown(model=new, q=q1, qd=c.qd, common_velocity=c.common_velocity, qd_split=c.qd_split,
-                                ke_before=c.ke_before, ke_merged=c.ke_merged, ke_loss_merge=c.ke_loss_merge,
-                                ke_loss_projection=c.ke_loss_projection, ke_after=c.ke_after, ke_loss=c.ke_loss,
-                                impact=c.impact)
+        return PlasticTouchDown(**vars(c), model=new, q=q1)
 
     def residual(self, qd1) -> float:
         """max |Cq q̇ + Ct| of this stance's rows at τ = 0 for the velocities q̇1 (the rows see
