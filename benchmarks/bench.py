@@ -16,6 +16,8 @@ Targets:
   imports skilib and does the run: libraries included, nothing subtracted);
 - a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
 - the free skater's steady state (``free_steady_state()``, defaults) in ≤ 50 ms;
+- the edged skater's steady state (``edge_steady_state(multipliers=False)``, defaults) in
+  ≤ 0.1 s (today on the numeric engine: far from it);
 - one optimisation of the free skater's technique at 200 W (``optimize_technique``, two seeded
   starts on a 2-worker Dask cluster) in < 5 min;
 - the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
@@ -152,6 +154,16 @@ def bench_free_steady(repeat):
     ss = sk.free_steady_state()
     return {"seconds": median_time(sk.free_steady_state, repeat=repeat, warmup=0), "u0": ss.u0,
             "stroke_maps": ss.iterations}
+
+
+def bench_edge_steady(repeat):
+    """``edge_steady_state(multipliers=False)`` with its defaults (the numeric engine: friction on
+    the snow's load is not compiled)."""
+    import skilib as sk
+
+    ss = sk.edge_steady_state(multipliers=False)
+    return {"seconds": median_time(lambda: sk.edge_steady_state(multipliers=False), repeat=repeat, warmup=0),
+            "stroke_maps": ss.iterations, "u0": ss.u0}
 
 
 def bench_optimum(power=200.0, starts=2):
@@ -295,6 +307,10 @@ def table(r) -> str:
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
                      f"target ≤ 50; {fs['stroke_maps']} stroke maps (the last one tabulated), u0 {fs['u0']:.4f} m/s"))
+    es = r.get("edge_steady")
+    if es:
+        rows.append(("edged skater steady state [s]", f"{es['seconds']:.1f}",
+                     f"target ≤ 0.1; {es['stroke_maps']} stroke maps on the numeric engine, u0 {es['u0']:.4f} m/s"))
     op = r.get("optimum")
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
@@ -355,7 +371,7 @@ def git_commit():
 
 
 #: the rows, in the order they run (``--only`` picks some)
-STEPS = ("rhs", "long_run", "memory", "free_steady", "optimum", "peer", "loader", "numeric", "numeric_memory", "sweep")
+STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "peer", "loader", "numeric", "numeric_memory", "sweep")
 
 
 def main(argv=None) -> int:
@@ -376,6 +392,7 @@ def main(argv=None) -> int:
              ("long_run", lambda: bench_long_run(True, args.repeat)),
              ("memory", bench_memory),
              ("free_steady", lambda: bench_free_steady(args.repeat)),
+             ("edge_steady", lambda: bench_edge_steady(min(args.repeat, 3))),
              ("optimum", bench_optimum),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
