@@ -79,8 +79,13 @@ class LoadFriction(Force):
       ``smoothing`` [m/s] > 0, which replaces sgn by tanh(v_t/smoothing).
 
     ``MultibodySystem.evaluate`` puts it into eq. 101; ``generalized`` alone cannot be
-    evaluated (it needs λ) and says so.  The compiled kernels do not assemble the extra
-    column: ``compile_system`` refuses a system with this force, naming it.
+    evaluated (it needs λ) and says so.  The compiled kernels (``skilib.engine.codegen``)
+    assemble the same column when b can be traced, i.e. when the sliding direction is fixed
+    (``sign`` ±1) or smoothed (``smoothing`` > 0: tanh): b becomes a generated row of the
+    kernel, subtracted into column k of the augmented matrix.  With ``sign=None`` and no
+    smoothing the direction sgn(v_t) and its ``min_speed`` refusal are decided per call, which
+    a generated kernel does not do: ``compile_system`` refuses such a system, naming the force
+    (fix the sign, smooth it, or use the numeric engine).
     """
 
     def __init__(self, name, body, point, axis, constraint, *, row: int = 0, mu: float, load_sign: int = -1,
@@ -114,15 +119,28 @@ class LoadFriction(Force):
         self.index = system.rows(c).start + self.row
         return self.index
 
+    @property
+    def traceable(self) -> bool:
+        """Whether the compiled kernels can generate b: a fixed sign or a smoothed one (tanh);
+        sgn(v_t) with its ``min_speed`` refusal is decided per call, in Python only."""
+        return self.sign is not None or self.smoothing > 0
+
+    def _speed(self, s):
+        A = s.frame(self.body)[0]
+        return s.point_velocity(self.body, self.u) @ (A @ self.axis)
+
     def sliding_speed(self, s) -> float:
         """v_t = e·Ṙ_P [m/s], the point's velocity along the axis."""
-        A = s.frame(self.body)[0]
-        return float(s.point_velocity(self.body, self.u) @ (A @ self.axis))
+        return float(self._speed(s))
 
     def direction(self, s) -> float:
         """The friction's sliding sign (or its smoothed value) at the state ``s``."""
         if self.sign is not None:
             return float(self.sign)
+        if s.dtype is object:  # traced by skilib.engine.codegen, which traces only the smoothed law
+            import sympy
+
+            return sympy.tanh(self._speed(s) / self.smoothing)
         v = self.sliding_speed(s)
         if self.smoothing > 0:
             return math.tanh(v / self.smoothing)
@@ -135,7 +153,7 @@ class LoadFriction(Force):
 
     def per_load(self, s) -> np.ndarray:
         """b with Q_f = b λ_k: the generalized force per unit multiplier (length nq)."""
-        b = np.zeros(s.nq)
+        b = np.zeros(s.nq, dtype=s.dtype)
         A = s.frame(self.body)[0]
         point_generalized_force(s, self.body, self.u, (-self.mu * self.load_sign * self.direction(s)) * (A @ self.axis), b)
         return b

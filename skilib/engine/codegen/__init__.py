@@ -26,6 +26,13 @@ call and enter the kernel as inputs ``p[k]``; a force element
 that cannot be traced (``PointForce``, ``Torque``: arbitrary callables of the state) is
 evaluated by the numeric engine and added to the right-hand side.  Nothing held in a
 closure is ever baked into a cached kernel.
+
+Friction on a constraint's load.  A ``LoadFriction`` (Q_f = b λ_k, N the multiplier of row
+k) is generated as its per-unit-load row b, which the driver subtracts into column k of the
+augmented matrix, as ``MultibodySystem.evaluate`` does; after the solve the row is scaled by
+λ_k and the load is checked (``NegativeLoadError``).  Its row k, load sign and sliding law are
+part of the structure key.  Only a fixed (``sign`` ±1) or smoothed (tanh) direction can be
+generated: sgn(v_t) with its ``min_speed`` refusal is refused by ``compile_system``, by name.
 """
 from __future__ import annotations
 

@@ -24,15 +24,26 @@ class CompiledSystem:
     results; ``terms(t, q, qd)`` gives the generated M, Qv, C, Cq, Ċ (= Cq q̇ + Ct),
     −Qd and the traced forces' Q.  Everything else (bookkeeping, checks, energies) is
     delegated to the wrapped system.  ``backend`` is 'c', 'numba' or 'python'.
+
+    Coulomb friction on a row's load (``LoadFriction``, Q_f = b λ_k) is assembled as the
+    numeric engine does, as column k of eq. 101's matrix: b is a generated row of QF (in
+    ``terms`` that row holds b, per unit multiplier), the driver subtracts it into the column
+    and, after the solve, scales it by λ_k, so the ``Evaluation``'s ``forces`` and ``powers``
+    hold Q_f = b λ_k and Q_f·q̇ like the numeric engine's; every solve then checks the load
+    (``check_load``: ``NegativeLoadError`` for N < 0).  Only a fixed (``sign`` ±1) or smoothed
+    (``smoothing`` > 0) sliding direction is generated: a ``LoadFriction`` with sgn(v_t) and
+    its ``min_speed`` refusal is refused here, by name (``NotImplementedError``).
     """
 
     def __init__(self, system: MultibodySystem, backend: str | None = None, use_numba: bool | None = None):
         self.system = system
-        if getattr(system, "load_forces", None):  # the kernel assembles eq. 101 without their columns
-            f = system.load_forces[0]
-            raise NotImplementedError(f"force '{f.name}' ({type(f).__name__}) depends on the multiplier of constraint "
-                                      f"'{f.constraint}', a column of eq. 101 the compiled kernel does not assemble: "
-                                      "evaluate this system with the numeric engine (compiled=False)")
+        for f in getattr(system, "load_forces", ()):  # sgn(v_t) with a min_speed refusal: decided per call
+            if not f.traceable:
+                raise NotImplementedError(
+                    f"force '{f.name}' ({type(f).__name__}) on the load of constraint '{f.constraint}' takes its "
+                    "sliding direction sgn(v_t) from the velocity, refusing speeds below min_speed, which a compiled "
+                    "kernel does not generate: fix the direction (sign=+1 or -1), smooth it (smoothing > 0), or "
+                    "evaluate this system with the numeric engine (compiled=False)")
         backend = check_backend(backend, use_numba)
         walk = Walk(system, symbolic=False)
         key = tuple(walk.key)
@@ -53,6 +64,12 @@ class CompiledSystem:
                                                       if i not in walk.traced_forces]
         #: force elements compiled into the kernel
         self.traced_forces = self._traced_forces = [system.forces[i] for i in walk.traced_forces]
+        #: forces on a row's load (``LoadFriction``), checked after every solve (N ≥ 0)
+        self.load_forces = self._load_forces = list(getattr(system, "load_forces", ()))
+        if [f.index for f in self._traced_forces if hasattr(f, "per_load")] != \
+                [k for k in kern.load_rows if k >= 0]:
+            raise RuntimeError(f"kernel {kern.path}: its load columns {kern.load_rows} are not the system's; delete "
+                               f"the kernel cache ({kernel_cache_dir()})")
         n, m = system.nq, system.nc
         self._out = {k: np.zeros(v) for k, v in kern.shapes.items()}
         self._p = np.zeros(max(kern.n_inputs, 1))
@@ -121,6 +138,10 @@ class CompiledSystem:
         # (the C driver checks finiteness itself; a NaN or inf anywhere makes the sum non-finite)
         if x is None or (self._check_finite and not math.isfinite(x.sum())):
             raise self._failure(t, q, qd)
+        if self._load_forces:  # as the numeric engine: a load that pulls is refused, naming the force
+            lam = x[self.system.nq:]
+            for f in self._load_forces:
+                f.check_load(t, lam)
         return x
 
     def _failure(self, t, q, qd):

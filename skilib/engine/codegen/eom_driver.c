@@ -1,5 +1,10 @@
 /* The eq. 101 driver of the generated C kernels (skilib.engine.codegen.kernel appends it to
-   the generated `generated` function; NQ, NC, NF are #defined before it).
+   the generated `generated` function; NQ, NC, NF and LOAD_ROW are defined before it).
+
+   A row f of QF with LOAD_ROW[f] = k >= 0 is not a force but b, the generalized force per unit
+   multiplier of a LoadFriction on row k (Q_f = b lambda_k): it moves to the left of eq. 101,
+   column n + k of the matrix gains -b, and after the solve the row is scaled by lambda_k, so
+   that QF holds every force's Q_f and pw[f] = Q_f.qd as for the others.
 
    It assembles eq. 101 and solves it by Gaussian elimination with partial pivoting, what
    LAPACK's dgesv does, unblocked: at 35 x 35 blocking buys nothing; it returns 0, k + 1 when
@@ -18,7 +23,7 @@ int eom(double t, const double *q, const double *qd, const double *c, const doub
     for (i = 0; i < n; i++) {
         double s = Qv[i] + Qx[i];
         for (j = 0; j < n; j++) K[i * nn + j] = M[i * n + j];
-        for (f = 0; f < nf; f++) s += QF[f * n + i];
+        for (f = 0; f < nf; f++) if (LOAD_ROW[f] < 0) s += QF[f * n + i];
         x[i] = s;
     }
     for (r = 0; r < m; r++) {
@@ -28,6 +33,10 @@ int eom(double t, const double *q, const double *qd, const double *c, const doub
         }
         for (j = 0; j < m; j++) K[(n + r) * nn + n + j] = 0.0;
         x[n + r] = -Cquad[r] - 2.0 * alpha * Cvel[r] - beta * beta * C[r];
+    }
+    for (f = 0; f < nf; f++) {  /* Q_f = b lambda_k: the column of row k gains -b */
+        if (LOAD_ROW[f] < 0) continue;
+        for (i = 0; i < n; i++) K[i * nn + n + LOAD_ROW[f]] -= QF[f * n + i];
     }
     for (k = 0; k < nn; k++) {
         int piv = k;
@@ -59,6 +68,10 @@ int eom(double t, const double *q, const double *qd, const double *c, const doub
     }
     for (f = 0; f < nf; f++) {
         double s = 0.0;
+        if (LOAD_ROW[f] >= 0) {
+            const double lam = x[n + LOAD_ROW[f]];
+            for (j = 0; j < n; j++) QF[f * n + j] *= lam;
+        }
         for (j = 0; j < n; j++) s += QF[f * n + j] * qd[j];
         pw[f] = s;
     }

@@ -10,6 +10,7 @@ from ..bodies import RigidBody
 from ..constraints import Constraint
 from ..forces import AxisForce, ConstantForce, Drag, Gravity, LineForce, SpringDamper
 from ..kinematics import State
+from ..load_friction import LoadFriction
 from ..system import MultibodySystem
 from ..timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
 
@@ -19,7 +20,22 @@ __all__ = []
 _TRACEABLE_LAWS = (Constant, Polynomial, Harmonic, RotationPath, Stack)
 _TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper)
 # objects whose attributes are walked for parameters (their float data become c[k])
-_PARAM_OBJECTS = (Constraint,) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
+_PARAM_OBJECTS = (Constraint, LoadFriction) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
+
+
+def traceable_force(f) -> bool:
+    """Whether a force element is generated into the kernel: a traceable class, or Coulomb
+    friction on a load (``LoadFriction``) whose sliding sign is fixed or smoothed (its
+    per-unit-load row b, a column of eq. 101's matrix: ``load_rows``)."""
+    if isinstance(f, LoadFriction):
+        return f.traceable
+    return isinstance(f, _TRACEABLE_FORCES)
+
+
+def load_rows(forces) -> list:
+    """For each traced force, the global index k of the row whose multiplier is its load
+    (``LoadFriction``: its generated row is b, Q_f = b λ_k), or −1 (an ordinary force, Q_f)."""
+    return [f.index if hasattr(f, "per_load") else -1 for f in forces]
 
 
 # -- walking a system: structure key, parameter values, symbolic clone ----------------
@@ -37,13 +53,18 @@ class Walk:
         self.opaque: dict = {}  # id(callable) -> path (numeric inputs)
         self._bodies = {id(b): i for i, b in enumerate(system.bodies)}
         self._clones: list = []
-        self.traced_forces = [i for i, f in enumerate(system.forces) if isinstance(f, _TRACEABLE_FORCES)]
+        self.traced_forces = [i for i, f in enumerate(system.forces) if traceable_force(f)]
         self.key.append(("nq", system.nq, "nc", system.nc))
         bodies = [self._body(b, ("bodies", i)) for i, b in enumerate(system.bodies)]
         self._clones = bodies
         cons = [self._value(c, ("constraints", i)) for i, c in enumerate(system.constraints)]
         forces = [self._value(system.forces[i], ("forces", i)) for i in self.traced_forces]
         self.key.append(("forces", tuple(type(f).__name__ for f in system.forces), tuple(self.traced_forces)))
+        # forces on a row's load: their column k, load sign and sliding law (fixed ±1 or tanh)
+        # change the generated layout and the driver's assembly, whatever their attributes say
+        self.key.append(("load columns", tuple((i, f.index, f.load_sign, f.sign, "tanh" if f.sign is None else "fixed")
+                                              for i, f in enumerate(system.forces)
+                                              if isinstance(f, LoadFriction) and f.traceable)))
         self.clone = None
         if symbolic:
             sysc = copy.copy(system)
@@ -216,13 +237,17 @@ def trace_system(walk: Walk, system, language: str):
     blocks.update(C=np.asarray(jet.val, dtype=object).reshape(m), Cq=np.asarray(jet.J, dtype=object).reshape(m, n),
                   Cvel=np.asarray(jet.vel, dtype=object).reshape(m),
                   Cquad=np.asarray(jet.quad, dtype=object).reshape(m))
+    # a traced force's row of QF is its Q_f; a load force's (LoadFriction) is its b, Q_f = b λ_k,
+    # which the driver subtracts into column k of the matrix (``load_rows``)
     QF = np.zeros((max(len(clone.forces), 1), n), dtype=object)
     for i, f in enumerate(clone.forces):
-        QF[i] = f.generalized(s)
+        QF[i] = f.per_load(s) if hasattr(f, "per_load") else f.generalized(s)
     blocks["QF"] = QF
     body, n_ops = _generate(blocks, language)
+    rows = load_rows(clone.forces)
     meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
-                shapes={k: v.shape for k, v in blocks.items()})
+                shapes={k: v.shape for k, v in blocks.items()},
+                load_rows=rows + [-1] * (QF.shape[0] - len(rows)))
     return meta, body
 
 
