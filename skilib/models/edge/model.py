@@ -88,8 +88,9 @@ class EdgeSkaterModel(FlatSki):
     """One stroke of the edged skater on side ``side``, its ski's origin at ``start_point`` and
     its leg ``leg_start`` ℓ0 long across the ski at τ = 0 and the ski ``landing_offset`` d0
     outside the CM then (default ``params.landing_offset``; the module's docstring).  Implements
-    what ``skilib.strokes.stroke.Stroke`` needs of a model; the systems are evaluated by the
-    numeric engine (the compiled kernels do not assemble friction on a load)."""
+    what ``skilib.strokes.stroke.Stroke`` needs of a model; its systems are evaluated by the
+    compiled kernels or the numeric engine (``simulate_edge``'s ``compiled``), which both
+    assemble the friction on the snow's load as a column of eq. 101."""
 
     extra_states = extra_states(EDGE_WORK_TERMS)
     REACTIONS = ()

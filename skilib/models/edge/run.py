@@ -22,7 +22,7 @@ import pandas as pd
 
 from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
-from ...engine.validation import check_choice, check_number
+from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
@@ -55,10 +55,11 @@ class EdgeRunOptions:
     grid: np.ndarray
     budget: Budget
     balance: BalanceRule | None = None
+    compiled: bool = True
 
 
 def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-                     dt_out, n_out, max_evaluations, max_wall_time, balance=None) -> EdgeRunOptions:
+                     dt_out, n_out, max_evaluations, max_wall_time, balance=None, compiled: bool = True) -> EdgeRunOptions:
     p = with_edge_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
@@ -77,7 +78,7 @@ def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation,
     if balance is not None and not isinstance(balance, BalanceRule):
         raise ValueError(f"balance: must be None (a fixed landing offset) or a BalanceRule, got {balance!r}")
     return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
-                          budget, balance)
+                          budget, balance, check_bool("compiled", compiled))
 
 
 class EdgeSkating(Skating):
@@ -195,12 +196,12 @@ class EdgeSkating(Skating):
 
     def settings(self) -> RunSettings:
         o = self.o
-        return RunSettings(o.stabilization, o.integrator, o.grid, False, o.budget)
+        return RunSettings(o.stabilization, o.integrator, o.grid, o.compiled, o.budget)
 
     def result(self, tables, t_start) -> SimResult:
         o, st = self.o, self.o.stabilization
         info = dict(model="edge", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
-                    alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=False,
+                    alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
                     v0=o.v0, first_ski=o.first_ski, touchdown="plastic", nfev=tables.nfev,
                     work_terms=EDGE_WORK_TERMS, runtime_s=time.perf_counter() - t_start)
         return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
@@ -213,18 +214,21 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
                   first_ski: str = "right",
                   rotation: str = "zxz", stabilization: str = "baumgarte", method: str = "DOP853",
                   rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None, beta=None,
-                  dt_out: float = 0.01, n_out: int | None = None, max_evaluations: int = 5_000_000,
-                  max_wall_time: float | None = DEFAULT_MAX_WALL_TIME, balance: BalanceRule | None = None) -> SimResult:
+                  compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
+                  max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
+                  balance: BalanceRule | None = None) -> SimResult:
     """A run of the edged skater: ``strokes`` alternating strokes, the first on ``first_ski`` with
     its ski's origin at the global origin, the CM at ``params.cm_height`` leaning in over the
     landing offset, the ski and the CM moving at ``v0`` > 0 along the ski and the CM turning
     about the ski's axis at ``lean_rate`` [rad/s, + inwards] (``EdgeSkating.start_from``; the
     periodic stroke's start is ``edge_steady_state``'s ``x0``).
 
-    - rotation, stabilization, method, rtol, atol, h, alpha, beta, dt_out, n_out,
-      max_evaluations, max_wall_time : as ``skilib.simulate_free`` (the systems are evaluated by
-      the numeric engine: friction on the snow's load is a column of eq. 101 the compiled
-      kernels do not assemble).
+    - rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
+      max_evaluations, max_wall_time : as ``skilib.simulate_free``.  ``compiled`` (default True)
+      evaluates the strokes' systems with the compiled kernels (``skilib.engine.codegen``), which
+      assemble the friction on the snow's load as the numeric engine does (a column of eq. 101;
+      the sliding direction is the stroke's mode, fixed): the same results to rounding, several
+      times faster; False uses the numeric engine.
 
     - balance : None (the ski lands ``params.landing_offset`` outside the CM at every
       touch-down) or a ``BalanceRule`` that chooses the offset from the CM's state just before
@@ -252,6 +256,6 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, first_ski=first_ski, rotation=rotation,
                          stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha,
                          beta=beta, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                         max_wall_time=max_wall_time, balance=balance)
+                         max_wall_time=max_wall_time, balance=balance, compiled=compiled)
     skating = EdgeSkating(o)
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)

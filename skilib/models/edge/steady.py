@@ -169,7 +169,9 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     - poles : None, or four multipliers (|·| < 1) to design a balance rule for
       (``design_balance``; ten more stroke maps, and eight to measure them): the result's ``balance_rule`` and
       ``balanced_multipliers`` (measured on the map with the rule, not the design's).
-    - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, ...).
+    - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, compiled,
+      ...); ``compiled=True`` (the default) runs every stroke map with the compiled kernels,
+      False with the numeric engine (the same fixed point to rounding, several times slower).
 
     The open-loop skater falls within a stroke from a start far from its periodic stroke, so
     where the search from ``guess`` cannot run a stroke and the parameters differ from the
@@ -269,7 +271,7 @@ def _solver(kwargs: dict) -> dict:
     """``simulate_edge``'s solver keywords with its defaults for the others."""
     defaults = dict(first_ski="right", rotation="zxz", stabilization="baumgarte", method="DOP853", rtol=1e-10,
                     atol=1e-10, h=0.05, alpha=None, beta=None, dt_out=0.01, n_out=None, max_evaluations=5_000_000,
-                    max_wall_time=600.0)
+                    max_wall_time=600.0, compiled=True)
     unknown = set(kwargs) - set(defaults)
     if unknown:
         raise TypeError(f"edge_steady_state: unknown keyword(s) {sorted(unknown)}")
