@@ -23,7 +23,7 @@ ROUNDING = 1e-12
 G = 9.81
 
 
-def _block_on_incline(theta, mu, P, phi, *, sign=None, m=2.0):
+def _block_on_incline(theta, mu, P, phi, *, sign=None, m=2.0, smoothing=0.0):
     """A box on an incline of angle θ (course frame: x down the slope, z its normal; gravity
     g (sin θ, 0, −cos θ)), kept on it at its bottom point, in the plane y = 0 and not turning;
     a force P at its centre pressing it towards the slope at the angle φ from the normal, with
@@ -35,7 +35,7 @@ def _block_on_incline(theta, mu, P, phi, *, sign=None, m=2.0):
             sk.OrientationDriver("level", block, sk.RotationPath(np.eye(3), [0, 0, 1], 0.0))]
     forces = [sk.Gravity((G * math.sin(theta), 0.0, -G * math.cos(theta))),
               sk.ConstantForce("press", block, [0, 0, 0], [P * math.sin(phi), 0.0, -P * math.cos(phi)]),
-              LoadFriction("friction", block, bottom, [1, 0, 0], "floor", mu=mu, sign=sign)]
+              LoadFriction("friction", block, bottom, [1, 0, 0], "floor", mu=mu, sign=sign, smoothing=smoothing)]
     system = sk.MultibodySystem([block], cons, forces)
     q = np.concatenate([[0.4, 0.0, 0.05], EulerParameters.from_matrix(np.eye(3))])
     return system, q
@@ -207,3 +207,123 @@ def test_a_sliding_block_follows_the_parabola_of_its_constant_deceleration(measu
     measured.allclose("block: x(t) vs x0 + v0 t + ½ a t²", res.q[:, 0], q[0] + v0 * t + 0.5 * a * t**2, atol=1e-9,
                       unit="m")
     measured.allclose("block: ẋ(t) vs v0 + a t", res.qd[:, 0], v0 + a * t, atol=1e-9, unit="m/s")
+
+
+# -- the compiled kernels assemble the same column (skilib.engine.codegen) --------------------
+def _edge_system(sign=1):
+    """The edged skater's system at the periodic stroke's touch-down (ZXZ angles): gravity, drag
+    and friction μN on the snow row's load, with its heading, edge, fore–aft and leg rows."""
+    from skilib.models.edge import EdgeSkaterParams
+    from skilib.models.edge.run import EdgeSkating, edge_run_options
+
+    p = EdgeSkaterParams(cm_height=0.8341)
+    o = edge_run_options(p, strokes=1, v0=3.6785, lean_rate=-0.3436, first_ski="right", rotation="zxz",
+                         stabilization="baumgarte", method="DOP853", rtol=1e-10, atol=1e-10, h=0.05, alpha=None,
+                         beta=None, dt_out=0.01, n_out=None, max_evaluations=10, max_wall_time=None)
+    model, q, qd = EdgeSkating(o).start_from((3.6785, -0.3436, 0.8341, p.landing_offset))
+    return model.system(sign), q, qd
+
+
+def _compare(measured, compiled, system, t, q, qd, alpha, beta, what):
+    """The compiled Evaluation against the numeric engine's: q̈ and λ, each force's Q (the
+    friction's Q = b λ_k included) and every power, relative to the largest of each kind."""
+    got = compiled.evaluate(t, q, qd, alpha, beta).copy()
+    ref = system.evaluate(t, q, qd, alpha, beta)
+    scale = 1.0 + np.abs(ref.qdd).max() + np.abs(ref.lam).max()
+    measured.check("compiled vs numeric: q̈ and λ", max(np.abs(got.qdd - ref.qdd).max(),
+                                                         np.abs(got.lam - ref.lam).max()) / scale, ROUNDING,
+                   "× (1 + max|q̈| + max|λ|)", where=what)
+    assert got.force_names == ref.force_names
+    for name, Q in ref.forces.items():
+        measured.check("compiled vs numeric: each force's Q (friction: b λ_k)",
+                       np.abs(got.forces[name] - Q).max() / (1.0 + np.abs(Q).max()), ROUNDING, "× (1 + max|Q|)",
+                       where=f"{what}: {name}")
+    measured.check("compiled vs numeric: every power (forces', rows', rows' λCt)",
+                   np.abs(got.powers - ref.powers).max() / (1.0 + np.abs(ref.powers).max()), ROUNDING,
+                   "× (1 + max|power|)", where=what)
+    return got, ref
+
+
+@pytest.mark.parametrize("backend", ["c", "python"])
+def test_compiled_kernels_assemble_the_load_column_as_the_numeric_engine(backend, rng, measured):
+    """The compiled kernels (C and Python backends) put Q_f = b λ_k into eq. 101 as the numeric
+    engine does, as column k of the matrix: on the pressed block (both sliding signs, and the
+    smoothed law), the ladder and the edged skater's system at random states, q̈, λ, the friction's
+    Q = b λ_k and every power equal the numeric engine's to 10⁻¹² relative (rounding of two
+    orderings of the same arithmetic, ≈ 10 ε of each quantity's scale)."""
+    from skilib.engine.codegen import c_compiler, compile_system
+
+    if backend == "c" and c_compiler() is None:
+        pytest.skip("no C compiler")
+    for _ in range(6):
+        theta, mu, P, phi = rng.uniform(0, 0.6), rng.uniform(0, 1.0), rng.uniform(0, 80), rng.uniform(-1.2, 1.2)
+        v = rng.choice([-1, 1]) * rng.uniform(0.01, 5)
+        for law in (dict(sign=int(np.sign(v))), dict(smoothing=0.3)):
+            system, q = _block_on_incline(theta, mu, P, phi, **law)
+            qd = np.zeros(7)
+            qd[0] = v
+            got, ref = _compare(measured, compile_system(system, backend=backend), system, rng.uniform(0, 1), q, qd,
+                                3.0, 4.0, f"block {law}")
+            N = -got.lam[system.rows("floor").start]
+            law_value = 1.0 if "sign" in law else abs(math.tanh(v / 0.3))
+            measured.allclose("compiled: friction's |F| vs μN (N = −λ_floor; |tanh(v/0.3)| μN smoothed)",
+                              np.linalg.norm(got.forces["friction"][:3]), mu * N * law_value, rtol=ROUNDING,
+                              atol=ROUNDING, unit="N")
+    for theta_deg, mu in [(60.0, 0.2), (45.0, 0.1)]:
+        system, q, _ = _ladder(math.radians(theta_deg), mu, sign=+1)
+        _compare(measured, compile_system(system, backend=backend), system, 0.0, q, np.zeros(7), 0.0, 0.0, "ladder")
+    for sign in (1, -1):
+        system, q, qd = _edge_system(sign)
+        compiled = compile_system(system, backend=backend)
+        assert not compiled.numeric_forces and compiled.kernel.n_inputs == 0  # everything traced
+        for _ in range(3):  # near the touch-down state (the snow keeps pushing: N > 0)
+            qs, qds = q + 0.01 * rng.normal(size=q.size), qd + 0.1 * rng.normal(size=q.size)
+            if sign == -1:
+                qds[:3] *= -1.0  # sliding backwards
+            _compare(measured, compiled, system, rng.uniform(0, 0.5), qs, qds, 20.0, 28.3, f"edged skater, sign {sign}")
+
+
+def test_compiled_kernels_refuse_a_pulling_load_as_the_numeric_engine():
+    """On the lifted block (N < 0) every backend raises the numeric engine's NegativeLoadError,
+    with its message and attributes; a state the numeric engine accepts is accepted."""
+    from skilib.engine.codegen import c_compiler, compile_system
+
+    lift, q = _block_on_incline(0.2, 0.3, 60.0, math.pi, sign=1)
+    qd = np.zeros(7)
+    qd[0] = 1.0
+    with pytest.raises(NegativeLoadError) as numeric:
+        lift.evaluate(0.25, q, qd)
+    for backend in ["python"] + (["c"] if c_compiler() else []):
+        compiled = compile_system(lift, backend=backend)
+        for call in (compiled.evaluate, compiled.accelerations):
+            with pytest.raises(NegativeLoadError) as got:
+                call(0.25, q, qd)
+            assert str(got.value) == str(numeric.value)
+            assert (got.value.force, got.value.row, got.value.t) == (numeric.value.force, numeric.value.row,
+                                                                     numeric.value.t)
+            assert math.isclose(got.value.load, numeric.value.load, rel_tol=1e-12)
+    pressed, _ = _block_on_incline(0.2, 0.3, 60.0, 0.0, sign=1)
+    compile_system(pressed, backend="python").evaluate(0.25, q, qd)  # N > 0: no error
+
+
+def test_the_structure_key_and_the_kernel_depend_on_the_load_columns():
+    """The kernel's structure key includes each load force's row, load sign and sliding law: the
+    sliding signs +1 and −1, the smoothed law and a system without the friction have different
+    keys and kernels (a cached kernel of another structure is never reused); a new μ, the same
+    structure, reuses the kernel."""
+    from skilib.engine.codegen import compile_system
+    from skilib.engine.codegen.trace import Walk
+
+    def system_of(**law):
+        return _block_on_incline(0.3, 0.2, 10.0, 0.4, **law)[0]
+
+    plus, minus, smooth = system_of(sign=1), system_of(sign=-1), system_of(smoothing=0.2)
+    without = sk.MultibodySystem(plus.bodies, plus.constraints[:-1], plus.forces[:-1])  # no friction
+    keys = [tuple(Walk(s, symbolic=False).key) for s in (plus, minus, smooth, without)]
+    assert len(set(keys)) == 4
+    kernels = [compile_system(s, backend="python").kernel for s in (plus, minus, smooth, without)]
+    assert len({id(k) for k in kernels}) == 4
+    assert kernels[0].load_rows == [-1, -1, plus.rows("floor").start] and kernels[3].load_rows == [-1, -1]
+    other_mu = _block_on_incline(0.3, 0.7, 10.0, 0.4, sign=1)[0]
+    assert tuple(Walk(other_mu, symbolic=False).key) == keys[0]
+    assert compile_system(other_mu, backend="python").kernel is kernels[0]
