@@ -53,7 +53,7 @@ VERIFICATION_FILES = (
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
-    "test_thesis_energy_account.py",
+    "test_thesis_energy_account.py", "test_edge_compiled.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -227,7 +227,8 @@ SECTIONS = (
             ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py",
              "test_artefacts.py", "test_thesis_energy_account.py")),
     Section("codegen", "Generated code",
-            ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run")),
+            ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
+             "test_edge_compiled.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
     Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
 )
