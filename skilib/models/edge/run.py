@@ -227,8 +227,8 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
       max_evaluations, max_wall_time : as ``skilib.simulate_free``.  ``compiled`` (default True)
       evaluates the strokes' systems with the compiled kernels (``skilib.engine.codegen``), which
       assemble the friction on the snow's load as the numeric engine does (a column of eq. 101;
-      the sliding direction is the stroke's mode, fixed): the same results to rounding, several
-      times faster; False uses the numeric engine.
+      the sliding direction is the stroke's mode, fixed): the same strokes to the integration's
+      tolerance, about 30 times faster; False uses the numeric engine.
 
     - balance : None (the ski lands ``params.landing_offset`` outside the CM at every
       touch-down) or a ``BalanceRule`` that chooses the offset from the CM's state just before
