@@ -59,7 +59,8 @@ class EdgeRunOptions:
 
 
 def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-                     dt_out, n_out, max_evaluations, max_wall_time, balance=None, compiled: bool = True) -> EdgeRunOptions:
+                     dt_out, n_out, max_evaluations, max_wall_time, balance=None,
+                     compiled: bool = True) -> EdgeRunOptions:
     p = with_edge_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
