@@ -226,7 +226,7 @@ def test_what_the_model_does_not_do_is_refused_by_name():
     with pytest.raises(ValueError, match="^guess: "):
         edge_steady_state(guess=(0.0, 0.0, 0.8))
     with pytest.raises(TypeError, match="unknown keyword"):
-        edge_steady_state(compiled=True)
+        edge_steady_state(not_an_option=True)
     with pytest.raises(NoSteadyState, match="no periodic stroke within 2 stroke maps"):
         edge_steady_state(max_iter=2, multipliers=False)
     with pytest.raises(ValueError, match="^poles: "):
