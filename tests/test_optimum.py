@@ -244,3 +244,45 @@ def test_seeded_starts_are_points_the_model_can_run():
     tm = TechniqueModel("free", names)
     for r in refused.itertuples():
         assert tm([getattr(r, n) for n in names]) == (0.0, 0.0, 0.0)
+
+
+# --------------------------------------------------------------------------- the edged skater
+@pytest.fixture(scope="module")
+def edge_default():
+    import skilib as sk
+    from skilib.studies.optimum import _edge_base
+
+    return sk.edge_steady_state(_edge_base(), multipliers=False)
+
+
+def test_edge_optimum_with_one_free_parameter_is_the_power_s_root(edge_default, measured):
+    """With one parameter free (the leg's extension Δℓ) the budget alone fixes the technique: at
+    the default technique's own power the optimum must be the default Δℓ = 0.10 m and its speed
+    (the optimizer started at 0.12 m, every steady state from the previous one's start); its
+    margins (EDGE_MARGINS) are those of the default stroke, all > 0."""
+    from skilib.studies.optimum import EDGE_MARGINS, _edge_margins
+
+    P = edge_default.mean_power
+    opt = optimize_technique("edge", power=P, bounds={"leg_extension": (0.05, 0.15)}, starts=0,
+                             x0={"leg_extension": 0.12})
+    assert opt.feasible and opt.model == "edge"
+    measured.allclose("edge, Δℓ alone: the optimum's Δℓ vs the default's", opt.x["leg_extension"], 0.10, atol=1e-7,
+                      unit="m")
+    measured.allclose("edge, Δℓ alone: the optimum's speed vs the default's", opt.mean_speed,
+                      edge_default.progress_speed, rtol=1e-7, unit="m/s")
+    measured.check("edge, Δℓ alone: |P − budget| / budget", abs(opt.mean_power - P) / P, 1e-8, "rel.")
+    margins = _edge_margins(edge_default)
+    assert set(margins) == set(EDGE_MARGINS) and min(margins.values()) > 0
+    weight = edge_default.params.body_mass * edge_default.params.g
+    measured.allclose("leg-force margin vs min F / (M g)", margins["leg_force_margin"],
+                      edge_default.frame["leg_force"].min() / weight, rtol=1e-12)
+
+
+def test_edge_bounds_are_checked_against_its_plausible_ranges():
+    with pytest.raises(ValueError, match=r"^bounds: landing_offset = .* plausible range \[0, 0.6\] "
+                                         r"\(EDGE_PARAMETER_BOUNDS of the edge model's params\)"):
+        optimize_technique("edge", power=90.0, bounds={"landing_offset": (0.1, 0.8)})
+    with pytest.raises(ValueError, match="^bounds: 'offset_end' is not a parameter of the edge model"):
+        optimize_technique("edge", power=90.0, bounds={"offset_end": (0.1, 0.5)})
+    with pytest.raises(ValueError, match="^params: must be None or an EdgeSkaterParams"):
+        optimize_technique("edge", power=90.0, params=object())

@@ -216,7 +216,7 @@ class MultibodySystem:
         s = self.state(t, q, qd)
         n, m = self.nq, self.nc
         # a load force's Q is known only after the solve: zero in the right-hand side, set below
-        Qf = {f.name: (np.zeros(self.nq) if hasattr(f, "per_load") else f.generalized(s)) for f in self.forces}
+        Qf = {f.name: (np.zeros(self.nq) if f in self.load_forces else f.generalized(s)) for f in self.forces}
         M = self.mass_matrix(q)
         Qv = self.quadratic_velocity(q, qd)
         K = np.zeros((n + m, n + m))

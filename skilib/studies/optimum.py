@@ -80,7 +80,8 @@ from scipy.optimize import minimize
 
 from ..engine.validation import check_number
 
-__all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "latin_starts",
+__all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
+           "EDGE_MARGINS", "MODELS", "latin_starts",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
            "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin"]
 
@@ -102,6 +103,14 @@ FREE_BOUNDS = {"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0), "st
 #: C_rot < 45°/s (table 6's leg, table 9's ℓ0 and γ0).
 THESIS_BOUNDS = {"skating_angle_deg": (20.0, 80.0), "phase_time": (0.4, 2.0), "c_ext": (0.0, 0.2),
                  "c_rot_deg": (0.0, 44.0)}
+#: the edged skater's (book: The edged skater): the V-angle between the skis 10–30° (beyond
+#: ≈ 30° the old ski's velocity meets the new edge so obliquely that the plastic touch-down
+#: throws the body into a lean it cannot recover from), one stroke 0.5–1.2 s, the ski's inward
+#: turn 0–20°, the landing offset of the new ski outside the CM 0.1–0.3 m, the leg's extension
+#: over a stroke 0–0.15 m (with the leg's reach at the start of a run, √(d0² + z²) + Δℓ ≤
+#: ℓ_max = 1.05 m at the periodic stroke's height z ≈ 0.83 m: ``EDGE_BASE``).
+EDGE_BOUNDS = {"skating_angle_deg": (10.0, 30.0), "stroke_time": (0.5, 1.2), "steer_deg": (0.0, 20.0),
+               "landing_offset": (0.1, 0.3), "leg_extension": (0.0, 0.15)}
 #: penalty given to the optimizer for a technique the model cannot run: (speed, power, peak leg
 #: force)
 PENALTY = (0.0, 0.0, 0.0)
@@ -305,20 +314,64 @@ def snow_load_margin(params) -> float:
     return 1.0 + p.ski_mass / p.body_mass - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
 
 
+#: the edged skater's admissibility as margins ≥ 0 of its periodic stroke, SLSQP's inequality
+#: rows (``_edge_margins``): the least leg force and snow load [body weights], the leg's reach
+#: left [m] and its lean left [rad]
+EDGE_MARGINS = ("leg_force_margin", "snow_load_margin", "reach_margin", "lean_margin")
+
+
+def _edge_margins(ss) -> dict:
+    """The edged skater's ``EDGE_MARGINS`` of a periodic stroke: min F/(M g), min N/(M g),
+    ℓ_max − max ℓ, (φ_max − max|φ|) in rad.  Each is a smooth function of the technique while
+    the stroke's extremes stay interior ones, so SLSQP keeps the leg pushing
+    where the steady state itself would refuse the stroke (``check_admissible``)."""
+    p = ss.params
+    weight = p.body_mass * p.g
+    return dict(leg_force_margin=ss.min_leg_force / weight, snow_load_margin=ss.min_snow_load / weight,
+                reach_margin=p.max_leg_length - ss.max_leg_length,
+                lean_margin=math.radians(p.max_lean_deg - ss.max_abs_lean_deg))
+
+
 #: the free skater's parameters on which ``snow_load_margin`` depends through the technique
 _SNOW_LOAD_PARAMETERS = ("cm_dip", "stroke_time")
 
 
-def _as_free_params(base, values):
-    from ..models.free.params import FreeSkaterParams
+def _edge_base():
+    """The edged skater's parameters the optimizer starts from: the defaults with the first
+    touch-down at the periodic stroke's height (0.834 m; ``cm_height`` only places a run's
+    first stroke, so the steady state does not depend on it, but the leg's reach is checked
+    there)."""
+    from ..models.edge.params import EdgeSkaterParams
 
-    return replace(base if base is not None else FreeSkaterParams(), **values)
+    return EdgeSkaterParams(cm_height=0.834)
 
 
-def _as_thesis_params(base, values):
-    from ..models.thesis.params import SkierParams
+#: the models the optimizer knows: their parameters' class (module, name), the default bounds
+#: and the plausible ranges of their number parameters (module, name)
+_MODELS = {"free": (("..models.free.params", "FreeSkaterParams"), "FREE_BOUNDS",
+                    ("..models.free.params", "PARAMETER_BOUNDS")),
+           "thesis": (("..models.thesis.params", "SkierParams"), "THESIS_BOUNDS",
+                      ("..models.thesis.params", "BOUNDS")),
+           "edge": (("..models.edge.params", "EdgeSkaterParams"), "EDGE_BOUNDS",
+                    ("..models.edge.params", "EDGE_PARAMETER_BOUNDS"))}
+MODELS = tuple(_MODELS)
 
-    return replace(base if base is not None else SkierParams(), **values)
+
+def _check_model(model):
+    if not isinstance(model, str) or model not in _MODELS:
+        raise ValueError(f"model: must be one of {MODELS}, got {model!r}")
+    return model
+
+
+def _import(module_name):
+    import importlib
+
+    module, name = module_name
+    return getattr(importlib.import_module(module, __package__), name)
+
+
+def _default_params(model):
+    return _edge_base() if model == "edge" else _params_class(model)()
 
 
 SPEEDS = ("progress", "cm")
@@ -337,22 +390,23 @@ class TechniqueModel:
     peak_leg_force_bw, u0, status, error)."""
 
     def __init__(self, model, names, base=None, options=None, speed="progress"):
-        if model not in ("free", "thesis"):
-            raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
+        _check_model(model)
         if speed not in SPEEDS:
             raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
-        self.log, self._values, self._u0 = [], {}, None
+        self.log, self._values, self._u0, self._x0_edge = [], {}, None, None
 
     def params(self, x):
         values = {n: float(v) for n, v in zip(self.names, x)}
-        return (_as_free_params if self.model == "free" else _as_thesis_params)(self.base, values)
+        return replace(self.base if self.base is not None else _default_params(self.model), **values)
 
     def steady(self, x):
         """The steady state at x; the secant starts from the last steady state's u0 (the points
         an optimizer asks for lie close together), unless ``options`` give a first guess."""
         p = self.params(x)
+        if self.model == "edge":
+            return self._edge_steady(p)
         guess = "u_guess" if self.model == "free" else "u0_guess"
         kw = dict(self.options)
         if self._u0 is not None and guess not in kw:
@@ -364,6 +418,22 @@ class TechniqueModel:
         from ..models.thesis.steady import steady_state
 
         return steady_state(p, **kw)
+
+    def _edge_steady(self, p):
+        """The edged skater's periodic stroke, its admissibility not refused (``inequalities``
+        keeps it): from the last one's start (x0[:3]) where there is one, else, or if that search
+        fails, from the default guess (with its continuation from the defaults' stroke)."""
+        from ..models.edge.steady import edge_steady_state
+        from ..strokes.periodic import NoSteadyState
+
+        kw = dict(self.options)
+        kw.update(multipliers=False, check=False)
+        if self._x0_edge is not None and "guess" not in kw:
+            try:
+                return edge_steady_state(p, guess=tuple(self._x0_edge), **kw)
+            except NoSteadyState:
+                pass
+        return edge_steady_state(p, **kw)
 
     def values(self, x) -> dict:
         """The logged row of point x (computed on the first call)."""
@@ -377,6 +447,9 @@ class TechniqueModel:
             got = dict(progress_speed=float(st["mean_vx"]), cm_speed=float(ss.mean_speed),
                        mean_power=float(ss.mean_power),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
+            if self.model == "edge":
+                got.update(_edge_margins(ss))
+                self._x0_edge = ss.x0[:3].copy()
             bad = [k for k in ("progress_speed", "cm_speed", "mean_power") if not math.isfinite(got[k])]
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
@@ -385,16 +458,23 @@ class TechniqueModel:
         except (ValueError, RuntimeError, ArithmeticError) as e:
             row.update(mean_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
                        peak_leg_force_bw=np.nan, u0=np.nan, status="error", error=f"{type(e).__name__}: {e}")
+            if self.model == "edge":
+                row.update({k: np.nan for k in EDGE_MARGINS})
         self.log.append(row)
         self._values[key] = row
         return row
 
     def inequalities(self, x) -> tuple:
-        """The technique's inequality rows (each ≥ 0 where the model can run it), from the
-        parameters alone: for the free skater optimising cm_dip or stroke_time, the least snow
-        load in body weights (``snow_load_margin``); otherwise none."""
+        """The technique's inequality rows (each ≥ 0 where the model can run it): for the free
+        skater optimising cm_dip or stroke_time, the least snow load in body weights, from the
+        parameters alone (``snow_load_margin``); for the edged skater the margins of its periodic
+        stroke (``EDGE_MARGINS``: the leg pushes, the snow carries, the leg's reach and lean);
+        otherwise none."""
         if self.model == "free" and any(n in self.names for n in _SNOW_LOAD_PARAMETERS):
             return (snow_load_margin(self.params(x)),)
+        if self.model == "edge":  # from the steady state; a technique the model cannot run violates each
+            r = self.values(x)
+            return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
         return ()
 
     def __call__(self, x):
@@ -460,7 +540,7 @@ class Optimum:
     - mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
     - peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
       the thesis's skier).
-    - bounds : {name: (low, high)} used.  model : "free" or "thesis".
+    - bounds : {name: (low, high)} used.  model : "free", "thesis" or "edge".
     - evaluations : DataFrame of every steady state computed (start: the start's row, −1 for the
       screening of the seeded candidates; the parameters, mean_speed,
       progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
@@ -503,31 +583,20 @@ class Optimum:
 
 
 def _params_class(model):
-    if model == "free":
-        from ..models.free.params import FreeSkaterParams
-
-        return FreeSkaterParams
-    from ..models.thesis.params import SkierParams
-
-    return SkierParams
+    return _import(_MODELS[model][0])
 
 
 def _plausible(model) -> dict:
     """The model's plausible ranges of its number parameters (``skilib.models.free.params.
-    PARAMETER_BOUNDS`` without the inertia triple; ``skilib.models.thesis.params.BOUNDS``)."""
-    if model == "free":
-        from ..models.free.params import PARAMETER_BOUNDS
-
-        return {n: r for n, r in PARAMETER_BOUNDS.items() if n != "body_inertia"}
-    from ..models.thesis.params import BOUNDS
-
-    return dict(BOUNDS)
+    PARAMETER_BOUNDS``, ``skilib.models.edge.params.EDGE_PARAMETER_BOUNDS`` without the inertia
+    triple; ``skilib.models.thesis.params.BOUNDS``)."""
+    return {n: r for n, r in _import(_MODELS[model][2]).items() if n != "body_inertia"}
 
 
 def _check_bounds(model, bounds):
     """{name: (low, high)}: each name a number parameter of the model, each range a pair of
     finite numbers, low < high, within the model's plausible range of that parameter."""
-    default = FREE_BOUNDS if model == "free" else THESIS_BOUNDS
+    default = globals()[_MODELS[model][1]]
     if bounds is None:
         return dict(default)
     if not isinstance(bounds, dict) or not bounds:
@@ -550,7 +619,7 @@ def _check_bounds(model, bounds):
         p_lo, p_hi = plausible[n]
         if lo < p_lo or hi > p_hi:
             raise ValueError(f"bounds: {n} = {b!r} reaches outside its plausible range [{p_lo:g}, {p_hi:g}] "
-                             f"({'PARAMETER_BOUNDS' if model == 'free' else 'BOUNDS'} of the {model} model's params)")
+                             f"({_MODELS[model][2][1]} of the {model} model's params)")
         out[n] = (lo, hi)
     return out
 
@@ -589,13 +658,17 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        n_workers=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
-    - model : "free" (``FreeSkaterParams``; the leg's mean power) or "thesis" (``SkierParams``;
+    - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
+      the drivers' mean power, ``edge_steady_state``, its admissibility as the inequality rows
+      ``EDGE_MARGINS`` ≥ 0: the leg only pushes) or "thesis" (``SkierParams``;
       the push-off's mean power, ``steady_state``).
     - power : the mean power budget [W]; None: no budget — the fastest technique within the
       bounds for the force the model is given (for the thesis's skier: its measured push-off
       force, ``params.force_scale``; for the free skater the speed then rises to the bounds).
     - bounds : {name: (low, high)}: the parameters optimised and their ranges; default
-      ``FREE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of ``params``.
+      ``FREE_BOUNDS`` / ``EDGE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of
+      ``params`` (default: the model's defaults; the edged skater's with its first touch-down at
+      the periodic stroke's height, ``_edge_base``).
     - speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
     - seed, starts : the seeded starts: the first ``starts`` of ``SCREEN × starts`` Latin-hypercube
       points (``latin_starts``) that the model can run (the others are recorded in
@@ -787,8 +860,7 @@ def _check_arguments(model, power, bounds, seed, starts, x0, params, options, sp
                      tol_name, speed_name="speed"):
     """The checked arguments of optimize_technique / required_power: (model, power, speed,
     bounds, seed, starts, x0, SLSQP's settings); a ValueError naming the first bad one."""
-    if model not in ("free", "thesis"):
-        raise ValueError(f"model: must be 'free' or 'thesis', got {model!r}")
+    _check_model(model)
     power = _positive_or_none("power", power, "W")
     if not isinstance(speed, str) or speed not in SPEEDS:
         raise ValueError(f"{speed_name}: must be one of {SPEEDS}, got {speed!r}")
@@ -804,7 +876,8 @@ def _check_arguments(model, power, bounds, seed, starts, x0, params, options, sp
         raise ValueError(f"options: must be None or a dict of the steady state's keywords, got {options!r}")
     kind = _params_class(model)
     if params is not None and not isinstance(params, kind):
-        raise ValueError(f"params: must be None or a {kind.__name__} for the {model} model, got {type(params).__name__}")
+        raise ValueError(f"params: must be None or a{'n' if kind.__name__[0] in 'AEIOU' else ''} {kind.__name__} for the {model} model, "
+                         f"got {type(params).__name__}")
     b = _check_bounds(model, bounds)
     if x0:
         unknown = sorted(set(x0) - set(b))

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
-from ...engine.validation import check_number
+from ...engine.validation import check_bool, check_number
 from ...strokes.laws import side_of
 from ...strokes.run import RunTables, integrate_stroke, tabulate_stroke
 from .balance import BalanceRule, touchdown_measure
@@ -73,15 +73,30 @@ class EdgeSteadyState:
     balance_rule: BalanceRule | None = None
     balanced_multipliers: np.ndarray = None
 
-    def __getattr__(self, name):
-        if name in ("mean_speed", "progress_speed", "mean_power", "mean_leg_power", "min_leg_force", "min_snow_load",
-                    "max_leg_length", "max_abs_lean_deg", "mean_heading_power", "ke_loss_at_touchdown"):
-            return float(self.__dict__["strokes"][name].iloc[0])
-        if name == "peak_leg_force_bw":
-            return float(self.__dict__["frame"]["leg_force_bw"].max())
-        if name == "u0":
-            return float(self.__dict__["x0"][0])
-        raise AttributeError(name)
+    def _stroke(name):  # noqa: N805 -- a property of the periodic stroke's row
+        return property(lambda self: float(self.strokes[name].iloc[0]), doc=f"the periodic stroke's {name}")
+
+    mean_speed = _stroke("mean_speed")
+    progress_speed = _stroke("progress_speed")
+    mean_power = _stroke("mean_power")
+    mean_leg_power = _stroke("mean_leg_power")
+    mean_heading_power = _stroke("mean_heading_power")
+    min_leg_force = _stroke("min_leg_force")
+    min_snow_load = _stroke("min_snow_load")
+    max_leg_length = _stroke("max_leg_length")
+    max_abs_lean_deg = _stroke("max_abs_lean_deg")
+    ke_loss_at_touchdown = _stroke("ke_loss_at_touchdown")
+    del _stroke
+
+    @property
+    def peak_leg_force_bw(self) -> float:
+        """The largest leg force of the periodic stroke [body weights]."""
+        return float(self.frame["leg_force_bw"].max())
+
+    @property
+    def u0(self) -> float:
+        """The ski's speed at touch-down [m/s]."""
+        return float(self.x0[0])
 
 
 def check_admissible(row: dict, params: EdgeSkaterParams, who: str) -> None:
@@ -143,20 +158,24 @@ def edge_stroke_map(skating: EdgeSkating):
     return phi
 
 
-def _jacobian(phi, x0, steps):
-    """∂Φ/∂x at x0 by central differences (steps ten times the Newton steps: error O(h²),
-    rounding O(ε_stroke/h) ≈ 1e-4 of the entries at the 1e-10 integration tolerance)."""
-    J = np.empty((len(x0), len(x0)))
+def _jacobians(phi, x0, steps):
+    """A = ∂Φ/∂x and M = ∂m/∂x at x0 (m: the touch-down measure, the payload's last entry) by
+    central differences from the same stroke maps (steps ten times the Newton steps: error
+    O(h²), rounding O(ε_stroke/h) ≈ 1e-4 of the entries at the 1e-10 integration tolerance)."""
+    n = len(x0)
+    A, M = np.empty((n, n)), np.empty((n, n))
     for k, h in enumerate(steps):
-        d = np.zeros(len(x0))
+        d = np.zeros(n)
         d[k] = 10 * h
-        J[:, k] = (phi(x0 + d)[0] - phi(x0 - d)[0]) / (2 * d[k])
-    return J
+        (xp, pp), (xm, pm) = phi(x0 + d), phi(x0 - d)
+        A[:, k] = (xp - xm) / (2 * d[k])
+        M[:, k] = (pp[3] - pm[3]) / (2 * d[k])
+    return A, M
 
 
 def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_GUESS, tol: float = 1e-10,
                       max_iter: int = 30, multipliers: bool = True, balance=None, poles=None,
-                      **kwargs) -> EdgeSteadyState:
+                      check: bool = True, **kwargs) -> EdgeSteadyState:
     """The periodic stroke of the edged skater (the module's docstring) from ``guess`` =
     (u [m/s], φ̇ [rad/s], z_B [m]) at touch-down.
 
@@ -193,6 +212,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     solver = _solver(kwargs)
     tol = check_number("tol", tol, positive=True, high=1e-2)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    check = check_bool("check", check)
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
@@ -225,36 +245,37 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, tables)
     row = tables.strokes[0]
     row["ke_loss_at_touchdown"] = change["ke_loss"]
-    check_admissible(row, p, "edge_steady_state")
-    mult = np.linalg.eigvals(_jacobian(phi, x0, _STEPS)) if multipliers else np.full(4, np.nan)
+    if check:
+        check_admissible(row, p, "edge_steady_state")
+    # with a fixed offset, A and M of this map serve the multipliers and the rule's design alike
+    jac = _jacobians(phi, x0, _STEPS) if (multipliers or poles is not None) and balance is None else None
+    if multipliers:
+        mult = np.linalg.eigvals(jac[0] if jac is not None else _jacobians(phi, x0, _STEPS)[0])
+    else:
+        mult = np.full(4, np.nan)
     rule, balanced = None, np.full(4, np.nan)
     if poles is not None:
-        rule = design_balance(p, x0, m_star, solver, poles)
+        rule = design_balance(p, x0, m_star, solver, poles, jacobians=jac)
         closed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule, **solver)))
-        balanced = np.linalg.eigvals(_jacobian(closed, x0, _STEPS))
+        balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS)[0])
     return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
                            frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
                            touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
 
 
-def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles) -> BalanceRule:
+def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles, *, jacobians=None) -> BalanceRule:
     """The balance rule (``skilib.models.edge.balance``) whose linearised stroke map at the
     periodic stroke x0 (with touch-down measure m*) has the multipliers ``poles``: A = ∂Φ/∂x and
-    M = ∂m/∂x from the fixed-offset map, b = ∂Φ/∂d0 from two maps with the offset moved by
-    ±1e-5 m (central differences), K from ``scipy.signal.place_poles(A, b, poles)`` and
-    g = −Kᵀ solved from gᵀ M = −K."""
+    M = ∂m/∂x from the fixed-offset map (``jacobians`` = (A, M) where the caller has them
+    already), b = ∂Φ/∂d0 from two maps with the offset moved by ±1e-5 m (central differences), K
+    from ``scipy.signal.place_poles(A, b, poles)`` and g = −Kᵀ solved from gᵀ M = −K."""
     from scipy.signal import place_poles
 
     d_star = params.landing_offset
-    fixed = edge_stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver)))
-    A = np.empty((4, 4))
-    M = np.empty((4, 4))
-    for k, h in enumerate(_STEPS):
-        d = np.zeros(4)
-        d[k] = 10 * h
-        (xp, pp), (xm, pm) = fixed(x0 + d), fixed(x0 - d)
-        A[:, k] = (xp - xm) / (2 * d[k])
-        M[:, k] = (pp[3] - pm[3]) / (2 * d[k])
+    if jacobians is None:
+        fixed = edge_stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver)))
+        jacobians = _jacobians(fixed, x0, _STEPS)
+    A, M = jacobians
     delta = 1e-5
     moved = [edge_stroke_map(EdgeSkating(edge_run_options(params, strokes=1, v0=float(x0[0]), **solver,
                                                      balance=BalanceRule(d_star + s * delta, tuple(m_star),
