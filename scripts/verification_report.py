@@ -53,7 +53,7 @@ VERIFICATION_FILES = (
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
-    "test_thesis_energy_account.py", "test_edge_compiled.py",
+    "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -104,6 +104,7 @@ EXEMPT = {
     "test_impact.py": {"test_bad_impact_input_is_named": _EXCEPTIONS},
     "test_edge_skater.py": {"test_what_the_model_does_not_do_is_refused_by_name": _EXCEPTIONS},
     "test_optimum_ridge.py": {"test_snow_load_margin_example_and_bad_input": _EXCEPTIONS},
+    "test_slope.py": {"test_an_impossible_slope_is_refused_by_name": _EXCEPTIONS},
     "test_thesis_energy_account.py": {
         "test_ranking_rows_say_what_they_measure": "the ranking's rows name their switch and say when a cause is not "
                                                    "measured: labels, no error",
@@ -221,6 +222,7 @@ SECTIONS = (
     Section("strokes", "The stroke machinery every model shares (a sliding block)", ("test_strokes.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py",)),
+    Section("slope", "The course's slope (every model)", ("test_slope.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",

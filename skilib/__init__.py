@@ -32,7 +32,8 @@ _NAMES = {
         "SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
         "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
         "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
-        "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields"),
+        "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields",
+        "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity"),
     "skilib.models.thesis": (
         "SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "stand_in_push_force", "simulate_run",
         "simulate_phase", "stroke_change", "STROKE_CHANGE_RULES", "SteadyState", "steady_state", "Calibration",

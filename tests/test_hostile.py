@@ -68,6 +68,11 @@ def _with(a, x):
     return a
 
 
+#: the course's inclination [°]: the flat and downhill are legitimate, |α| ≥ 45° is not
+SLOPE = Arg("number", allowed={"zero": "the flat", "negative": "downhill"},
+            extra={"45": 45.0, "-45": -45.0, "-50": -50.0, "a string number": "3"})
+
+
 def number(**allowed):
     return Arg("number", allowed=allowed)
 
@@ -272,7 +277,7 @@ TABLE = [
                                "ski_height")},
       **{k: number(**ANY_SIGN) for k in ("steer_deg", "leg_extension", "fore_aft")},
       "landing_offset": number(zero="the ski lands under the CM"), "friction_coefficient": number(zero="frictionless"),
-      "air_drag": Arg("flag"), "body_inertia": array((3,))}),
+      "air_drag": Arg("flag"), "body_inertia": array((3,)), "slope_deg": SLOPE}),
     ("simulate_edge", sk.simulate_edge, lambda: dict(strokes=1, v0=3.0),
      {"v0": number(), "lean_rate": number(**ANY_SIGN), "strokes": Arg("number", extra={"1.5": 1.5}),
       "first_ski": Arg("choice"), "dt_out": number(), "rtol": number(), "max_wall_time": number(none="no limit")}),
@@ -290,7 +295,7 @@ TABLE = [
       "leg_angle0_deg": number(**ANY_SIGN),
       "c_rot_deg": number(zero="a leg at a constant angle", negative="the leg turns back (|γ| < 90°)"),
       "gravity": Arg("flag"), "air_drag": Arg("flag"), "angle_convention": Arg("choice"),
-      "push_direction": Arg("choice")}),
+      "push_direction": Arg("choice"), "slope_deg": SLOPE}),
     ("ski_heading", sk.ski_heading, lambda: dict(params=_params(), stroke=0, first_ski="right"),
      {"stroke": Arg("number", allowed={"zero": "the first stroke"}, extra={"1.5": 1.5}),
       "first_ski": Arg("choice"), "params": Arg("choice")}),

@@ -9,7 +9,7 @@ what a run returns (``result``), a flat ski's kinematics (``ski``) and the plast
 from . import frame, laws, params, periodic, result, run, ski, stroke, touchdown, work
 from .frame import output_grid, stroke_frame
 from .laws import SIDES, dip, linear, mirrored, power_law, side_of, smooth_turn
-from .params import check_fields
+from .params import SLOPE_RANGE, check_fields, check_slope, course_gravity, slope_factors
 from .periodic import NoSteadyState, PeriodicStroke, newton_fixed_point, periodic_stroke, secant_fixed_point
 from .result import SimResult
 from .run import RunSettings, RunTables, Skating, run_strokes, stroke_summary
@@ -21,5 +21,6 @@ from .work import WorkLedger, extra_states
 __all__ = ["SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
            "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
            "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
-           "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields", "frame", "laws", "params",
+           "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields",
+           "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity", "frame", "laws", "params",
            "periodic", "result", "run", "ski", "stroke", "touchdown", "work"]

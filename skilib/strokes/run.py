@@ -30,13 +30,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..engine.forces import Gravity
 from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
 from .stroke import Budget, Stroke
 
 __all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
-           "stroke_summary", "EVENT_COLUMNS", "progress_bar"]
+           "stroke_summary", "climb_work", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
 EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
@@ -110,8 +111,10 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     mean_speed (time average of the centre of mass's speed |Ṙ|), progress_speed = mean_vx
     (its X displacement, along the course, over T), mean_vy, distance_x, mean_power (the mean
     of ``power_term``'s work rate), ke_start, ke_end, every work, projection_energy, the
-    work–energy residual ΔKE − ΣW − projection_energy, max_constraint_norm, and the model's
-    ``admissibility`` columns (extremes of frame columns over the stroke).
+    work–energy residual ΔKE − ΣW − projection_energy, max_constraint_norm, mean_climb_power
+    (``climb_work`` / T: the power spent lifting the skier on a course that rises along X, 0 on
+    the flat), and the model's ``admissibility`` columns (extremes of frame columns over the
+    stroke).
     """
     T, n, cm = skating.stroke_time, model.nq, model.cm
     W = {key: y_end[2 * n + i] for i, key in enumerate(model.extra_states)}
@@ -122,6 +125,7 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     residual = ke_end - ke_start - sum(works.values()) - W["projection_energy"]
     progress = float(q[cm][0] - q0[cm][0]) / T
     extremes = {key: float(getattr(frame[col], how)()) for key, (col, how) in skating.admissibility.items()}
+    climb = climb_work(system, q0, q)
     return dict(stroke=k + 1, side=model.side, mean_speed=W["int_speed"] / T, mean_vx=progress,
                 progress_speed=progress, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
                 mean_power=W[skating.power_term] / T, distance_x=float(q[cm][0] - q0[cm][0]),
@@ -129,7 +133,23 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
                 ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
                                                      if key.startswith("work_")},
                 projection_energy=W["projection_energy"], energy_residual=residual,
-                max_constraint_norm=float(frame["constraint_norm"].max()), **extremes)
+                max_constraint_norm=float(frame["constraint_norm"].max()), mean_climb_power=climb / T, **extremes)
+
+
+def climb_work(system, q0, q) -> float:
+    """−(the work of gravity's X component) from ``q0`` to ``q`` [J]: Σ mᵢ g sin α (xᵢ − xᵢ₀)
+    over the bodies gravity acts on, with gravity g(−sin α, 0, −cos α) on a course rising at α
+    along X.  Gravity is uniform, so its work is exact from the bodies' displacements (no
+    quadrature): on the flat it is 0 (exactly), uphill the share of the skier's work that goes
+    into height along the course.  ``system``: the stroke's ``MultibodySystem``."""
+    w = 0.0
+    for f in system.forces:
+        if not isinstance(f, Gravity) or f.g[0] == 0.0:
+            continue
+        for b in f.bodies if f.bodies is not None else system.bodies:
+            i = system.slice(b).start
+            w -= b.mass * float(f.g[0]) * float(q[i] - q0[i])
+    return w + 0.0
 
 
 def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, qd, dense: bool = True):

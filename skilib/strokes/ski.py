@@ -17,6 +17,7 @@ from ..engine.constraints import CoordinateDriver, FixedCoordinate, OrientationD
 from ..engine.forces import Drag, Gravity
 from ..engine.nonholonomic import KnifeEdge
 from ..engine.timefunctions import Constant, RotationPath
+from .params import course_gravity
 
 __all__ = ["FlatSki"]
 
@@ -33,7 +34,9 @@ class FlatSki:
         flat-ski model has: the ski on the snow (its height row ``snow`` and, in ZXZ angles, its
         θ and ψ held), its heading driven by ``self.heading_law`` (rows ``heading_rows``), B held
         upright (``posture_rows``) and the knife edge at the ski's origin (``edge``); with the
-        common forces, gravity and (``p.air_drag``) air drag at the CM.  Sets ski, body,
+        common forces, gravity (tilted for the course's inclination ``p.slope_deg``:
+        g(−sin α, 0, −cos α), ``skilib.strokes.params.course_gravity``) and (``p.air_drag``) air
+        drag at the CM.  Sets ski, body,
         bodies, nq, cm (B's position in q); returns (rows, forces)."""
         rot = ROTATIONS[rotation]
         self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
@@ -54,7 +57,7 @@ class FlatSki:
         self.heading_rows = tuple(c.name for c in ski_or)
         self.posture_rows = tuple(c.name for c in posture)
         rows = (FixedCoordinate("snow", self.ski, 2, 0.0), *ski_or, *posture, KnifeEdge("edge", self.ski, O, [0.0, 1.0, 0.0]))
-        forces = [Gravity(g=(0.0, 0.0, -p.g))]
+        forces = [Gravity(g=course_gravity(p.g, p.slope_deg))]
         if p.air_drag:
             forces.append(Drag("drag", self.body, O, rho=p.air_density, cda=p.cda))
         return rows, forces

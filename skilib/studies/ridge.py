@@ -2,10 +2,14 @@
 cannot pass trivially.
 
 The 0-D balance.  A steady skater at speed v on the flat loses power to friction and air drag,
-P = μ (M + m_s) g v + ½ ρ C_dA v³; with a lossless touch-down nothing else takes power, so the
-speed at power P is this cubic's one positive root (:func:`balance_speed`) whatever the
-technique, and its slope is dv/dP = 1 / (μ (M + m_s) g + 3/2 ρ C_dA v²)
-(:func:`balance_slope`).  The plastic touch-down loses kinetic energy at every change of ski, so
+P = μ (M + m_s) g v + ½ ρ C_dA v³; on a course rising at α along X (``slope_deg``) the snow's
+load is (M + m_s) g cos α and lifting the skier takes the climbing power (M + m_s) g sin α · v:
+
+    P = μ (M + m_s) g cos α · v + ½ ρ C_dA v³ + (M + m_s) g sin α · v.
+
+With a lossless touch-down nothing else takes power, so the speed at power P is this cubic's
+one positive root (:func:`balance_speed`) whatever the technique, and its slope is
+dv/dP = 1 / ((M + m_s) g (μ cos α + sin α) + 3/2 ρ C_dA v²) (:func:`balance_slope`).  The plastic touch-down loses kinetic energy at every change of ski, so
 a real optimum lies at or below the balance speed.
 
 The ridge angle.  Per stroke of time T the leg does work P T.  If that work goes into the body's
@@ -70,30 +74,61 @@ def _free_params(params):
 
 
 def _resistance(p):
-    """(F = μ (M + m_s) g [N], k = ½ ρ C_dA [kg/m]) of the free skater (k = 0 without air drag)."""
-    return (p.friction_coefficient * (p.body_mass + p.ski_mass) * p.g,
-            0.5 * p.air_density * p.cda if p.air_drag else 0.0)
+    """(F = (M + m_s) g (μ cos α + sin α) [N], k = ½ ρ C_dA [kg/m]) of the free skater: the
+    force of friction and of the slope (α = ``slope_deg``; F = μ (M + m_s) g on the flat, and
+    F < 0 downhill steeper than atan μ) and the drag's factor (k = 0 without air drag)."""
+    from ..strokes.params import slope_factors
+
+    s, c = slope_factors(p.slope_deg)
+    m = p.body_mass + p.ski_mass
+    F = p.friction_coefficient * m * p.g * c
+    if s != 0.0:
+        F += m * p.g * s
+    return F, 0.5 * p.air_density * p.cda if p.air_drag else 0.0
+
+
+def _downhill_speed(P, F, k):
+    """The positive root v of F v + k v³ = P for F < 0 (a slope that pulls harder than friction):
+    one root ≥ √(−F/k) (below it F v + k v³ ≤ 0 ≤ P); none without drag (k = 0)."""
+    from scipy.optimize import brentq
+
+    if k == 0.0:
+        raise ValueError(f"params: downhill steeper than friction (F = {F:.6g} N < 0) with no air drag: the "
+                         "skier accelerates without end, there is no steady speed")
+    a = math.sqrt(-F / k)
+    if P == 0.0:
+        return a
+    b = (P / k) ** (1.0 / 3.0)
+    return brentq(lambda v: F * v + k * v ** 3 - P, a, (a + b) * (1 + 1e-12) + 1e-12, xtol=1e-14, rtol=1e-15)
 
 
 def balance_speed(power, params=None):
     """The 0-D balance speed [m/s]: the positive root v of
 
-        P = μ (M + m_s) g v + ½ ρ C_dA v³
+        P = μ (M + m_s) g cos α · v + ½ ρ C_dA v³ + (M + m_s) g sin α · v
 
-    (friction on the whole mass, air drag on the body; C_dA = 0 without ``air_drag``), the
-    steady speed of a skater whose only losses are friction and drag.  ``power`` [W] ≥ 0, a
-    number or an array; ``params`` a FreeSkaterParams (default: its defaults).  Solved by
+    (friction on the whole mass, air drag on the body, C_dA = 0 without ``air_drag``; the
+    climbing power on a course rising at α = ``params.slope_deg`` along X, 0 on the flat), the
+    steady speed of a skater whose only losses are friction, drag and height.  ``power`` [W] ≥ 0,
+    a number or an array; ``params`` a FreeSkaterParams (default: its defaults).  Solved by
     ``skilib.models.thesis.energy.power_balance_speed`` (the same balance with the thesis's
-    friction force)."""
+    friction force); downhill steeper than atan μ (the slope pulls harder than friction) the
+    root is the one above √(−F/k), F = (M + m_s) g (μ cos α + sin α) < 0."""
     from ..models.thesis.energy import power_balance_speed
 
     F, k = _resistance(_free_params(params))
-    return power_balance_speed(power, friction=F, cda=2.0 * k, air_density=1.0)
+    if F >= 0.0:
+        return power_balance_speed(power, friction=F, cda=2.0 * k, air_density=1.0)
+    P = np.asarray(power, dtype=float) if not isinstance(power, (str, bytes)) else power
+    if isinstance(P, (str, bytes)) or not np.all(np.isfinite(P)) or np.any(P < 0):
+        raise ValueError(f"power: must be finite and >= 0 W, got {power!r}")
+    out = np.vectorize(lambda x: _downhill_speed(float(x), F, k), otypes=[float])(P)
+    return float(out) if out.ndim == 0 else out
 
 
 def balance_slope(power, params=None):
-    """dv/dP [m/s per W] of the 0-D balance at ``power``: 1 / (μ (M + m_s) g + 3/2 ρ C_dA v²)
-    at v = ``balance_speed(power, params)``."""
+    """dv/dP [m/s per W] of the 0-D balance at ``power``:
+    1 / ((M + m_s) g (μ cos α + sin α) + 3/2 ρ C_dA v²) at v = ``balance_speed(power, params)``."""
     F, k = _resistance(_free_params(params))
     slope = 1.0 / (F + 3.0 * k * np.asarray(balance_speed(power, params), float) ** 2)
     return float(slope) if slope.ndim == 0 else slope

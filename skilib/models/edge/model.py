@@ -20,7 +20,8 @@ its left normal, r = R_B − P, τ ∈ [0, T]::
 Nothing holds the lean φ of r⊥ = r − (e·r)e from the vertical (the ski's edging angle): two
 velocity freedoms, the ski's speed u along itself and the lean rate.  The leg's multiplier is
 the force along r⊥/ℓ, F = −λ_leg (F > 0: the leg pushes the CM away from the edge); its power
-is F ℓ̇.  Forces: gravity, air drag at the CM, and Coulomb friction μN along the ski against
+is F ℓ̇.  Forces: gravity (g(−sin α, 0, −cos α) on a course rising at α = ``slope_deg``
+along X), air drag at the CM, and Coulomb friction μN along the ski against
 its sliding, N the snow row's multiplier (``skilib.engine.LoadFriction``): the real load, which
 includes the leg's push, solved with q̈ and λ in one linear system.
 

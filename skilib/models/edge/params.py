@@ -32,13 +32,14 @@ __all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 #: - fore_aft −0.3–0.3 m: the centre of mass ahead of (+) or behind the binding along the ski.
 #: - cm_height 0.4–1.3 m: the centre of mass's height at the first touch-down of a run.
 #: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
+#: - slope_deg −45–45° (open: |α| < 45°), as the free skater's: the course's inclination.
 EDGE_PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "landing_offset": (0.0, 0.6),
     "leg_extension": (-0.3, 0.5), "max_leg_length": (0.6, 1.3), "fore_aft": (-0.3, 0.3), "cm_height": (0.4, 1.3),
     "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
     "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
-    "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
+    "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0), "slope_deg": (-45.0, 45.0),
 }
 
 
@@ -53,7 +54,9 @@ class EdgeSkaterParams:
     CM), leg_extension Δℓ [m], max_leg_length ℓ_max [m], fore_aft x_f [m], cm_height [m] (the
     CM's height at a run's first touch-down), max_lean_deg (the largest lean admitted),
     friction_coefficient μ, air_drag, air_density ρ, cda C_dA, g; the ski's box and the body's
-    principal inertias (they change the drivers' torques, not the motion).
+    principal inertias (they change the drivers' torques, not the motion); slope_deg α [°], the
+    course's inclination, rising along X, the direction of travel (default 0, the flat; α < 0
+    downhill; gravity is g(−sin α, 0, −cos α) in the course frame, book: The edged skater).
 
     Every number must lie in ``EDGE_PARAMETER_BOUNDS``; the leg must reach at the first
     touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max, and the ski must point forwards at the
@@ -80,6 +83,7 @@ class EdgeSkaterParams:
     ski_width: float = 0.045
     ski_height: float = 0.03
     body_inertia: tuple = (11.0, 12.0, 1.5)
+    slope_deg: float = 0.0
 
     def __post_init__(self):
         check_fields(self, EDGE_PARAMETER_BOUNDS)

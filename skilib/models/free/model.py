@@ -18,10 +18,12 @@ s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ(x) = 10x³ −
     placement (leg):   R_B − R_ski − h(τ) n − z(τ) ẑ = 0,  h(τ) = s(h0 + (h1 − h0)(τ/T)^p),
                        z(τ) = z̄ − Δz sin²(πτ/T)
 
-One velocity degree of freedom: u, the ski's speed along itself.  Forces: gravity; friction
-μN along the ski against its sliding, N = (M + m_s) g + M z̈(τ) (the snow's load from the
-prescribed height, known in advance; with drag off it equals the snow row's multiplier); air
-drag ½ ρ CdA |v| v at the centre of mass.  At u = 0 the ski sticks (one more velocity row, no
+One velocity degree of freedom: u, the ski's speed along itself.  Forces: gravity,
+g(−sin α, 0, −cos α) on a course rising at α along X (``slope_deg``; the frame is the course's,
+z normal to the snow); friction μN along the ski against its sliding,
+N = (M + m_s) g cos α + M z̈(τ) (the snow's load from the prescribed height, known in advance;
+with drag off it equals the snow row's multiplier); air drag ½ ρ CdA |v| v at the centre of
+mass.  At u = 0 the ski sticks (one more velocity row, no
 velocity along the ski, whose multiplier is the static friction) until the needed friction
 reaches μN, as for the thesis's skier (``skilib.strokes.stroke``).
 
@@ -50,9 +52,9 @@ touch-down (``ke_loss``), and under "plastic" its two shares (``ke_loss_merge``,
 Admissibility.  The laws are prescribed, so nothing in the equations keeps the motion one a ski
 and a leg can make; what the drivers demand is reported (``FreeSkaterModel.point_columns``):
 
-- the snow's load N(τ) = (M + m_s) g + M z̈(τ) (``snow_load``) must be ≥ 0: a ski pressed on
-  the snow, not pulled into it; for the default height law z̈ = −2Δz (π/T)² cos(2πτ/T), so
-  N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g (at τ = 0 and T).  Below zero the friction
+- the snow's load N(τ) = (M + m_s) g cos α + M z̈(τ) (``snow_load``) must be ≥ 0: a ski pressed
+  on the snow, not pulled into it; for the default height law z̈ = −2Δz (π/T)² cos(2πτ/T), so
+  N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g cos α (at τ = 0 and T).  Below zero the friction
   μN would push the ski forwards.  A run refuses it (``skilib.models.free.run.check_snow_load``).
 - the leg force F on B (the placement drivers' force, −C_q,Bᵀ λ_leg) acts at the centre of mass
   and its reaction −F at the ski's origin R_ski (the binding, the contact point on the knife
@@ -84,6 +86,7 @@ from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, Harmonic, Polynomial, Stack
 from ...strokes.laws import SIDES, mirrored, side_sign
+from ...strokes.params import slope_factors
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import FreeLaws, FreeSkaterParams, default_laws
@@ -149,6 +152,8 @@ class FreeSkaterModel(FlatSki):
         self.heading_law = mirrored(self.laws.heading, self.sign)
         self.offset_law = mirrored(self.laws.offset, self.sign)
         self.height_law = self.laws.height
+        #: g cos α [m/s²]: gravity's component normal to the snow (exactly g on the flat)
+        self.g_normal = p.g * slope_factors(p.slope_deg)[1]
         rows, self.forces_common = self.build_on_snow(p, rotation)
         O = np.zeros(3)
         self.constraints = (
@@ -168,9 +173,10 @@ class FreeSkaterModel(FlatSki):
 
     # -- laws -----------------------------------------------------------------------------
     def normal_load(self, tau) -> float:
-        """N = (M + m_s) g + M z̈(τ): the snow's load under the ski [N]."""
+        """N = (M + m_s) g cos α + M z̈(τ): the snow's load under the ski [N] (α the course's
+        inclination, ``slope_deg``)."""
         p = self.params
-        return (p.body_mass + p.ski_mass) * p.g + p.body_mass * float(self.height_law(tau)[2])
+        return (p.body_mass + p.ski_mass) * self.g_normal + p.body_mass * float(self.height_law(tau)[2])
 
     def friction_limit(self, tau) -> float:
         """μ N(τ), the largest friction force [N]."""
@@ -222,7 +228,7 @@ class FreeSkaterModel(FlatSki):
         residual, and what says whether a ski and a leg can do it (module docstring,
         "Admissibility"):
 
-        - snow_load N = (M + m_s) g + M z̈(τ) [N] (the load friction uses) and snow_load_bw =
+        - snow_load N = (M + m_s) g cos α + M z̈(τ) [N] (the load friction uses) and snow_load_bw =
           N / (M g); with drag off it equals snow_force, with drag on snow_force is N minus the
           drag's vertical component.
         - leg_angle_deg = atan2(|r × F|, r · F) [°], r = R_B − R_ski, F the leg force on B: 0
@@ -255,13 +261,13 @@ class FreeSkaterModel(FlatSki):
 
 
 class _Friction:
-    """−mode · μ N(τ), N = (M + m_s) g + M z̈(τ): the sliding ski's friction along x̄ (signed),
+    """−mode · μ N(τ), N = (M + m_s) g cos α + M z̈(τ): the sliding ski's friction along x̄ (signed),
     a callable of τ.  It holds its numbers and the height law itself, so that code generation
     traces it (``symbolic``) with each number a kernel parameter."""
 
     def __init__(self, model, sign):
         p = model.params
-        self.scale = np.array([sign * p.friction_coefficient, p.body_mass + p.ski_mass, p.g, p.body_mass])
+        self.scale = np.array([sign * p.friction_coefficient, p.body_mass + p.ski_mass, model.g_normal, p.body_mass])
         self.height = model.height_law
 
     def __call__(self, tau):

@@ -185,8 +185,9 @@ def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
 
 
 def check_snow_load(model: FreeSkaterModel, grid, stroke: int = 1, t0: float = 0.0, default_law: bool = True) -> None:
-    """A ``ValueError`` naming ``snow_load`` if the snow's load N(τ) = (M + m_s) g + M z̈(τ)
-    (``FreeSkaterModel.normal_load``, the model's docstring) of ``model``'s stroke (number
+    """A ``ValueError`` naming ``snow_load`` if the snow's load N(τ) = (M + m_s) g cos α + M z̈(τ)
+    (``FreeSkaterModel.normal_load``, the model's docstring; α the course's inclination,
+    ``slope_deg``, cos α = 1 on the flat) of ``model``'s stroke (number
     ``stroke``, starting at t = ``t0``) is below zero at a τ of ``grid``, with the least value
     (in N and body weights M g), where it is and the stroke's parameters.  N depends on the
     height law alone, not on the motion, so it is checked before anything is integrated, and
@@ -194,25 +195,27 @@ def check_snow_load(model: FreeSkaterModel, grid, stroke: int = 1, t0: float = 0
     the height law is the default dip (the message then says what cm_dip and stroke_time give).
 
     N < 0 means the height law lowers the centre of mass faster than gravity can,
-    z̈ < −(1 + m_s/M) g: the snow would have to pull the ski down, and the friction μN would push
-    it forwards.  For the default law z̈ = −2Δz (π/T)² cos(2πτ/T), the least N is at τ = 0 and T,
-    and N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g."""
+    z̈ < −(1 + m_s/M) g cos α: the snow would have to pull the ski down, and the friction μN would
+    push it forwards.  For the default law z̈ = −2Δz (π/T)² cos(2πτ/T), the least N is at τ = 0
+    and T, and N ≥ 0 throughout needs 2Δz (π/T)² ≤ (1 + m_s/M) g cos α."""
     p = model.params
     tau = np.asarray(grid, dtype=float)
     load = np.array([model.normal_load(t) for t in tau])
     i = int(np.argmin(load))
     if not load[i] < 0.0:
         return
+    g = "g" if p.slope_deg == 0.0 else "g cos α"
+    on = "" if p.slope_deg == 0.0 else f" on the slope α = {p.slope_deg:g}°"
     need = 2 * p.cm_dip * (np.pi / p.stroke_time) ** 2
-    hint = (f"the default law needs 2 cm_dip (π/stroke_time)² ≤ (1 + m_s/M) g, here cm_dip {p.cm_dip:g} m and "
+    hint = (f"the default law needs 2 cm_dip (π/stroke_time)² ≤ (1 + m_s/M) {g}, here cm_dip {p.cm_dip:g} m and "
             f"stroke_time {p.stroke_time:g} s give {need:.4g} m/s²" if default_law
             else "the height law must dip less or more slowly")
-    raise ValueError(f"snow_load: the snow's load N = (M + m_s) g + M z̈ falls to {load[i]:.6g} N "
+    raise ValueError(f"snow_load: the snow's load N = (M + m_s) {g} + M z̈ falls to {load[i]:.6g} N "
                      f"({load[i] / p.weight:.4g} body weights) at τ = {tau[i]:.6g} s of stroke {stroke} "
-                     f"(t = {t0 + tau[i]:.6g} s; every stroke repeats it): the height law lowers the centre of mass "
-                     f"faster than gravity can (z̈ = {float(model.height_law(tau[i])[2]):.4g} m/s² < "
-                     f"−(1 + m_s/M) g = {-(1 + p.ski_mass / p.body_mass) * p.g:.4g} m/s²), so the snow would pull "
-                     f"the ski down; {hint} (admissibility='report' runs it anyway)")
+                     f"(t = {t0 + tau[i]:.6g} s; every stroke repeats it){on}: the height law lowers the centre of "
+                     f"mass faster than gravity can (z̈ = {float(model.height_law(tau[i])[2]):.4g} m/s² < "
+                     f"−(1 + m_s/M) {g} = {-(1 + p.ski_mass / p.body_mass) * model.g_normal:.4g} m/s²), so the snow "
+                     f"would pull the ski down; {hint} (admissibility='report' runs it anyway)")
 
 
 @dataclass(frozen=True)
@@ -418,7 +421,7 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     Returns a ``SimResult``: ``frame`` (one row per output time: t, stroke, side, ski_x/y,
     ski_heading_deg, u, cm_x/y/z, cm_vx/vy/vz, cm_speed = |Ṙ_B|, leg_fx/fy/fz (the leg's force
     on B), leg_force_bw, leg_power, friction_force, drag_force, snow_force, edge_force,
-    constraint_norm, nonholonomic_norm, snow_load [N] and snow_load_bw (N = (M + m_s) g + M z̈),
+    constraint_norm, nonholonomic_norm, snow_load [N] and snow_load_bw (N = (M + m_s) g cos α + M z̈),
     leg_angle_deg (the leg force's angle off the line from the ski's origin to the centre of
     mass), roll_moment [N m] (the drivers' moment about the ski's axis at its origin) and
     cop_offset [m] (the centre of pressure that carries it, along the ski's left normal; NaN where

@@ -127,7 +127,9 @@ def energy_account(steady) -> pd.DataFrame:
     and PE⁻ − PE⁺ are the kinetic energy lost at the change of ski and the potential energy
     dropped when the next stroke starts from the short vertical leg ℓ0, γ0 (the CM falls from
     ℓ(T) cos γ(T) to ℓ0 cos γ0, eqs. 187–188); ΔPE, ΔKE are the changes from one stroke start to
-    the next (zero in the steady state).  Each term is measured on its own (energies from the
+    the next (zero in the steady state on the flat; on a course rising at α along X, ``slope_deg``,
+    the potential energy is m g (z cos α + x sin α) and ΔPE is the climb, M g sin α per metre
+    along X).  Each term is measured on its own (energies from the
     states, works from the integrals), so the ``residual`` row, W_push minus the sum of the
     others, is the closure of the theorem: the integration error, not a fitted rest.  Rows
     (``ACCOUNT_TERMS``) count energy taken from the push (negative: supplied, as the

@@ -47,7 +47,8 @@ Constraints (tables 2–5; ⚑ marks a change explained in the book's Difference
 
 Forces (§4.7, §5.3): push-off F(τ) at the CM along (R³ − R¹)/|R³ − R¹| (eqs. 179–181);
 Coulomb friction of constant magnitude along the ski (eqs. 171–178 with the direction of
-the book's errata: along the ski's own axis x̄¹); gravity on every body; optional air drag
+the book's errata: along the ski's own axis x̄¹); gravity on every body (g(−sin α, 0, −cos α)
+on a course rising at α = ``slope_deg`` along X; the flat, α = 0, by default); optional air drag
 ½ ρ CdA |v| v at the CM.  Time τ inside a stroke runs from 0 to the phase time T.
 
 C14 acts between the ski origin and the CM directly (eq. 144), so the leg's axial load is
@@ -78,6 +79,7 @@ from ...engine.timefunctions import Constant, RotationPath
 
 from ...engine.bodies import ROTATIONS
 from ...strokes.laws import SIDES
+from ...strokes.params import course_gravity
 from ...engine.validation import check_array, check_number
 from .params import SkierParams, push_plane_direction
 from .rows import EXTRA_STATES, SkierRows, thesis_work_terms
@@ -177,7 +179,7 @@ class SkierModel:
         # F(τ) along (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181), no reaction on the ski
         self._forces_common = [LineForce("push", self.upper, O, self.ski, O, push_force)]
         if p.gravity:
-            self._forces_common.append(Gravity(g=(0.0, 0.0, -p.g)))
+            self._forces_common.append(Gravity(g=course_gravity(p.g, p.slope_deg)))
         if p.air_drag:
             self._forces_common.append(Drag("drag", self.upper, O, rho=p.air_density, cda=p.cda))
         self._systems = {}

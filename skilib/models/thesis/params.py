@@ -14,6 +14,7 @@ import numpy as np
 
 from ...engine.timefunctions import Polynomial
 from ...strokes.laws import SIDES, linear, side_of
+from ...strokes.params import check_slope
 from ...engine.validation import check_bool, check_choice, check_number
 
 __all__ = ["SkierParams", "BOUNDS", "ski_heading", "push_plane_direction", "ANGLE_CONVENTIONS",
@@ -25,14 +26,15 @@ PUSH_DIRECTIONS = ("travel", "ski", "across")
 #: the plausible range [low, high] of every number of ``SkierParams`` (inclusive, SI units
 #: as in the field list).  Far outside a human skier (a 1e10 kg skier, a 1 km leg) the
 #: integrator would grind for minutes before failing; such values are refused by name.
-#: The physical conditions (leg reach, leg angle, skating angle) are checked beside.
+#: The physical conditions (leg reach, leg angle, skating angle) are checked beside.  slope_deg
+#: is an open range, |α| < 45° (``skilib.strokes.params.SLOPE_RANGE``).
 BOUNDS = {
     "mass": (1.0, 500.0), "lower_leg": (1e-3, 5.0), "upper_leg": (1e-3, 5.0), "ski_mass": (1e-3, 50.0),
     "ski_length": (1e-2, 10.0), "ski_width": (1e-3, 1.0), "ski_height": (1e-3, 1.0),
     "shank_mass_fraction": (0.0, 1.0), "ankle_offset": (0.0, 5.0), "friction": (0.0, 1e4), "g": (0.0, 100.0),
     "air_density": (0.0, 100.0), "cda": (0.0, 100.0), "leg_extension0": (0.0, 10.0), "c_ext": (-100.0, 100.0),
     "leg_angle0_deg": (-90.0, 90.0), "c_rot_deg": (-1e4, 1e4), "phase_time": (0.0, 100.0),
-    "skating_angle_deg": (-180.0, 180.0),
+    "skating_angle_deg": (-180.0, 180.0), "slope_deg": (-45.0, 45.0),
 }
 
 
@@ -53,6 +55,10 @@ class SkierParams:
         ==========================  ======================================================
         friction                    constant Coulomb friction magnitude [N] (table 8 mean)
         gravity, g                  gravity on/off and its magnitude [m/s²]
+        slope_deg                   α [deg], the course's inclination, rising along X (the
+                                    direction of travel; default 0, the flat of the thesis;
+                                    α < 0 downhill): gravity g(−sin α, 0, −cos α) in the
+                                    course frame, whose z is normal to the snow
         air_drag, air_density, cda  drag ½ ρ CdA |v| v at the CM (off by default, §5.3)
         ==========================  ======================================================
 
@@ -104,6 +110,7 @@ class SkierParams:
     skating_angle_deg: float = 50.0
     angle_convention: str = "v_angle"
     push_direction: str = "travel"
+    slope_deg: float = 0.0
 
     def __post_init__(self):
         for f in fields(self):
@@ -114,6 +121,8 @@ class SkierParams:
                 continue
             elif v is None and f.name == "ankle_offset":
                 continue
+            elif f.name == "slope_deg":  # an open range: |α| < 45°
+                object.__setattr__(self, f.name, check_slope(v))
             else:  # a number: not a bool, a string, NaN or inf
                 object.__setattr__(self, f.name, check_number(f.name, v))
         if self.angle_convention not in ANGLE_CONVENTIONS:

@@ -40,6 +40,7 @@ from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES
+from ...strokes.params import slope_factors
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import MAX_STEP_DIVISOR, Budget
@@ -247,12 +248,17 @@ class ThesisSkating(Skating):
 
 
 def potential_energy(model, q) -> float:
-    """Σ mᵢ g zᵢ of the model's bodies [J] (0 without gravity)."""
+    """Σ mᵢ g zᵢ of the model's bodies [J] (0 without gravity); on a course rising at α
+    (``slope_deg``) along X, Σ mᵢ g (zᵢ cos α + xᵢ sin α), the height above the origin in the
+    course frame (−g·r, gravity g(−sin α, 0, −cos α))."""
     p = model.params
     if not p.gravity:
         return 0.0
     sysm = model.system(1)
-    return float(sum(b.mass * p.g * q[sysm.slice(b)][2] for b in model.bodies))
+    if p.slope_deg == 0.0:
+        return float(sum(b.mass * p.g * q[sysm.slice(b)][2] for b in model.bodies))
+    s, c = slope_factors(p.slope_deg)
+    return float(sum(b.mass * p.g * (q[sysm.slice(b)][2] * c + q[sysm.slice(b)][0] * s) for b in model.bodies))
 
 
 def change_row(k, T, model, q, qd, new, q1, qd1) -> dict:
