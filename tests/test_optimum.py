@@ -260,7 +260,7 @@ def test_edge_optimum_with_one_free_parameter_is_the_power_s_root(edge_default, 
     the default technique's own power the optimum must be the default Δℓ = 0.10 m and its speed
     (the optimizer started at 0.12 m, every steady state from the previous one's start); its
     margins (EDGE_MARGINS) are those of the default stroke, all > 0."""
-    from skilib.studies.optimum import EDGE_MARGINS, _edge_margins
+    from skilib.studies.optimum import EDGE_MARGINS, edge_margins
 
     P = edge_default.mean_power
     opt = optimize_technique("edge", power=P, bounds={"leg_extension": (0.05, 0.15)}, starts=0,
@@ -271,7 +271,7 @@ def test_edge_optimum_with_one_free_parameter_is_the_power_s_root(edge_default, 
     measured.allclose("edge, Δℓ alone: the optimum's speed vs the default's", opt.mean_speed,
                       edge_default.progress_speed, rtol=1e-7, unit="m/s")
     measured.check("edge, Δℓ alone: |P − budget| / budget", abs(opt.mean_power - P) / P, 1e-8, "rel.")
-    margins = _edge_margins(edge_default)
+    margins = edge_margins(edge_default)
     assert set(margins) == set(EDGE_MARGINS) and min(margins.values()) > 0
     weight = edge_default.params.body_mass * edge_default.params.g
     measured.allclose("leg-force margin vs min F / (M g)", margins["leg_force_margin"],
@@ -286,3 +286,22 @@ def test_edge_bounds_are_checked_against_its_plausible_ranges():
         optimize_technique("edge", power=90.0, bounds={"offset_end": (0.1, 0.5)})
     with pytest.raises(ValueError, match="^params: must be None or an EdgeSkaterParams"):
         optimize_technique("edge", power=90.0, params=object())
+
+
+def test_the_leg_s_reach_is_checked_not_imposed(edge_default, measured):
+    """ℓ_max does not enter the dynamics: with ℓ_max = 0.95 m, shorter than the default stroke's
+    longest leg (ℓ0 + Δℓ ≈ 0.958 m), the periodic stroke is the default's (x0 to 1e-8), its reach
+    margin is ℓ_max − max ℓ < 0 and reported with check=False, refused with check=True (naming
+    max_leg_length)."""
+    import skilib as sk
+    from skilib.studies.optimum import edge_margins
+
+    p = sk.EdgeSkaterParams(max_leg_length=0.95, cm_height=0.8)
+    ss = sk.edge_steady_state(p, guess=tuple(edge_default.x0[:3]), multipliers=False, check=False)
+    measured.allclose("ℓ_max = 0.95 m: x0 vs the default's", ss.x0, edge_default.x0, atol=1e-8)
+    reach = edge_margins(ss)["reach_margin"]
+    measured.allclose("reach margin vs ℓ_max − (ℓ0 + Δℓ)", reach,
+                      0.95 - (ss.frame["leg_length"].iloc[0] + p.leg_extension), atol=1e-9, unit="m")
+    assert reach < 0
+    with pytest.raises(ValueError, match=r"^edge_steady_state: max_leg_length: the leg reaches 0\.95\d* m, beyond 0\.95 m"):
+        sk.edge_steady_state(p, guess=tuple(edge_default.x0[:3]), multipliers=False)

@@ -7,8 +7,10 @@ For a model's technique parameters x within human bounds,
     subject to P(x) = P_budget  (the steady state's mean power)
 
 with SciPy's SLSQP on the steady-state map (``skilib.free_steady_state`` for the free skater,
-whose power is the leg's; ``skilib.steady_state`` for the thesis's skier, whose power is the
-push-off's), from seeded starting points.  The speed is the speed of progress along the course
+whose power is the leg's; ``skilib.edge_steady_state`` for the edged skater, whose power is its
+drivers' and whose admissibility — the leg pushes, the snow carries, the leg within its reach and
+its lean — enters as the inequality rows ``EDGE_MARGINS`` ≥ 0; ``skilib.steady_state`` for the
+thesis's skier, whose power is the push-off's), from seeded starting points.  The speed is the speed of progress along the course
 (X, the direction of travel: the CM's displacement over the periodic stroke divided by its
 time), not the mean CM speed, which also counts the sideways sway of every stroke
 (``speed="cm"`` optimises that one instead).  Without a budget (``power=None``) the speed is
@@ -81,7 +83,7 @@ from scipy.optimize import minimize
 from ..engine.validation import check_number
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
-           "EDGE_MARGINS", "MODELS", "latin_starts",
+           "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
            "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin"]
 
@@ -300,9 +302,9 @@ def snow_load_margin(params) -> float:
     height law z(τ) = z̄ − Δz (1 − cos 2πτ/T)/2, whose z̈ = −2Δz (π/T)² cos(2πτ/T) is least at
     τ = 0 and T:
 
-        N_min / (M g) = ((M + m_s) g − M · 2Δz (π/T)²) / (M g) = 1 + m_s/M − 2Δz (π/T)² / g
+        N_min / (M g) = ((M + m_s) g cos α − M · 2Δz (π/T)²) / (M g) = (1 + m_s/M) cos α − 2Δz (π/T)² / g
 
-    (M = body_mass, m_s = ski_mass, Δz = cm_dip, T = stroke_time, g).  The model refuses a
+    (M = body_mass, m_s = ski_mass, Δz = cm_dip, T = stroke_time, g, α = slope_deg).  The model refuses a
     technique with N_min < 0 (``skilib.models.free.run.check_snow_load``); the optimizer keeps
     this ≥ 0 as an inequality constraint.  ``params``: a FreeSkaterParams (ValueError naming
     ``params`` otherwise)."""
@@ -310,18 +312,21 @@ def snow_load_margin(params) -> float:
 
     if not isinstance(params, FreeSkaterParams):
         raise ValueError(f"params: must be a FreeSkaterParams, got {type(params).__name__}")
+    from ..strokes.params import slope_factors
+
     p = params
-    return 1.0 + p.ski_mass / p.body_mass - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
+    cos_a = slope_factors(p.slope_deg)[1]  # exactly 1.0 on the flat
+    return (1.0 + p.ski_mass / p.body_mass) * cos_a - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
 
 
 #: the edged skater's admissibility as margins ≥ 0 of its periodic stroke, SLSQP's inequality
-#: rows (``_edge_margins``): the least leg force and snow load [body weights], the leg's reach
+#: rows (``edge_margins``): the least leg force and snow load [body weights], the leg's reach
 #: left [m] and its lean left [rad]
 EDGE_MARGINS = ("leg_force_margin", "snow_load_margin", "reach_margin", "lean_margin")
 
 
-def _edge_margins(ss) -> dict:
-    """The edged skater's ``EDGE_MARGINS`` of a periodic stroke: min F/(M g), min N/(M g),
+def edge_margins(ss) -> dict:
+    """The edged skater's ``EDGE_MARGINS`` of a periodic stroke (an ``EdgeSteadyState``): min F/(M g), min N/(M g),
     ℓ_max − max ℓ, (φ_max − max|φ|) in rad.  Each is a smooth function of the technique while
     the stroke's extremes stay interior ones, so SLSQP keeps the leg pushing
     where the steady state itself would refuse the stroke (``check_admissible``)."""
@@ -448,7 +453,7 @@ class TechniqueModel:
                        mean_power=float(ss.mean_power),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
             if self.model == "edge":
-                got.update(_edge_margins(ss))
+                got.update(edge_margins(ss))
                 self._x0_edge = ss.x0[:3].copy()
             bad = [k for k in ("progress_speed", "cm_speed", "mean_power") if not math.isfinite(got[k])]
             if bad:
@@ -590,7 +595,8 @@ def _plausible(model) -> dict:
     """The model's plausible ranges of its number parameters (``skilib.models.free.params.
     PARAMETER_BOUNDS``, ``skilib.models.edge.params.EDGE_PARAMETER_BOUNDS`` without the inertia
     triple; ``skilib.models.thesis.params.BOUNDS``)."""
-    return {n: r for n, r in _import(_MODELS[model][2]).items() if n != "body_inertia"}
+    # the course's slope is where the skier skates, not how: it is set in ``params``, never optimised
+    return {n: r for n, r in _import(_MODELS[model][2]).items() if n not in ("body_inertia", "slope_deg")}
 
 
 def _check_bounds(model, bounds):

@@ -56,11 +56,14 @@ class EdgeRunOptions:
     budget: Budget
     balance: BalanceRule | None = None
     compiled: bool = True
+    #: refuse a touch-down whose leg would reach beyond max_leg_length (False: the periodic
+    #: stroke's search, which checks the reach of the stroke it finds, ``check_admissible``)
+    reach: bool = True
 
 
 def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
                      dt_out, n_out, max_evaluations, max_wall_time, balance=None,
-                     compiled: bool = True) -> EdgeRunOptions:
+                     compiled: bool = True, reach: bool = True) -> EdgeRunOptions:
     p = with_edge_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
@@ -79,7 +82,7 @@ def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation,
     if balance is not None and not isinstance(balance, BalanceRule):
         raise ValueError(f"balance: must be None (a fixed landing offset) or a BalanceRule, got {balance!r}")
     return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
-                          budget, balance, check_bool("compiled", compiled))
+                          budget, balance, check_bool("compiled", compiled), check_bool("reach", reach))
 
 
 class EdgeSkating(Skating):
@@ -156,7 +159,7 @@ class EdgeSkating(Skating):
         side = side_of(self.o.first_ski, k)
         R_b = np.asarray(q)[old.cm]
         ell0 = math.hypot(offset, R_b[2])
-        if ell0 + max(p.leg_extension, 0.0) > p.max_leg_length:
+        if self.o.reach and ell0 + max(p.leg_extension, 0.0) > p.max_leg_length:
             raise ValueError(f"max_leg_length: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) "
                              f"the centre of mass is {R_b[2]:.4g} m high and the ski lands {offset:.4g} m outside it, so "
                              f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "

@@ -196,10 +196,11 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     where the search from ``guess`` cannot run a stroke and the parameters differ from the
     defaults (numbers only, the default guess, no rule), the periodic stroke is found by
     continuation from the defaults' (4, 8, then 16 equal steps of the changed fields).  A search
-    that still leaves what the model can run (the ski stops, the snow would pull, the leg would
-    reach beyond max_leg_length) is ``NoSteadyState`` naming the start and why; a fixed point whose stroke is not
-    admissible (the leg pulls, reaches too far or leans beyond max_lean_deg) is refused by
-    ``check_admissible``; no fixed point within ``max_iter`` is ``NoSteadyState``.
+    that still leaves what the model can run (the ski stops, the snow would pull) is
+    ``NoSteadyState`` naming the start and why; the search's strokes may start with the leg beyond
+    its reach (a run refuses that at a touch-down), the stroke found may not: a fixed point whose
+    stroke is not admissible (the leg pulls, reaches too far or leans beyond max_lean_deg) is
+    refused by ``check_admissible``; no fixed point within ``max_iter`` is ``NoSteadyState``.
     """
     p = with_edge_overrides(params)
     g = np.array(guess, dtype=float) if not isinstance(guess, str) else None
@@ -209,7 +210,9 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
         poles = np.asarray(poles, dtype=complex) if not isinstance(poles, str) else None
         if poles is None or poles.shape != (4,) or not np.all(np.isfinite(poles)) or not np.all(np.abs(poles) < 1):
             raise ValueError(f"poles: must be four multipliers inside the unit circle, got {poles!r}")
-    solver = _solver(kwargs)
+    # the search's strokes may start with a leg beyond its reach: the stroke found is checked
+    # (``check_admissible``), or its reach is left to the caller's inequality (check=False)
+    solver = {**_solver(kwargs), "reach": False}
     tol = check_number("tol", tol, positive=True, high=1e-2)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     check = check_bool("check", check)
