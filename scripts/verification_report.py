@@ -152,6 +152,7 @@ EXEMPT = {
         "test_required_power_refuses_a_bad_speed": _EXCEPTIONS,
         "test_the_thesis_bounds_are_checked_against_its_plausible_ranges": _EXCEPTIONS,
         "test_edge_bounds_are_checked_against_its_plausible_ranges": _EXCEPTIONS,
+        "test_an_unknown_budget_is_refused_by_name": _EXCEPTIONS,
         "test_bad_arguments": _EXCEPTIONS,
         "test_failures_are_recorded_and_penalised": "a refused technique is logged with its error and a fixed penalty: no error to measure",
         "test_dask_starts_give_the_serial_result": _INFRA,

@@ -288,6 +288,16 @@ def test_edge_bounds_are_checked_against_its_plausible_ranges():
         optimize_technique("edge", power=90.0, params=object())
 
 
+@pytest.mark.parametrize("model, budget, match", [
+    ("free", "gross", r"^budget: must be one of \('net', 'positive', 'metabolic'\)"),
+    ("edge", None, "^budget: must be one of"),
+    ("thesis", "metabolic", "^budget: 'metabolic' needs the positive and negative work of each actuator"),
+])
+def test_an_unknown_budget_is_refused_by_name(model, budget, match):
+    with pytest.raises(ValueError, match=match):
+        optimize_technique(model, power=90.0, budget=budget)
+
+
 def test_the_leg_s_reach_is_checked_not_imposed(edge_default, measured):
     """ℓ_max does not enter the dynamics: with ℓ_max = 0.95 m, shorter than the default stroke's
     longest leg (ℓ0 + Δℓ ≈ 0.958 m), the periodic stroke is the default's (x0 to 1e-8), its reach

@@ -380,6 +380,23 @@ def _default_params(model):
 
 
 SPEEDS = ("progress", "cm")
+#: what the power budget counts, and the steady state's attribute that gives it: the net mean
+#: power of the actuators (their work per stroke, negative work subtracted: what the models
+#: have always budgeted), their positive work only, or the metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
+#: (the cost of work; η⁺, η⁻ = ``eta_positive``, ``eta_negative`` of the model's params)
+BUDGETS = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power"}
+#: the models that report positive and negative work per actuator (the thesis's skier budgets
+#: its push-off's net power only)
+_COST_MODELS = ("free", "edge")
+
+
+def _check_budget(model, budget):
+    if not isinstance(budget, str) or budget not in BUDGETS:
+        raise ValueError(f"budget: must be one of {tuple(BUDGETS)}, got {budget!r}")
+    if budget != "net" and model not in _COST_MODELS:
+        raise ValueError(f"budget: {budget!r} needs the positive and negative work of each actuator, which the "
+                         f"{model} model does not report; its budget is 'net'")
+    return budget
 
 
 class TechniqueModel:
@@ -389,15 +406,18 @@ class TechniqueModel:
     - speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
       direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
       speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
+    - budget : the power the budget counts (``BUDGETS``): "net" (default), "positive" or
+      "metabolic"; its value is the call's second entry and the row's ``budget_power``.
 
     Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
-    parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power,
-    peak_leg_force_bw, u0, status, error)."""
+    parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power (net),
+    budget_power, peak_leg_force_bw, u0, status, error)."""
 
-    def __init__(self, model, names, base=None, options=None, speed="progress"):
+    def __init__(self, model, names, base=None, options=None, speed="progress", budget="net"):
         _check_model(model)
         if speed not in SPEEDS:
             raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
+        self.budget = _check_budget(model, budget)
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
         self.log, self._values, self._u0, self._x0_edge = [], {}, None, None
@@ -450,19 +470,20 @@ class TechniqueModel:
             ss = self.steady(key)
             st = ss.strokes.iloc[0]
             got = dict(progress_speed=float(st["mean_vx"]), cm_speed=float(ss.mean_speed),
-                       mean_power=float(ss.mean_power),
+                       mean_power=float(ss.mean_power), budget_power=float(getattr(ss, BUDGETS[self.budget])),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
             if self.model == "edge":
                 got.update(edge_margins(ss))
                 self._x0_edge = ss.x0[:3].copy()
-            bad = [k for k in ("progress_speed", "cm_speed", "mean_power") if not math.isfinite(got[k])]
+            bad = [k for k in ("progress_speed", "cm_speed", "mean_power", "budget_power") if not math.isfinite(got[k])]
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
             row.update(mean_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
             self._u0 = got["u0"]
         except (ValueError, RuntimeError, ArithmeticError) as e:
             row.update(mean_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
-                       peak_leg_force_bw=np.nan, u0=np.nan, status="error", error=f"{type(e).__name__}: {e}")
+                       budget_power=np.nan, peak_leg_force_bw=np.nan, u0=np.nan, status="error",
+                       error=f"{type(e).__name__}: {e}")
             if self.model == "edge":
                 row.update({k: np.nan for k in EDGE_MARGINS})
         self.log.append(row)
@@ -483,12 +504,12 @@ class TechniqueModel:
         return ()
 
     def __call__(self, x):
-        """(speed, mean power, peak leg force in body weights) at x; ``PENALTY`` for a technique
-        the model cannot run."""
+        """(speed, the budget's power — the net mean power by default —, peak leg force in body
+        weights) at x; ``PENALTY`` for a technique the model cannot run."""
         r = self.values(x)
         if r["status"] != "ok":
             return PENALTY
-        return r["mean_speed"], r["mean_power"], r["peak_leg_force_bw"]
+        return r["mean_speed"], r["budget_power"], r["peak_leg_force_bw"]
 
 
 def _vector(vals, power, target=None, penalty_power=0.0):
@@ -506,12 +527,13 @@ class _StartTask:
     """One start of optimize_technique, a row function for ``skilib.sweep``: the row holds the
     start's parameters; the result its end point, its evaluations (JSON) and SLSQP's report."""
 
-    def __init__(self, model, names, bounds, base, options, power, speed, settings, target=None, penalty_power=0.0):
-        self.args = (model, names, bounds, base, options, power, speed, settings, target, penalty_power)
+    def __init__(self, model, names, bounds, base, options, power, speed, settings, target=None, penalty_power=0.0,
+                 budget="net"):
+        self.args = (model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget)
 
     def __call__(self, row):
-        model, names, bounds, base, options, power, speed, settings, target, penalty_power = self.args
-        tm = TechniqueModel(model, names, base, options, speed)
+        model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget = self.args
+        tm = TechniqueModel(model, names, base, options, speed, budget)
         lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
         n_eq = 0 if power is None and target is None else 1
         m = _maximize(lambda x: _vector(tm(x), power, target, penalty_power) + tm.inequalities(x), n_eq,
@@ -521,13 +543,14 @@ class _StartTask:
         st = m.starts.iloc[0]
         if target is not None:  # the least power at the target speed: the objective is −P
             return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=end["mean_speed"],
-                        mean_power=end["mean_power"], speed_error=m.g * target,
+                        mean_power=end["mean_power"], budget_power=end["budget_power"], speed_error=m.g * target,
                         peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                         cm_speed=end["cm_speed"], violation=float(st["violation"]),
                         success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
                         evaluations=json.dumps(tm.log))
         return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=m.f,
-                    mean_power=end["mean_power"], power_error=np.nan if power is None else m.g * power,
+                    mean_power=end["mean_power"], budget_power=end["budget_power"],
+                    power_error=np.nan if power is None else m.g * power,
                     peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                     cm_speed=end["cm_speed"], violation=float(st["violation"]),
                     success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
@@ -542,7 +565,9 @@ class Optimum:
     - x : the optimum as {name: value} of the parameters optimised.
     - mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
       or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
-    - mean_power : its steady state's mean power [W]; power : the budget [W] (None: no budget).
+    - mean_power : its steady state's net mean power [W]; power : the budget [W] (None: no
+      budget); budget : what the budget counts ("net", "positive" or "metabolic", ``BUDGETS``);
+      budget_power : that power at the optimum [W] (= mean_power with the "net" budget).
     - peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
       the thesis's skier).
     - bounds : {name: (low, high)} used.  model : "free", "thesis" or "edge".
@@ -574,13 +599,15 @@ class Optimum:
     progress_speed: float = float("nan")
     cm_speed: float = float("nan")
     peak_leg_force_bw: float = float("nan")
+    budget: str = "net"
+    budget_power: float = float("nan")
 
     @property
     def names(self):
         return tuple(self.bounds)
 
     def technique_model(self) -> TechniqueModel:
-        return TechniqueModel(self.model, self.names, self.base, self.options, self.speed)
+        return TechniqueModel(self.model, self.names, self.base, self.options, self.speed, self.budget)
 
     def vector(self, vals):
         """The optimizer's vector (speed, power row) of TechniqueModel values."""
@@ -661,7 +688,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
-                       n_workers=None) -> Optimum:
+                       n_workers=None, budget: str = "net") -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -686,6 +713,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
       (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
     - power_tol : the power constraint's tolerance, relative to ``power``.
+    - budget : what ``power`` counts (``BUDGETS``): "net" (default: the actuators' mean power,
+      negative work subtracted), "positive" (their positive work only) or "metabolic"
+      (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work); the free and edged skaters only (a ValueError
+      naming ``budget`` otherwise).
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
@@ -699,24 +730,27 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     """
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
+    budget = _check_budget(model, budget)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
-                                               settings, n_workers, power=power, who="optimize_technique")
+                                               settings, n_workers, power=power, who="optimize_technique",
+                                               budget=budget)
     ran = table[table["status"] == "ok"]
     ok = ran[ran["violation"].astype(float) <= power_tol]
     feasible = bool(len(ok))
     # the fastest start within the tolerance; if none, the one closest to the constraints
     k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
     x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
-    tm = TechniqueModel(model, names, params, options, speed)
+    tm = TechniqueModel(model, names, params, options, speed, budget)
     p = tm.params([x[n] for n in names])
     end = table.loc[k]
     return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
-                   float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]))
+                   float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
+                   float(end["budget_power"]))
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,
-                target=None, who):
+                target=None, who, budget="net"):
     """The seeded starts (``_screened_starts``, ``x0`` in front) run as a ``skilib.sweep``, one
     SLSQP run each (``_StartTask``): (names, bounds, the starts' table, every evaluation).  With a
     ``target`` speed the objective is −P and a technique the model cannot run counts as twice the
@@ -725,7 +759,7 @@ def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, s
 
     names = tuple(b)
     lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
-    screen = TechniqueModel(model, names, params, options, speed)
+    screen = TechniqueModel(model, names, params, options, speed, budget)
     pts = _screened_starts(screen, lo, hi, starts, seed)
     if x0:
         base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
@@ -736,10 +770,10 @@ def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, s
                            f"can be run by the {model} model; first error: {screen.log[0]['error']}")
     penalty_power = 0.0
     if target is not None:
-        seen = [e["mean_power"] for e in screen.log if e["status"] == "ok"]
+        seen = [e["budget_power"] for e in screen.log if e["status"] == "ok"]
         penalty_power = 2.0 * max([abs(v) for v in seen] + [1.0])
     grid = pd.DataFrame(pts, columns=list(names))
-    task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power)
+    task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power, budget)
     res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
     ev = [dict(start=-1, **e) for e in screen.log]
