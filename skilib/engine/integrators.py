@@ -27,12 +27,15 @@ class ProjectedRK(OdeSolver):
 
     def __init__(self, fun, t0, y0, t_bound, *, project, rk: str = "DOP853", rtol=1e-3, atol=1e-6,
                  max_step=np.inf, first_step=None, vectorized=False, **extraneous):
-        if rk not in _RK:
+        # a subclass of one of them (``skilib.strokes.work.signed_method``) is taken as it is
+        cls = rk if isinstance(rk, type) and issubclass(rk, tuple(_RK.values())) else _RK.get(rk) \
+            if isinstance(rk, str) else None
+        if cls is None:
             raise ValueError(f"rk: ProjectedRK steps an explicit Runge-Kutta method {RK_METHODS}, got {rk!r}")
         if extraneous:
             raise ValueError(f"ProjectedRK: unknown options {sorted(extraneous)}")
         super().__init__(fun, t0, y0, t_bound, vectorized)
-        self.inner = _RK[rk](fun, t0, y0, t_bound, rtol=rtol, atol=atol, max_step=max_step,
+        self.inner = cls(fun, t0, y0, t_bound, rtol=rtol, atol=atol, max_step=max_step,
                              first_step=first_step, vectorized=vectorized)
         self.project = project
         self._raw = None  # the step's (y, f) before projection, for its dense output
