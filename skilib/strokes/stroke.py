@@ -33,7 +33,8 @@ from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
 from ..engine.validation import check_number
-from .work import WorkLedger, signed_method
+from ..engine.integrators import signed_method
+from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
 
