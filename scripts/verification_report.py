@@ -53,7 +53,7 @@ VERIFICATION_FILES = (
     "test_sensitivity.py", "test_cases.py", "test_nonholonomic.py", "test_steady.py", "test_free_skater.py",
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
-    "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py",
+    "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -225,6 +225,7 @@ SECTIONS = (
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py",)),
     Section("slope", "The course's slope (every model)", ("test_slope.py",)),
+    Section("cost-of-work", "The cost of work (the free and the edged skater)", ("test_cost_of_work.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",

@@ -33,7 +33,7 @@ _NAMES = {
         "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
         "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
         "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields",
-        "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity"),
+        "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity", "cost_of_work"),
     "skilib.models.thesis": (
         "SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "stand_in_push_force", "simulate_run",
         "simulate_phase", "stroke_change", "STROKE_CHANGE_RULES", "SteadyState", "steady_state", "Calibration",

@@ -277,7 +277,10 @@ TABLE = [
                                "ski_height")},
       **{k: number(**ANY_SIGN) for k in ("steer_deg", "leg_extension", "fore_aft")},
       "landing_offset": number(zero="the ski lands under the CM"), "friction_coefficient": number(zero="frictionless"),
-      "air_drag": Arg("flag"), "body_inertia": array((3,)), "slope_deg": SLOPE}),
+      "air_drag": Arg("flag"), "body_inertia": array((3,)), "slope_deg": SLOPE,
+      "eta_positive": number(), "eta_negative": number()}),
+    # the muscles' efficiencies of the cost of work (the free skater's other fields: test_free_skater.py)
+    ("FreeSkaterParams", sk.FreeSkaterParams, lambda: dict(), {"eta_positive": number(), "eta_negative": number()}),
     ("simulate_edge", sk.simulate_edge, lambda: dict(strokes=1, v0=3.0),
      {"v0": number(), "lean_rate": number(**ANY_SIGN), "strokes": Arg("number", extra={"1.5": 1.5}),
       "first_ski": Arg("choice"), "dt_out": number(), "rtol": number(), "max_wall_time": number(none="no limit")}),

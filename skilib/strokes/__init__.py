@@ -16,11 +16,11 @@ from .run import RunSettings, RunTables, Skating, run_strokes, stroke_summary
 from .ski import FlatSki
 from .stroke import Budget, Stroke
 from .touchdown import PlasticChange, plastic_change
-from .work import WorkLedger, extra_states
+from .work import WorkLedger, cost_of_work, extra_states
 
 __all__ = ["SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "output_grid", "stroke_frame", "SIDES",
            "side_of", "linear", "smooth_turn", "power_law", "dip", "mirrored", "Skating", "RunSettings", "RunTables",
            "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
            "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields",
-           "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity", "frame", "laws", "params",
+           "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity", "cost_of_work", "frame", "laws", "params",
            "periodic", "result", "run", "ski", "stroke", "touchdown", "work"]

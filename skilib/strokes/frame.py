@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..engine.reactions import JointReaction
 from ..engine.validation import check_number
+from .work import signed_names
 
 __all__ = ["output_grid", "stroke_frame"]
 
@@ -104,8 +105,9 @@ def stroke_frame(model, stroke, segments, grid, y_end, number, t0) -> pd.DataFra
     lam = work.pop("lam")
     out.update(model.grid_columns(grid, q, qd, lam, segments))
     out["kinetic_energy"] = work.pop("kinetic_energy")
+    signed = signed_names(getattr(model, "actuators", ()))  # the actuators' W⁺, W⁻: the last columns
     for key in model.extra_states:
-        if key.startswith("work_") or key == "projection_energy":
+        if (key.startswith("work_") or key == "projection_energy") and key not in signed:
             out[key] = Y[:, 2 * n + model.extra_states.index(key)]
     out["constraint_norm"] = work.pop("constraint_norm")
     out["velocity_constraint_norm"] = work.pop("velocity_constraint_norm")
@@ -113,4 +115,5 @@ def stroke_frame(model, stroke, segments, grid, y_end, number, t0) -> pd.DataFra
     out.update({f"q{j}": q[:, j] for j in range(n)})
     out.update({f"qd{j}": qd[:, j] for j in range(n)})
     out.update({f"lam{j}": lam[:, j] for j in range(model.N_FRAME_ROWS)})
+    out.update({key: Y[:, 2 * n + model.extra_states.index(key)] for key in signed})
     return pd.DataFrame(out)

@@ -17,6 +17,10 @@ model supplies is a ``Skating`` (subclass it):
 - ``admissibility``: {summary column: (frame column, "min" or "max")}: the extremes over the
   stroke that say whether it is one the model admits (the ski keeps gliding, the snow pushes,
   the leg force stays within reach of a human);
+- on the stroke's model, optionally ``actuators`` (names among its works, e.g. "work_leg"):
+  their positive and negative works are integrated too (``skilib.strokes.work``) and the
+  stroke's row gets their cost (``cost_columns``; the model's params hold ``eta_positive`` and
+  ``eta_negative``);
 - optionally ``systems(model)``: a dict in which the compiled systems of strokes that share
   them are kept (``None``: each stroke compiles its own).
 
@@ -35,9 +39,10 @@ from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
 from .stroke import Budget, Stroke
+from .work import cost_of_work, signed_names
 
 __all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
-           "stroke_summary", "climb_work", "EVENT_COLUMNS", "progress_bar"]
+           "stroke_summary", "cost_columns", "climb_work", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
 EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
@@ -126,14 +131,28 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     progress = float(q[cm][0] - q0[cm][0]) / T
     extremes = {key: float(getattr(frame[col], how)()) for key, (col, how) in skating.admissibility.items()}
     climb = climb_work(system, q0, q)
+    signed = signed_names(getattr(model, "actuators", ()))  # last, with the cost of work (``cost_columns``)
     return dict(stroke=k + 1, side=model.side, mean_speed=W["int_speed"] / T, mean_vx=progress,
                 progress_speed=progress, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
                 mean_power=W[skating.power_term] / T, distance_x=float(q[cm][0] - q0[cm][0]),
                 mean_abs_vx=W["int_abs_vx"] / T, mean_abs_vy=W["int_abs_vy"] / T,
                 ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
-                                                     if key.startswith("work_")},
+                                                     if key.startswith("work_") and key not in signed},
                 projection_energy=W["projection_energy"], energy_residual=residual,
                 max_constraint_norm=float(frame["constraint_norm"].max()), mean_climb_power=climb / T, **extremes)
+
+
+def cost_columns(skating: Skating, model, y_end) -> dict:
+    """The cost of work of a stroke of a model that names ``actuators`` (``skilib.strokes.work``:
+    each one's work_<a>_positive and work_<a>_negative, work_positive, work_negative,
+    mean_positive_power, metabolic_power and gross_efficiency, with the efficiencies
+    ``params.eta_positive`` and ``params.eta_negative``); {} for a model that names none."""
+    actuators = getattr(model, "actuators", ())
+    if not actuators:
+        return {}
+    k, p = 2 * model.nq, model.params
+    W = {key: float(y_end[k + i]) for i, key in enumerate(model.extra_states)}
+    return cost_of_work(W, actuators, skating.stroke_time, p.eta_positive, p.eta_negative)
 
 
 def climb_work(system, q0, q) -> float:
@@ -173,6 +192,7 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
     tables.frames.append(frame)
     row = stroke_summary(skating, k, model, y0, y_end, frame)
     row.update(skating.summary(k, model, y0, y_end, frame, change))
+    row.update(cost_columns(skating, model, y_end))
     tables.strokes.append(row)
     tables.models.append(model)
 

@@ -33,6 +33,7 @@ from ..engine.integrators import ProjectedRK
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
 from ..engine.validation import check_number
+from ..engine.integrators import signed_method
 from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
@@ -102,9 +103,11 @@ class Segment(NamedTuple):
 
 
 def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha: float, beta: float,
-               budget=None):
-    """dy/dτ for y = [q; q̇; extra states (works, ``INTEGRALS``, projection_energy)], one
-    ``evaluate`` per call (each charged to ``budget``, a ``Budget``, if given)."""
+               budget=None, signed=()):
+    """dy/dτ for y = [q; q̇; extra states (works, ``INTEGRALS``, projection_energy, signed
+    works)], one ``evaluate`` per call (each charged to ``budget``, a ``Budget``, if given).
+    ``signed``: (i, jp) per actuator, i its work's row of the ledger, jp and jp + 1 the indices
+    in y of its positive and negative parts (rates max(r_i, 0), min(r_i, 0))."""
     W, i3, k, nw = ledger.W, cm, 2 * n, len(ledger.names)
     out = np.zeros(2 * n + n_extra)  # the projection_energy rate stays 0
     evaluate, sqrt = system.evaluate, math.sqrt
@@ -116,7 +119,12 @@ def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha:
         e = evaluate(t, y[:n], qd, alpha, beta)
         out[:n] = qd
         out[n: k] = e.qdd
-        out[k: k + nw] = W @ e.powers
+        r = W @ e.powers
+        out[k: k + nw] = r
+        for i, jp in signed:
+            v = r[i]
+            out[jp] = v if v > 0.0 else 0.0
+            out[jp + 1] = v if v < 0.0 else 0.0
         vx, vy, vz = qd[i3], qd[i3 + 1], qd[i3 + 2]
         out[k + nw] = sqrt(vx * vx + vy * vy + vz * vz)
         out[k + nw + 1] = abs(vx)
@@ -205,17 +213,23 @@ class Stroke:
             system = self.system(mode)
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
-        rhs = stroke_rhs(system, ledger, rows.cm, n, len(m.extra_states), self.alpha, self.beta, self.budget)
+        # the actuators' positive and negative works, last among the extra states (``signed_method``)
+        names, k = m.extra_states, 2 * n
+        actuators = getattr(m, "actuators", ())
+        signed = [(ledger.names.index(a), k + names.index(f"{a}_positive")) for a in actuators]
+        rhs = stroke_rhs(system, ledger, rows.cm, n, len(names), self.alpha, self.beta, self.budget, signed)
         ig = self.integ
+        method = signed_method(ig.method, k + len(names) - 2 * len(actuators),
+                               [(k + names.index(a), jp) for a, (_, jp) in zip(actuators, signed)])
         opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=dense,
                     events=self._event(system, rows, mode))
         projector = None
         if self.stab.projects:
             projector = Projector(system, tol=self.stab.projection_tol,
                                   energy_index=2 * n + m.extra_states.index("projection_energy"))
-            sol = solve_ivp(rhs, (tau, T), y, method=ProjectedRK, rk=ig.method, project=projector, **opts)
+            sol = solve_ivp(rhs, (tau, T), y, method=ProjectedRK, rk=method, project=projector, **opts)
         else:
-            sol = solve_ivp(rhs, (tau, T), y, method=ig.method, **opts)
+            sol = solve_ivp(rhs, (tau, T), y, method=method, **opts)
         self.nfev += sol.nfev
         if sol.status == -1:
             raise IntegrationError(f"integration failed at τ={sol.t[-1]:.6g} s: {sol.message}")

@@ -51,7 +51,7 @@ from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import EdgeSkaterParams
 
-__all__ = ["EdgeSkaterModel", "EDGE_WORK_TERMS", "SkiStopped"]
+__all__ = ["EdgeSkaterModel", "EDGE_WORK_TERMS", "EDGE_ACTUATORS", "SkiStopped"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
 
@@ -59,6 +59,9 @@ _EZ = np.array([0.0, 0.0, 1.0])
 #: forces, the edge and the snow, B's posture drivers and the rest (Euler-parameter norms)
 EDGE_WORK_TERMS = ("work_leg", "work_fore_aft", "work_heading", "work_friction", "work_gravity", "work_drag",
                    "work_edge", "work_posture", "work_other")
+#: the edged skater's actuators, the drivers a muscle works (leg, fore–aft, heading): the cost of
+#: work counts their positive and negative works (``skilib.strokes.work``)
+EDGE_ACTUATORS = ("work_leg", "work_fore_aft", "work_heading")
 
 
 class SkiStopped(ValueError):
@@ -93,7 +96,9 @@ class EdgeSkaterModel(FlatSki):
     compiled kernels or the numeric engine (``simulate_edge``'s ``compiled``), which both
     assemble the friction on the snow's load as a column of eq. 101."""
 
-    extra_states = extra_states(EDGE_WORK_TERMS)
+    #: the drivers whose positive and negative works are integrated (the cost of work)
+    actuators = EDGE_ACTUATORS
+    extra_states = extra_states(EDGE_WORK_TERMS, EDGE_ACTUATORS)
     REACTIONS = ()
     N_FRAME_ROWS = 0
 

@@ -33,6 +33,7 @@ __all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 #: - cm_height 0.4–1.3 m: the centre of mass's height at the first touch-down of a run.
 #: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
 #: - slope_deg −45–45° (open: |α| < 45°), as the free skater's: the course's inclination.
+#: - eta_positive 0.05–1, eta_negative 0.1–5, as the free skater's: the muscles' efficiencies.
 EDGE_PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "landing_offset": (0.0, 0.6),
@@ -40,6 +41,7 @@ EDGE_PARAMETER_BOUNDS = {
     "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
     "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
     "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0), "slope_deg": (-45.0, 45.0),
+    "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0),
 }
 
 
@@ -56,7 +58,10 @@ class EdgeSkaterParams:
     friction_coefficient μ, air_drag, air_density ρ, cda C_dA, g; the ski's box and the body's
     principal inertias (they change the drivers' torques, not the motion); slope_deg α [°], the
     course's inclination, rising along X, the direction of travel (default 0, the flat; α < 0
-    downhill; gravity is g(−sin α, 0, −cos α) in the course frame, book: The edged skater).
+    downhill; gravity is g(−sin α, 0, −cos α) in the course frame, book: The edged skater);
+    eta_positive η⁺ (0.25) and eta_negative η⁻ (1.2), the muscles' efficiencies of positive and
+    negative work, conventional values: the cost of work of the drivers (leg, fore–aft,
+    heading), metabolic_power = Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion).
 
     Every number must lie in ``EDGE_PARAMETER_BOUNDS``; the leg must reach at the first
     touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max, and the ski must point forwards at the
@@ -84,6 +89,8 @@ class EdgeSkaterParams:
     ski_height: float = 0.03
     body_inertia: tuple = (11.0, 12.0, 1.5)
     slope_deg: float = 0.0
+    eta_positive: float = 0.25
+    eta_negative: float = 1.2
 
     def __post_init__(self):
         check_fields(self, EDGE_PARAMETER_BOUNDS)

@@ -252,7 +252,10 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     nonholonomic_norm, works, q…, qd…), ``strokes`` (the shared columns; mean_power = the
     drivers' mean power, mean_leg_power, mean_fore_aft_power, mean_heading_power, min_leg_force,
     min_snow_load, max_leg_length, max_abs_lean_deg, min_ski_speed, ke_loss_at_start and its
-    shares, each work and energy_residual) and ``changes`` (ke_before, ke_after, ke_loss and its
+    shares, each work and energy_residual, and the cost of the drivers' work
+    (``skilib.strokes.work``): work_<a>_positive, work_<a>_negative for a = leg, fore_aft, heading,
+    work_positive, work_negative [J], mean_positive_power, metabolic_power [W] and
+    gross_efficiency) and ``changes`` (ke_before, ke_after, ke_loss and its
     shares ke_loss_merge, ke_loss_projection, u_before, u_after, cm_height, leg_start,
     touchdown_residual).
     """

@@ -59,6 +59,9 @@ class EdgeSteadyState:
       the map with it (``poles``), else None and NaN.
     - mean_speed, progress_speed (the CM's X displacement over T), mean_power (the drivers'),
       mean_leg_power, min_leg_force, min_snow_load, max_leg_length, max_abs_lean_deg.
+    - the cost of work of the drivers (leg, fore–aft, heading; ``skilib.strokes.work``):
+      mean_positive_power ΣW⁺/T [W], metabolic_power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T [W] (the params'
+      eta_positive, eta_negative) and gross_efficiency (ΣW⁺ + ΣW⁻)/(P_met T).
     """
 
     params: EdgeSkaterParams
@@ -86,6 +89,9 @@ class EdgeSteadyState:
     max_leg_length = _stroke("max_leg_length")
     max_abs_lean_deg = _stroke("max_abs_lean_deg")
     ke_loss_at_touchdown = _stroke("ke_loss_at_touchdown")
+    mean_positive_power = _stroke("mean_positive_power")
+    metabolic_power = _stroke("metabolic_power")
+    gross_efficiency = _stroke("gross_efficiency")
     del _stroke
 
     @property

@@ -91,7 +91,7 @@ from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import FreeLaws, FreeSkaterParams, default_laws
 
-__all__ = ["FreeSkaterModel", "FREE_WORK_TERMS"]
+__all__ = ["FreeSkaterModel", "FREE_WORK_TERMS", "FREE_ACTUATORS"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
 
@@ -123,6 +123,10 @@ class _FreeRows:
 #: the free skater's works over a stroke [J]
 FREE_WORK_TERMS = ("work_leg", "work_friction", "work_gravity", "work_drag", "work_edge", "work_heading",
                    "work_posture", "work_other")
+#: the free skater's actuators, the drivers a muscle works: the placement drivers (the leg) and
+#: the ski's heading drivers; the cost of work counts their positive and negative works
+#: (``skilib.strokes.work``).  B's posture drivers hold a body that does not turn.
+FREE_ACTUATORS = ("work_leg", "work_heading")
 
 
 class FreeSkaterModel(FlatSki):
@@ -133,7 +137,9 @@ class FreeSkaterModel(FlatSki):
     integrated, book-kept and tabulated by the same machinery as the thesis's skier.
     """
 
-    extra_states = extra_states(FREE_WORK_TERMS)
+    #: the drivers whose positive and negative works are integrated (the cost of work)
+    actuators = FREE_ACTUATORS
+    extra_states = extra_states(FREE_WORK_TERMS, FREE_ACTUATORS)
     REACTIONS = ()
     N_FRAME_ROWS = 0
 

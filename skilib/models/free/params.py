@@ -61,13 +61,16 @@ MAX_REACH = 1.3
 #:   motion); each must also be at most the sum of the other two, as for every rigid body.
 #: - slope_deg −45–45° (open: |α| < 45°): the course's inclination, rising along X; World Cup
 #:   climbs reach ≈ 15–20° (``skilib.strokes.params.SLOPE_RANGE``).
+#: - eta_positive 0.05–1, eta_negative 0.1–5: a muscle turns ≈ 0.25 of its metabolic energy into
+#:   positive work and absorbs negative work at ≈ 1/1.2 of it (conventional values); positive
+#:   work cannot be done at more than 100 % efficiency, and 0.05 and 5 are wide margins.
 PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "offset_start": (-0.3, 1.2),
     "offset_end": (-0.3, 1.2), "offset_exponent": (1.0, 8.0), "cm_height": (0.4, 1.3), "cm_dip": (0.0, 0.4),
     "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0), "cda": (0.05, 2.0), "g": (1.0, 30.0),
     "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2), "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
-    "slope_deg": (-45.0, 45.0),
+    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0),
 }
 
 #: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
@@ -90,7 +93,10 @@ class FreeSkaterParams:
     principal inertias about its sagittal (x), frontal (y) and vertical (z) axes [kg m²] (they
     change the drivers' torques, not the motion); slope_deg α [°], the course's inclination, rising
     along X, the direction of travel (default 0, the flat; α < 0 downhill; gravity is
-    g(−sin α, 0, −cos α) in the course frame, book: The free skater).
+    g(−sin α, 0, −cos α) in the course frame, book: The free skater); eta_positive η⁺ (0.25) and
+    eta_negative η⁻ (1.2), the muscles' efficiencies of positive and negative work, conventional
+    values: the cost of work of the drivers (leg, heading), metabolic_power =
+    Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion).
 
     Every number must lie in its plausible range, ``PARAMETER_BOUNDS`` (with the reasons; e.g.
     stroke_time 0.2–3 s, skating_angle_deg 1–120°, body_mass 20–200 kg, friction_coefficient
@@ -120,6 +126,8 @@ class FreeSkaterParams:
     ski_height: float = 0.03
     body_inertia: tuple = (11.0, 12.0, 1.5)
     slope_deg: float = 0.0
+    eta_positive: float = 0.25
+    eta_negative: float = 1.2
 
     def __post_init__(self):
         check_fields(self, PARAMETER_BOUNDS)

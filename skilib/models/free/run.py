@@ -431,7 +431,10 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     peak_leg_force_bw, min_ski_speed, min_snow_force,
     min_snow_load [N], max_leg_angle_deg, max_abs_cop_offset [m] (NaN where N ≤ 0 throughout),
     ke_loss_at_start and its shares ke_loss_merge_at_start, ke_loss_projection_at_start (NaN
-    under "along_ski"), each work and the energy_residual) and ``changes`` (one row per
+    under "along_ski"), each work and the energy_residual, and the cost of the drivers' work
+    (leg, heading; ``skilib.strokes.work``): work_leg_positive, work_leg_negative,
+    work_heading_positive, work_heading_negative, work_positive, work_negative [J],
+    mean_positive_power, metabolic_power [W] and gross_efficiency) and ``changes`` (one row per
     touch-down: ke_before, ke_after, ke_loss and its shares ke_loss_merge, ke_loss_projection,
     u_before, u_after, cm_jump, touchdown_residual; ``FreeSkating.touch_down``).
 

@@ -36,6 +36,8 @@ class FreeSteadyState:
       ``changes`` table (ke_before, ke_after, ke_loss and, under ``touchdown="plastic"``, its
       shares ke_loss_merge and ke_loss_projection [J]; u_after = u0 to the residual).
     - touchdown : the touch-down rule ("along_ski" or "plastic", ``simulate_free``'s).
+    - mean_positive_power, metabolic_power, gross_efficiency (properties, from ``strokes``): the
+      cost of the drivers' work (leg, heading), ``skilib.strokes.work``.
     """
 
     u0: float
@@ -50,6 +52,22 @@ class FreeSteadyState:
     history: list
     change: dict
     touchdown: str
+
+    @property
+    def mean_positive_power(self) -> float:
+        """ΣW⁺/T: the drivers' (leg, heading) positive work per time over the stroke [W]."""
+        return float(self.strokes["mean_positive_power"].iloc[0])
+
+    @property
+    def metabolic_power(self) -> float:
+        """Σ(W⁺/η⁺ + |W⁻|/η⁻)/T over the drivers (leg, heading) [W]: the cost of their work with the
+        params' eta_positive, eta_negative (``skilib.strokes.work``)."""
+        return float(self.strokes["metabolic_power"].iloc[0])
+
+    @property
+    def gross_efficiency(self) -> float:
+        """(ΣW⁺ + ΣW⁻)/(P_met T): the drivers' net work over the metabolic energy."""
+        return float(self.strokes["gross_efficiency"].iloc[0])
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
