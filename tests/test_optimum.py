@@ -315,3 +315,24 @@ def test_the_leg_s_reach_is_checked_not_imposed(edge_default, measured):
     assert reach < 0
     with pytest.raises(ValueError, match=r"^edge_steady_state: max_leg_length: the leg reaches 0\.95\d* m, beyond 0\.95 m"):
         sk.edge_steady_state(p, guess=tuple(edge_default.x0[:3]), multipliers=False)
+
+
+def test_the_budgets_agree_where_no_actuator_absorbs_work(edge_default, measured):
+    """At the edged skater's default stroke no actuator does negative work (the leg pushes while
+    it extends, the heading turns one way; W⁻ = 0 to rounding), so its positive power is its net
+    power and its metabolic power is that over η⁺ = 0.25.  With Δℓ alone free, a "positive"
+    budget of the default's net power and a "metabolic" budget of four times it must both give
+    the default technique back (Δℓ = 0.10 m) and its speed."""
+    P = edge_default.mean_power
+    measured.allclose("default stroke: mean positive power vs net power", edge_default.mean_positive_power, P,
+                      rtol=1e-9, unit="W")
+    measured.allclose("default stroke: metabolic power vs net / η⁺", edge_default.metabolic_power,
+                      P / edge_default.params.eta_positive, rtol=1e-9, unit="W")
+    for budget, power in (("positive", P), ("metabolic", P / edge_default.params.eta_positive)):
+        opt = optimize_technique("edge", power=power, bounds={"leg_extension": (0.05, 0.15)}, starts=0,
+                                 x0={"leg_extension": 0.12}, budget=budget)
+        assert opt.feasible and opt.budget == budget
+        measured.allclose(f"edge, Δℓ alone, {budget} budget: Δℓ vs the default's", opt.x["leg_extension"], 0.10,
+                          atol=1e-6, unit="m")
+        measured.allclose(f"edge, Δℓ alone, {budget} budget: the budget's power at the optimum", opt.budget_power,
+                          power, rtol=1e-8, unit="W")

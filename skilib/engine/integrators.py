@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45, OdeSolver
 from scipy.integrate._ivp.base import DenseOutput
-from scipy.integrate._ivp.common import select_initial_step
 
 from .options import RK_METHODS
 
@@ -124,10 +123,13 @@ def signed_method(method: str, n_checked: int, pairs):
             super().__init__(fun, t0, y0, t_bound, first_step=first_step, **kw)
             self._dense = None
             if first_step is None and n_checked < self.n:
+                # the first step the method would choose for the checked components alone (its own
+                # constructor chooses it: no private helper, whose signature differs between SciPy versions)
                 m, tail = n_checked, np.array(self.y[n_checked:])
-                self.h_abs = select_initial_step(lambda t, y: self.fun(t, np.concatenate([y, tail]))[:m], self.t,
-                                                 self.y[:m], t_bound, self.max_step, self.f[:m], self.direction,
-                                                 self.error_estimator_order, self.rtol, self.atol)
+                rtol = self.rtol if np.ndim(self.rtol) == 0 else self.rtol[:m]
+                atol = self.atol if np.ndim(self.atol) == 0 else self.atol[:m]
+                self.h_abs = base(lambda t, y: self.fun(t, np.concatenate([y, tail]))[:m], self.t, self.y[:m], t_bound,
+                                  max_step=self.max_step, rtol=rtol, atol=atol).h_abs
 
         def _estimate_error_norm(self, K, h, scale):
             return super()._estimate_error_norm(np.ascontiguousarray(K[:, :n_checked]), h, scale[:n_checked])
