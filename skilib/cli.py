@@ -42,7 +42,7 @@ PARAM_CLASSES = {"thesis": ("skilib.models.thesis.params", "SkierParams"),
 #: units of the fields whose class docstring states none beside the name ("-": dimensionless)
 UNIT_FALLBACK = {"ski_mass": "kg", "ski_length": "m", "ski_width": "m", "ski_height": "m",
                  "shank_mass_fraction": "-", "air_density": "kg/m³", "cda": "m²", "offset_exponent": "-",
-                 "friction_coefficient": "-", "body_inertia": "kg m²"}
+                 "friction_coefficient": "-", "body_inertia": "kg m²", "eta_positive": "-", "eta_negative": "-"}
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+]?\d+")

@@ -871,7 +871,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     peak_n, peak_bw = peak_leg_force(tm.steady([x[n] for n in names]), p)
     return RequiredPower(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), None, b, evaluations, table,
                          dict(options or {}), params, True, kind, float(end["progress_speed"]), float(end["cm_speed"]),
-                         peak_bw, target, speed_tol, peak_n)
+                         peak_bw, budget_power=float(end["budget_power"]), target_speed=target, speed_tol=speed_tol,
+                         peak_leg_force_n=peak_n)
 
 
 def peak_leg_force(ss, params) -> tuple:
