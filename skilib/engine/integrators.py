@@ -7,6 +7,8 @@ constraints after every accepted step, as a ``scipy.integrate.OdeSolver`` that
 location, ``t_eval`` and dense output work with it unchanged."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45, OdeSolver
 from scipy.integrate._ivp.base import DenseOutput
@@ -99,6 +101,13 @@ def _split(poly, breaks, x):
 
 
 def signed_method(method: str, n_checked: int, pairs):
+    """The class of ``_signed_method`` for these arguments, built once (a stroke asks for it at
+    every segment; the class depends only on them)."""
+    return _signed_method(method, int(n_checked), tuple((int(j), int(jp)) for j, jp in pairs))
+
+
+@functools.lru_cache(maxsize=64)
+def _signed_method(method: str, n_checked: int, pairs: tuple):
     """The explicit Runge–Kutta class ``method`` ('RK45', 'RK23', 'DOP853') whose steps see only
     the first ``n_checked`` components of y and whose signed works are exact across a sign
     change (``skilib.strokes.work``: the cost of work).  ``pairs``: (j, jp) per actuator, j its net work's index in

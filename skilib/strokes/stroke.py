@@ -29,11 +29,10 @@ from scipy.integrate import solve_ivp
 
 from ..engine.codegen import compile_system
 from ..engine.errors import BudgetExceededError, IntegrationError
-from ..engine.integrators import ProjectedRK
+from ..engine.integrators import ProjectedRK, signed_method
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
 from ..engine.validation import check_number
-from ..engine.integrators import signed_method
 from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
