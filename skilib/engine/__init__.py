@@ -43,6 +43,7 @@ from .options import Integrator, Stabilization, baumgarte
 from .projection import Projector, project
 from .reactions import JointReaction, joint_reactions
 from .solver import DynamicsResult, consistent_initial_conditions, gimbal_events, solve_dynamics
+from .strut import SineSquaredPulse, Strut
 from .system import MultibodySystem
 from .timefunctions import Constant, FromCallables, Harmonic, Polynomial, RotationPath, Stack, TimeFunction
 
@@ -59,6 +60,6 @@ __all__ = [
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
     "Evaluation", "ImpactResult", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",
     "JointReaction", "joint_reactions",
-    "MultibodySystem",
+    "MultibodySystem", "Strut", "SineSquaredPulse",
     "Constant", "FromCallables", "Harmonic", "Polynomial", "RotationPath", "Stack", "TimeFunction",
 ]

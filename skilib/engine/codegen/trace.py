@@ -11,6 +11,7 @@ from ..constraints import Constraint
 from ..forces import AxisForce, ConstantForce, Drag, Gravity, LineForce, SpringDamper
 from ..kinematics import State
 from ..load_friction import LoadFriction
+from ..strut import Strut
 from ..system import MultibodySystem
 from ..timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
 
@@ -18,7 +19,7 @@ __all__ = []
 
 
 _TRACEABLE_LAWS = (Constant, Polynomial, Harmonic, RotationPath, Stack)
-_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper)
+_TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper, Strut)
 # objects whose attributes are walked for parameters (their float data become c[k])
 _PARAM_OBJECTS = (Constraint, LoadFriction) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
 
@@ -29,7 +30,14 @@ def traceable_force(f) -> bool:
     per-unit-load row b, a column of eq. 101's matrix: ``load_rows``)."""
     if isinstance(f, LoadFriction):
         return f.traceable
-    return isinstance(f, _TRACEABLE_FORCES)
+    return isinstance(f, _TRACEABLE_FORCES) or _declared(f)
+
+
+def _declared(v) -> bool:
+    """A force element outside the engine that declares itself traceable (a class attribute
+    ``TRACED = True``): its ``generalized`` is written with the state's operations only, so it
+    traces like the engine's own, and its float attributes become kernel parameters."""
+    return getattr(type(v), "TRACED", False) is True
 
 
 def load_rows(forces) -> list:
@@ -132,7 +140,8 @@ class Walk:
             self.key.append((path[-1], "type", v.__qualname__))
             return v
         signal = _is_signal(v)
-        traceable = _traceable_law(v) if isinstance(v, _TRACEABLE_LAWS) else isinstance(v, _PARAM_OBJECTS)
+        traceable = (_traceable_law(v) if isinstance(v, _TRACEABLE_LAWS)
+                     else isinstance(v, _PARAM_OBJECTS) or _declared(v))
         if traceable or signal:
             self.key.append((path[-1], "object", type(v).__qualname__))
             clone = copy.copy(v) if self.symbolic else None
