@@ -38,6 +38,7 @@ from ..engine.forces import Gravity
 from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
+from .poles import Poled, pole_summary
 from .stroke import Budget, Stroke
 from .work import cost_of_work, signed_names
 
@@ -192,6 +193,10 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
     tables.frames.append(frame)
     row = stroke_summary(skating, k, model, y0, y_end, frame)
     row.update(skating.summary(k, model, y0, y_end, frame, change))
+    if isinstance(model, Poled):
+        row.update(pole_summary(model, stroke, y0, y_end, frame, T))
+        if model.poled:  # the skier's mechanical power: the drivers' and the arms' on the poles
+            row["mean_power"] += row["mean_pole_power"]
     row.update(cost_columns(skating, model, y_end))
     tables.strokes.append(row)
     tables.models.append(model)

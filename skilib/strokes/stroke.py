@@ -151,16 +151,22 @@ class Stroke:
         # the compiled systems of modes ±1, built once per stroke, or kept in ``systems`` for the
         # strokes of models whose systems are the same (the free skater's strokes on one side)
         self._sliding = {} if systems is None else systems
+        #: the model of the phase being integrated (``run``) and its compiled systems
+        self.active, self._phase_systems = model, {}
+        #: the phases that ended early, (name, τ) (a pole's contact: ``skilib.strokes.poles``)
+        self.phase_ends = []
 
     def system(self, mode, s_stick=None):
-        """The (compiled, when asked) multibody system of a friction mode."""
+        """The (compiled, when asked) multibody system of a friction mode in the current phase."""
+        model = self.active
         if not self.compiled:
-            return self.model.system(mode, s_stick)
+            return model.system(mode, s_stick)
         if mode == 0:  # a stick row at its own s*: a new system each time (same kernel)
-            return compile_system(self.model.system(mode, s_stick))
-        if mode not in self._sliding:
-            self._sliding[mode] = compile_system(self.model.system(mode))
-        return self._sliding[mode]
+            return compile_system(model.system(mode, s_stick))
+        cache = self._sliding if model is self.model else self._phase_systems
+        if mode not in cache:
+            cache[mode] = compile_system(model.system(mode))
+        return cache[mode]
 
     def evaluate(self, system, tau, y):
         n = self.n
@@ -172,7 +178,7 @@ class Stroke:
 
     def decide_mode(self, tau, y) -> int:
         """Friction mode at ṡ = 0: slide where the net force beats friction, else stick."""
-        if self.model.friction_limit(tau) == 0.0:
+        if self.active.friction_limit(tau) == 0.0:
             return 1 if self.sdd(self.system(1), tau, y) >= 0.0 else -1
         if self.sdd(self.system(1), tau, y) > 0.0:
             return 1
@@ -181,7 +187,7 @@ class Stroke:
         return 0
 
     def _event(self, system, rows, mode):
-        m, n = self.model, self.n
+        m, n = self.active, self.n
         if mode == 0:
             i_stick = rows.stick_index()
 
@@ -199,7 +205,7 @@ class Stroke:
         """Integrate one friction mode from (τ, y) to T or to its event (``dense``: keep the
         interpolant y(τ) as the segment's ``path``, else ``path`` is None; the steps, and so y at
         the end and at the event, do not depend on it)."""
-        m, n = self.model, self.n
+        m, n = self.active, self.n
         s_stick = None
         if mode == 0:
             s_stick = m.stick_anchor(tau, y[:n])
@@ -220,8 +226,11 @@ class Stroke:
         ig = self.integ
         method = signed_method(ig.method, k + len(names) - 2 * len(actuators),
                                [(k + names.index(a), jp) for a, (_, jp) in zip(actuators, signed)])
-        opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=dense,
-                    events=self._event(system, rows, mode))
+        events = [self._event(system, rows, mode)]
+        phase_event = m.phase_event(system) if hasattr(m, "phase_event") else None
+        if phase_event is not None:  # the phase may end before its time (a pole lifted early)
+            events.append(phase_event)
+        opts = dict(rtol=ig.rtol, atol=ig.atol, max_step=ig.max_step, dense_output=dense, events=events)
         projector = None
         if self.stab.projects:
             projector = Projector(system, tol=self.stab.projection_tol,
@@ -238,22 +247,47 @@ class Stroke:
                 y_end = projector(t_end, y_end, True)
             self.n_projections += projector.count
             path = projector.path(sol.sol) if dense else None
+        if hit and len(sol.t_events) > 1 and sol.t_events[1].size:  # the phase's own event: it ends here
+            hit = "phase"
         return Segment(tau, t_end, mode, s_stick, system, path, rows), y_end, hit
 
     def run(self, y0, T, dense: bool = True):
         """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode)).
         ``dense=False`` skips the segments' interpolants (``path`` None): for the end state only
-        (DOP853's interpolant costs three more evaluations of eq. 101 per step)."""
-        n = self.n
+        (DOP853's interpolant costs three more evaluations of eq. 101 per step).
+
+        A model with ``phases(T)`` ((name, τ_end), …) is integrated phase by phase, the phase
+        named None with the model itself and any other with ``model.phase_model(name, τ, q, q̇)``
+        built at the phase's start (its own forces: poles in the snow); a phase model's
+        ``phase_event(system)`` may end its phase early (recorded in ``phase_ends``).  The
+        friction mode carries over from one phase to the next."""
+        n, m = self.n, self.model
         tau, y = 0.0, np.array(y0, dtype=float)
-        sd = self.model.ski_speed(0.0, y[:n], y[n: 2 * n])
-        mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(0.0, y)
-        segments, events = [], []
+        phases = m.phases(T) if hasattr(m, "phases") else ((None, T),)
+        segments, events, mode = [], [], None
+        for name, end in phases:
+            if end <= tau and end < T:  # a phase that an earlier one's early end left empty
+                continue
+            self.active = m if name is None else m.phase_model(name, tau, y[:n], y[n: 2 * n])
+            self._phase_systems = {}
+            if mode is None:
+                sd = m.ski_speed(tau, y[:n], y[n: 2 * n])
+                mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(tau, y)
+            tau, y, mode = self._phase(name, tau, y, end, mode, dense, segments, events)
+        self.active = m
+        return segments, y, events
+
+    def _phase(self, name, tau, y, end, mode, dense, segments, events):
+        """One phase from (τ, y) to ``end``: friction-mode segments appended to ``segments``, the
+        switches to ``events``; returns (τ, y, mode) at its end."""
         for _ in range(10000):
-            seg, y_end, hit = self.segment(mode, tau, y, T, dense)
+            seg, y_end, hit = self.segment(mode, tau, y, end, dense)
             segments.append(seg)
-            if not hit or seg.end >= T:
-                return segments, y_end, events
+            if hit == "phase":
+                self.phase_ends.append((name, seg.end))
+                return seg.end, y_end, mode
+            if not hit or seg.end >= end:
+                return seg.end, y_end, mode
             old = mode
             if mode == 0:  # leave the stuck state in the direction of the net driving force (= λ_stick)
                 lam = self.evaluate(seg.system, seg.end, y_end).lam

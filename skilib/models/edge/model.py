@@ -47,6 +47,7 @@ from ...engine.load_friction import LoadFriction
 from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
 from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
+from ...strokes.poles import POLE_WORK_TERMS, Poled, pole_columns
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import EdgeSkaterParams
@@ -88,16 +89,23 @@ class _EdgeRows:
         raise SkiStopped("the edged skater has no stuck mode")
 
 
-class EdgeSkaterModel(FlatSki):
+class EdgeSkaterModel(Poled, FlatSki):
     """One stroke of the edged skater on side ``side``, its ski's origin at ``start_point`` and
     its leg ``leg_start`` ℓ0 long across the ski at τ = 0 and the ski ``landing_offset`` d0
     outside the CM then (default ``params.landing_offset``; the module's docstring).  Implements
     what ``skilib.strokes.stroke.Stroke`` needs of a model; its systems are evaluated by the
     compiled kernels or the numeric engine (``simulate_edge``'s ``compiled``), which both
-    assemble the friction on the snow's load as a column of eq. 101."""
+    assemble the friction on the snow's load as a column of eq. 101.
+
+    With poles (``params.pole_force_max`` > 0; ``skilib.strokes.poles``) the stroke has phases,
+    the poles' works are two more works and actuators, and the snow row's load carries what the
+    poles do not."""
 
     #: the drivers whose positive and negative works are integrated (the cost of work)
     actuators = EDGE_ACTUATORS
+    #: the works of the leg: its length driver and the fore–aft driver, the two that act between
+    #: the binding and the CM (``skilib.strokes.poles.pole_summary``)
+    LEG_WORKS = ("work_leg", "work_fore_aft")
     extra_states = extra_states(EDGE_WORK_TERMS, EDGE_ACTUATORS)
     REACTIONS = ()
     N_FRAME_ROWS = 0
@@ -127,6 +135,9 @@ class EdgeSkaterModel(FlatSki):
             RadialDistanceDriver("leg", self.ski, O, ex, self.body, O, self.leg_law),
         )
         self._systems = {}
+        if self.poled:
+            self.actuators = EDGE_ACTUATORS + POLE_WORK_TERMS
+            self.extra_states = extra_states(EDGE_WORK_TERMS + POLE_WORK_TERMS, self.actuators)
 
     # -- what the stroke machinery needs --------------------------------------------------
     def system(self, mode: int, anchor=None) -> MultibodySystem:
@@ -156,7 +167,7 @@ class EdgeSkaterModel(FlatSki):
                 "work_heading": ((), rows.heading, False), "work_friction": (("friction",), [], False),
                 "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
                 "work_edge": ((), [rows.edge, rows.snow], False), "work_posture": ((), rows.posture, False),
-                "work_other": ((), rows.other, False)}
+                "work_other": ((), rows.other, False), **self.pole_work_terms()}
 
     def pose(self, tau: float = 0.0) -> np.ndarray:
         """The coordinates at τ (0: touch-down) with the leg leaning inwards at the landing
@@ -190,10 +201,15 @@ class EdgeSkaterModel(FlatSki):
 
     def point_columns(self, e, seg, tau, q, qd) -> dict:
         """u; the leg force F along the leg (> 0 pushing), its length and lean, the leg's power
-        F ℓ̇ (its row's), the fore–aft and heading drivers' power; the snow's load N (the snow
-        row's multiplier), friction μN, drag, the edge's lateral force."""
+        F ℓ̇ (its row's), the fore–aft and heading drivers' power; leg_fx, leg_fy, leg_fz, the
+        force of the leg and fore–aft drivers on B [N]; the snow's load N (the snow row's
+        multiplier), friction μN, drag, the edge's lateral force; the poles' force on B and power
+        (``skilib.strokes.poles.pole_columns``; 0 without poles or out of their contact)."""
         rows, p = seg.rows, self.params
         leg = -float(e.lam[rows.leg][0])
+        i3 = self.cm.start
+        drivers = [rows.leg, rows.fore_aft]
+        leg_vec = -sum(e.Cq[sl, i3: i3 + 3].T @ e.lam[sl] for sl in drivers)
         ski_e = self.ski_direction(q)
         drag = float(np.linalg.norm(e.forces["drag"][self.cm])) if "drag" in e.forces else 0.0
         power = e.row_power
@@ -203,4 +219,6 @@ class EdgeSkaterModel(FlatSki):
                 "heading_power": float(sum(power[sl].sum() for sl in rows.heading)),
                 "snow_load": -float(e.lam[rows.snow][0]), "snow_load_bw": -float(e.lam[rows.snow][0]) / p.weight,
                 "friction_force": float(e.forces["friction"][:3] @ ski_e), "drag_force": drag,
-                "edge_force": -float(e.lam[rows.edge][0]), "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0]))}
+                "edge_force": -float(e.lam[rows.edge][0]), "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0])),
+                "leg_fx": float(leg_vec[0]), "leg_fy": float(leg_vec[1]), "leg_fz": float(leg_vec[2]),
+                **pole_columns(e, self.cm, qd)}

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, replace
 
 from ...strokes.params import check_fields
+from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
 
 __all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 
@@ -34,6 +35,8 @@ __all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 #: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
 #: - slope_deg −45–45° (open: |α| < 45°), as the free skater's: the course's inclination.
 #: - eta_positive 0.05–1, eta_negative 0.1–5, as the free skater's: the muscles' efficiencies.
+#: - pole_force_max 0–1000 N, pole_start 0–3 s, pole_contact_time 0.01–3 s, as the free
+#:   skater's: the poles (``skilib.strokes.poles``); pole_start + pole_contact_time ≤ stroke_time.
 EDGE_PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "landing_offset": (0.0, 0.6),
@@ -41,7 +44,7 @@ EDGE_PARAMETER_BOUNDS = {
     "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
     "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
     "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0), "slope_deg": (-45.0, 45.0),
-    "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0),
+    "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **POLE_PARAMETER_BOUNDS,
 }
 
 
@@ -61,7 +64,9 @@ class EdgeSkaterParams:
     downhill; gravity is g(−sin α, 0, −cos α) in the course frame, book: The edged skater);
     eta_positive η⁺ (0.25) and eta_negative η⁻ (1.2), the muscles' efficiencies of positive and
     negative work, conventional values: the cost of work of the drivers (leg, fore–aft,
-    heading), metabolic_power = Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion).
+    heading), metabolic_power = Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); pole_force_max
+    F_p,max [N] per pole (0, the default: no poles), pole_start t_p [s], pole_contact_time t_c [s]:
+    the poles' push F_p,max sin²(π(τ − t_p)/t_c) (``skilib.strokes.poles``).
 
     Every number must lie in ``EDGE_PARAMETER_BOUNDS``; the leg must reach at the first
     touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max, and the ski must point forwards at the
@@ -91,6 +96,9 @@ class EdgeSkaterParams:
     slope_deg: float = 0.0
     eta_positive: float = 0.25
     eta_negative: float = 1.2
+    pole_force_max: float = 0.0
+    pole_start: float = 0.0
+    pole_contact_time: float = 0.30
 
     def __post_init__(self):
         check_fields(self, EDGE_PARAMETER_BOUNDS)
@@ -108,6 +116,7 @@ class EdgeSkaterParams:
         if not abs(end) < 90.0:
             raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel; it "
                              "must still point forwards, within 90°")
+        check_poles(self)
 
     @property
     def weight(self) -> float:

@@ -80,13 +80,15 @@ import numpy as np
 
 from ...engine.bodies import ROTATIONS
 from ...engine.constraints import RelativePointDriver
-from ...engine.forces import AxisForce
+from ...engine.forces import AxisForce, Force, point_generalized_force
 from ...engine.nonholonomic import KnifeEdge
 from ...engine.rotation import ZXZ
+from ...engine.strut import Strut
 from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, Harmonic, Polynomial, Stack
 from ...strokes.laws import SIDES, mirrored, side_sign
 from ...strokes.params import slope_factors
+from ...strokes.poles import POLE_WORK_TERMS, Poled, pole_columns
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import FreeLaws, FreeSkaterParams, default_laws
@@ -94,6 +96,11 @@ from .params import FreeLaws, FreeSkaterParams, default_laws
 __all__ = ["FreeSkaterModel", "FREE_WORK_TERMS", "FREE_ACTUATORS"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
+
+
+#: the forces whose power is friction's: the sliding ski's μN and, with the poles in the snow,
+#: what their vertical force takes off it
+_FRICTION_FORCES = ("friction", "pole_left_unloading", "pole_right_unloading")
 
 
 class _FreeRows:
@@ -129,13 +136,20 @@ FREE_WORK_TERMS = ("work_leg", "work_friction", "work_gravity", "work_drag", "wo
 FREE_ACTUATORS = ("work_leg", "work_heading")
 
 
-class FreeSkaterModel(FlatSki):
+class FreeSkaterModel(Poled, FlatSki):
     """One stroke of the free skater on side ``side`` with its ski's origin at ``start_point``
     at τ = 0 (see the module docstring), built from the engine's components.
 
     Implements what ``skilib.strokes.stroke.Stroke`` needs of a model, so the free skater is
     integrated, book-kept and tabulated by the same machinery as the thesis's skier.
+
+    With poles (``params.pole_force_max`` > 0; ``skilib.strokes.poles``) the stroke has phases,
+    the poles' works are two more works and actuators, and while they push the snow's load is
+    N = (M + m_s) g cos α + M z̈ − Σ F±,z: the sliding friction loses μ Σ F±,z (``_PoleUnloading``).
     """
+
+    #: the works of the leg (the placement drivers), for ``skilib.strokes.poles.pole_summary``
+    LEG_WORKS = ("work_leg",)
 
     #: the drivers whose positive and negative works are integrated (the cost of work)
     actuators = FREE_ACTUATORS
@@ -167,6 +181,9 @@ class FreeSkaterModel(FlatSki):
             RelativePointDriver("leg", self.ski, O, self.body, O, Stack(0.0, self.offset_law, self.height_law)),
         )
         self._systems = {}
+        if self.poled:
+            self.actuators = FREE_ACTUATORS + POLE_WORK_TERMS
+            self.extra_states = extra_states(FREE_WORK_TERMS + POLE_WORK_TERMS, self.actuators)
 
     def moved(self, start_point) -> "FreeSkaterModel":
         """The same stroke with its ski's origin at ``start_point``: a copy sharing the laws,
@@ -185,7 +202,12 @@ class FreeSkaterModel(FlatSki):
         return (p.body_mass + p.ski_mass) * self.g_normal + p.body_mass * float(self.height_law(tau)[2])
 
     def friction_limit(self, tau) -> float:
-        """μ N(τ), the largest friction force [N]."""
+        """μ N(τ), the largest friction force [N]; asked only when the ski's speed reaches zero.
+        With the poles in the snow N depends on the motion, and a stuck ski is not modelled then:
+        refused, naming the time."""
+        if getattr(self, "tips", None) is not None:
+            raise ValueError(f"pole_force_max: the free skater's ski stopped at τ = {float(tau):.6g} s with the poles "
+                             "in the snow (u = 0); a stuck ski under the poles' load is not modelled")
         return self.params.friction_coefficient * self.normal_load(tau)
 
     # -- systems --------------------------------------------------------------------------
@@ -195,7 +217,10 @@ class FreeSkaterModel(FlatSki):
             if mode in (1, -1):
                 fric = AxisForce("friction", self.ski, np.zeros(3), [1.0, 0.0, 0.0],
                                  _Friction(self, -float(mode)))
-                self._systems[mode] = MultibodySystem(self.bodies, self.constraints, self.forces_common + [fric])
+                unload = [_PoleUnloading(f"{f.name}_unloading", f, self.ski, float(mode) * self.params.friction_coefficient)
+                          for f in self.forces_common if isinstance(f, Strut)]
+                self._systems[mode] = MultibodySystem(self.bodies, self.constraints,
+                                                      self.forces_common + [fric] + unload)
             elif mode == 0:
                 stick = KnifeEdge("stick", self.ski, np.zeros(3), [1.0, 0.0, 0.0])
                 self._systems[mode] = MultibodySystem(self.bodies, self.constraints + (stick,), self.forces_common)
@@ -219,10 +244,11 @@ class FreeSkaterModel(FlatSki):
 
     def work_terms(self, rows: _FreeRows) -> dict:
         stick = [rows.stick] if rows.stick is not None else []
-        return {"work_leg": ((), [rows.leg], False), "work_friction": (("friction",), stick, False),
+        return {"work_leg": ((), [rows.leg], False), "work_friction": (_FRICTION_FORCES, stick, False),
                 "work_gravity": (("gravity",), [], False), "work_drag": (("drag",), [], False),
                 "work_edge": ((), [rows.edge, rows.snow], False), "work_heading": ((), rows.heading, False),
-                "work_posture": ((), rows.posture, False), "work_other": ((), rows.other, False)}
+                "work_posture": ((), rows.posture, False), "work_other": ((), rows.other, False),
+                **self.pole_work_terms()}
 
     def stick_anchor(self, tau, q):
         return None
@@ -249,9 +275,11 @@ class FreeSkaterModel(FlatSki):
         leg = -e.Cq[rows.leg, i3: i3 + 3].T @ e.lam[rows.leg]
         v_rel = qd[i3: i3 + 3] - qd[:3]
         ski_e = self.ski_direction(q)
-        fric = (e.forces["friction"][:3] @ ski_e) if seg.mode else -e.lam[rows.stick_index()]
+        fric = (sum(e.forces[f][:3] for f in _FRICTION_FORCES if f in e.forces) @ ski_e) if seg.mode \
+            else -e.lam[rows.stick_index()]
         drag = float(np.linalg.norm(e.forces["drag"][i3: i3 + 3])) if "drag" in e.forces else 0.0
-        load = self.normal_load(tau)
+        poles = pole_columns(e, self.cm, qd)
+        load = self.normal_load(tau) - poles["pole_fz"]  # the poles carry part of the weight
         r = q[i3: i3 + 3] - q[:3]
         moment = np.cross(r, leg)
         roll = float(ski_e @ moment)
@@ -263,7 +291,7 @@ class FreeSkaterModel(FlatSki):
                 "nonholonomic_norm": float(abs(e.Cdot[rows.edge][0])),
                 "snow_load": load, "snow_load_bw": load / self.params.weight,
                 "leg_angle_deg": math.degrees(math.atan2(float(np.linalg.norm(moment)), float(r @ leg))),
-                "roll_moment": roll, "cop_offset": roll / load if load > 0 else math.nan}
+                "roll_moment": roll, "cop_offset": roll / load if load > 0 else math.nan, **poles}
 
 
 class _Friction:
@@ -285,6 +313,25 @@ class _Friction:
             raise NotImplementedError("a user's height law is evaluated numerically")
         k, m, g, M = self.scale
         return k * (m * g + M * self.height(tau)[2])
+
+
+class _PoleUnloading(Force):
+    """What the poles take off the sliding ski's friction: the snow's load loses the strut's
+    vertical force F_z, so the friction −mode μ N e gains +mode μ F_z e, e the ski's axis, at
+    the ski's origin (``scale`` = mode μ).  Written with the state's operations, so it is traced
+    into the kernels (``TRACED``) with the strut's numbers."""
+
+    TRACED = True
+
+    def __init__(self, name, strut, ski, scale):
+        self.name, self.strut, self.ski, self.scale = name, strut, ski, float(scale)
+        self.origin, self.axis = np.zeros(3), np.array([1.0, 0.0, 0.0])
+
+    def generalized(self, s):
+        Q = np.zeros(s.nq, dtype=s.dtype)
+        Fz = self.strut.force(s)[2]
+        point_generalized_force(s, self.ski, self.origin, self.scale * Fz * s.vector(self.ski, self.axis).val, Q)
+        return Q
 
 
 def _rot_z(h):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from ...engine.timefunctions import TimeFunction
 from ...strokes.params import check_fields
+from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
 from ...strokes.laws import dip, power_law, smooth_turn
 
 __all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
@@ -64,6 +65,9 @@ MAX_REACH = 1.3
 #: - eta_positive 0.05–1, eta_negative 0.1–5: a muscle turns ≈ 0.25 of its metabolic energy into
 #:   positive work and absorbs negative work at ≈ 1/1.2 of it (conventional values); positive
 #:   work cannot be done at more than 100 % efficiency, and 0.05 and 5 are wide margins.
+#: - pole_force_max 0–1000 N, pole_start 0–3 s, pole_contact_time 0.01–3 s: the poles
+#:   (``skilib.strokes.poles.POLE_PARAMETER_BOUNDS``, with the reasons); the contact must end
+#:   within the stroke, pole_start + pole_contact_time ≤ stroke_time (checked beside).
 PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "offset_start": (-0.3, 1.2),
@@ -96,7 +100,9 @@ class FreeSkaterParams:
     g(−sin α, 0, −cos α) in the course frame, book: The free skater); eta_positive η⁺ (0.25) and
     eta_negative η⁻ (1.2), the muscles' efficiencies of positive and negative work, conventional
     values: the cost of work of the drivers (leg, heading), metabolic_power =
-    Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion).
+    Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); pole_force_max F_p,max [N] per pole (0, the
+    default: no poles), pole_start t_p [s] and pole_contact_time t_c [s]: the poles' push
+    F_p,max sin²(π(τ − t_p)/t_c) while their tips are in the snow (``skilib.strokes.poles``).
 
     Every number must lie in its plausible range, ``PARAMETER_BOUNDS`` (with the reasons; e.g.
     stroke_time 0.2–3 s, skating_angle_deg 1–120°, body_mass 20–200 kg, friction_coefficient
@@ -128,6 +134,9 @@ class FreeSkaterParams:
     slope_deg: float = 0.0
     eta_positive: float = 0.25
     eta_negative: float = 1.2
+    pole_force_max: float = 0.0
+    pole_start: float = 0.0
+    pole_contact_time: float = 0.30
 
     def __post_init__(self):
         check_fields(self, PARAMETER_BOUNDS)
@@ -151,6 +160,7 @@ class FreeSkaterParams:
             raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel "
                              f"(skating_angle_deg/2 − steer_deg = {end:g}°); it must still point forwards, within "
                              "90°")
+        check_poles(self)
 
     @property
     def weight(self) -> float:

@@ -54,6 +54,7 @@ from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
 from ...strokes.touchdown import PlasticChange, plastic_change
+from ...strokes.poles import POLE_WORK_TERMS
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
@@ -218,6 +219,21 @@ def check_snow_load(model: FreeSkaterModel, grid, stroke: int = 1, t0: float = 0
                      f"would pull the ski down; {hint} (admissibility='report' runs it anyway)")
 
 
+def check_pole_load(frame, params: FreeSkaterParams) -> None:
+    """A ``ValueError`` naming ``pole_force_max`` if, with the poles in the snow, the snow's load
+    N = (M + m_s) g cos α + M z̈ − Σ F±,z of a stroke's ``frame`` falls below zero on its output
+    grid: the poles would lift the skier off the ski and the friction μN push the ski forwards."""
+    load = frame["snow_load"].to_numpy()
+    i = int(np.argmin(load))
+    if not load[i] < 0.0:
+        return
+    row = frame.iloc[i]
+    raise ValueError(f"pole_force_max: with the poles carrying {float(row['pole_fz']):.6g} N of the skier's weight the snow's load falls to {load[i]:.6g} N at t = {float(row['t']):.6g} s (stroke "
+                     f"{int(row['stroke'])}, τ = {float(row['tau']):.6g} s): the poles would lift the skier off the "
+                     f"ski; pole_force_max = {params.pole_force_max:g} N per pole is too large for this technique "
+                     "(admissibility='report' runs it anyway)")
+
+
 @dataclass(frozen=True)
 class FreeRunOptions:
     """The checked options of a run of the free skater (``simulate_free``'s keywords)."""
@@ -308,6 +324,8 @@ class FreeSkating(Skating):
         self.o = o
         self.stroke_time = o.params.stroke_time
         self.stances = {}
+        if o.params.pole_force_max > 0.0:  # the poles' works balance the energy too
+            self.work_terms = FREE_WORK_TERMS + POLE_WORK_TERMS
 
     def check_snow_load(self) -> None:
         """``check_snow_load`` of this run's strokes on its output grid (the first ski's model;
@@ -351,6 +369,8 @@ class FreeSkating(Skating):
 
     def summary(self, k, model, y0, y_end, frame, change):
         check_leg_force(frame, self.o.params, self.o.max_leg_force_bw)
+        if model.poled and self.o.admissibility == "raise":
+            check_pole_load(frame, self.o.params)
         n, T = model.nq, self.stroke_time
         none = 0.0 if self.o.touchdown == "plastic" else float("nan")  # no touch-down before the first stroke
         return dict(mean_leg_power_translational=leg_power_translational(model, y0, y_end, frame, T),u_start=model.ski_speed(0.0, y0[:n], y0[n: 2 * n]), u_end=model.ski_speed(T, y_end[:n], y_end[n: 2 * n]),
