@@ -54,6 +54,7 @@ VERIFICATION_FILES = (
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
+    "test_strut.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -114,6 +115,7 @@ EXEMPT = {
                               "test_bad_load_friction_is_refused_by_name": _EXCEPTIONS,
                               "test_compiled_kernels_refuse_a_pulling_load_as_the_numeric_engine": _EXCEPTIONS,
                               "test_the_structure_key_and_the_kernel_depend_on_the_load_columns": _API},
+    "test_strut.py": {"test_bad_strut_and_pulse_input_is_refused_by_name": _EXCEPTIONS},
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -221,6 +223,7 @@ SECTIONS = (
     Section("nonholonomic", "Velocity (non-holonomic) constraints", ("test_nonholonomic.py",)),
     Section("impacts", "Impacts", ("test_impact.py",)),
     Section("load-friction", "Friction on a constraint's load", ("test_load_friction.py",)),
+    Section("strut", "A strut from a fixed ground point (a ski pole)", ("test_strut.py",)),
     Section("strokes", "The stroke machinery every model shares (a sliding block)", ("test_strokes.py",)),
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py",)),
