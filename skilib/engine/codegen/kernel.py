@@ -49,7 +49,7 @@ def clear_kernel_cache() -> None:
     KERNELS.clear()
 
 
-_FORMAT = 9  # bump when the generated file layout changes (7: sha256 in the metadata; 9: LOAD_ROW)
+_FORMAT = 10  # bump when the generated file layout changes (7: sha256 in the metadata; 9: LOAD_ROW; 10: the strut's pulse phase)
 BACKENDS = ("c", "numba", "python")
 
 
