@@ -160,6 +160,37 @@ def test_the_balance_speed_on_a_slope_solves_its_cubic(measured, alpha):
                        "m/s")
 
 
+@pytest.mark.parametrize("alpha", [-6.0, -2.0, 0.0, 3.0, 8.0])
+def test_the_thesis_power_balance_has_the_climb(measured, alpha):
+    """The thesis's power balance on a slope: resistance_power(v) = F_μ v + ½ ρ C_dA v³ +
+    (m + m_s) g sin α v (its constant friction force unchanged by the slope), written out here
+    term by term (relative 1e-14); power_balance_speed inverts it (residual relative 1e-12,
+    downhill steeper than friction the root above √(−F/k)); on the flat the numbers are the
+    defaults' bit for bit."""
+    from skilib.models.thesis.energy import power_balance_speed, resistance_power
+
+    p = sk.SkierParams(slope_deg=alpha)
+    s = math.sin(math.radians(alpha))
+    k = 0.5 * p.air_density * p.cda
+    for v in (1.0, 2.5, 6.0):
+        by_hand = p.friction * v + k * v ** 3 + p.total_mass * p.g * s * v
+        measured.allclose(f"thesis resistance_power at α = {alpha}°, v = {v} m/s vs the terms", float(resistance_power(v, p)),
+                          by_hand, rtol=1e-14)
+    for P in (0.0, 50.0, 300.0):
+        F = p.friction + p.total_mass * p.g * s
+        if P == 0.0 and F >= 0.0:
+            continue
+        v = power_balance_speed(P, p)
+        measured.check(f"thesis balance residual at α = {alpha}°, P = {P} W",
+                       abs(float(resistance_power(v, p)) - P) / max(P, 1.0), 1e-12, "rel.")
+        if F < 0.0:
+            assert v >= math.sqrt(-F / k) * (1 - 1e-12)
+    if alpha == 0.0:
+        flat = sk.SkierParams()
+        measured.check("thesis balance at 100 W, α = 0 vs the default", abs(power_balance_speed(100.0, p)
+                                                                          - power_balance_speed(100.0, flat)), 0.0, "m/s")
+
+
 PARAMS = {"FreeSkaterParams": sk.FreeSkaterParams, "EdgeSkaterParams": sk.EdgeSkaterParams,
           "SkierParams": sk.SkierParams}
 

@@ -87,21 +87,6 @@ def _resistance(p):
     return F, 0.5 * p.air_density * p.cda if p.air_drag else 0.0
 
 
-def _downhill_speed(P, F, k):
-    """The positive root v of F v + k v³ = P for F < 0 (a slope that pulls harder than friction):
-    one root ≥ √(−F/k) (below it F v + k v³ ≤ 0 ≤ P); none without drag (k = 0)."""
-    from scipy.optimize import brentq
-
-    if k == 0.0:
-        raise ValueError(f"params: downhill steeper than friction (F = {F:.6g} N < 0) with no air drag: the "
-                         "skier accelerates without end, there is no steady speed")
-    a = math.sqrt(-F / k)
-    if P == 0.0:
-        return a
-    b = (P / k) ** (1.0 / 3.0)
-    return brentq(lambda v: F * v + k * v ** 3 - P, a, (a + b) * (1 + 1e-12) + 1e-12, xtol=1e-14, rtol=1e-15)
-
-
 def balance_speed(power, params=None):
     """The 0-D balance speed [m/s]: the positive root v of
 
@@ -114,7 +99,7 @@ def balance_speed(power, params=None):
     ``skilib.models.thesis.energy.power_balance_speed`` (the same balance with the thesis's
     friction force); downhill steeper than atan μ (the slope pulls harder than friction) the
     root is the one above √(−F/k), F = (M + m_s) g (μ cos α + sin α) < 0."""
-    from ..models.thesis.energy import power_balance_speed
+    from ..models.thesis.energy import downhill_speed, power_balance_speed
 
     F, k = _resistance(_free_params(params))
     if F >= 0.0:
@@ -122,7 +107,7 @@ def balance_speed(power, params=None):
     P = np.asarray(power, dtype=float) if not isinstance(power, (str, bytes)) else power
     if isinstance(P, (str, bytes)) or not np.all(np.isfinite(P)) or np.any(P < 0):
         raise ValueError(f"power: must be finite and >= 0 W, got {power!r}")
-    out = np.vectorize(lambda x: _downhill_speed(float(x), F, k), otypes=[float])(P)
+    out = np.vectorize(lambda x: downhill_speed(float(x), F, k), otypes=[float])(P)
     return float(out) if out.ndim == 0 else out
 
 

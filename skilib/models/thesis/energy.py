@@ -27,15 +27,17 @@
 """
 from __future__ import annotations
 
+import math
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
 from ...engine.validation import check_array, check_number
+from ...strokes.params import slope_factors
 from .params import SkierParams
 
-__all__ = ["BREAKDOWN_TERMS", "ACCOUNT_TERMS", "power_breakdown", "energy_account", "loss_ranking", "resistance_power",
+__all__ = ["downhill_speed", "BREAKDOWN_TERMS", "ACCOUNT_TERMS", "power_breakdown", "energy_account", "loss_ranking", "resistance_power",
            "power_balance_speed"]
 
 #: the terms of ``power_breakdown`` that add up to the push-off work, in stacking order
@@ -273,7 +275,10 @@ def loss_ranking(cal, *, switches=RANKING_SWITCHES) -> pd.DataFrame:
 
 
 def _resistance(params, friction, cda, air_density):
-    """(F_μ, ½ ρ C_dA) from ``params`` and the overrides, each checked (finite, >= 0)."""
+    """(F, ½ ρ C_dA) from ``params`` and the overrides, each checked (finite, >= 0): F = F_μ +
+    (m + m_s) g sin α, the friction force and the slope's pull on the skier and the ski
+    (α = ``params.slope_deg``; exactly F_μ on the flat, < 0 downhill where the slope pulls harder
+    than friction)."""
     if params is not None and not isinstance(params, SkierParams):
         raise ValueError(f"params: must be a SkierParams or None, got {params!r}")
     p = SkierParams() if params is None else params
@@ -284,15 +289,21 @@ def _resistance(params, friction, cda, air_density):
     if air_density is not None:
         check_number("air_density", air_density, nonnegative=True, unit="kg/m³")
     F = p.friction if friction is None else float(friction)
+    sin_a = slope_factors(p.slope_deg)[0]
+    if sin_a != 0.0:  # the climbing force; nothing added on the flat, so its numbers stay bit for bit
+        F += p.total_mass * p.g * sin_a
     k = 0.5 * (p.air_density if air_density is None else air_density) * (p.cda if cda is None else cda)
     return F, k
 
 
 def resistance_power(speed, params: SkierParams | None = None, *, friction=None, cda=None, air_density=None):
-    """P = F_μ v + ½ ρ C_dA v³ [W]: friction and air drag at a steady speed v [m/s].
+    """P = F_μ v + ½ ρ C_dA v³ + (m + m_s) g sin α · v [W]: friction, air drag and the climb at a
+    steady speed v [m/s] on a course rising at α = ``params.slope_deg`` along X (0, the flat, by
+    default: no climbing term).
 
     F_μ = μ m g is the constant friction force (default ``params.friction``, the thesis's
-    5.305 N of table 8), ρ and C_dA default to ``params.air_density`` and ``params.cda``
+    5.305 N of table 8; the thesis's friction is a constant force, so it does not change with
+    the slope), ρ and C_dA default to ``params.air_density`` and ``params.cda``
     (1.2 kg/m³, 0.55 m²; Spring et al. 1988 measured 0.65 m² upright).  ``cda=0`` leaves
     friction alone.  ``speed`` is a number or an array of finite numbers (a negative speed
     gives −P: skiing backwards); F_μ, C_dA and ρ finite and >= 0.
@@ -305,10 +316,26 @@ def resistance_power(speed, params: SkierParams | None = None, *, friction=None,
     return F * v + k * v ** 3
 
 
+def downhill_speed(P, F, k):
+    """The positive root v of F v + k v³ = P for F < 0 (a slope that pulls harder than friction):
+    one root ≥ √(−F/k) (below it F v + k v³ ≤ 0 ≤ P); none without drag (k = 0: a ValueError
+    naming ``params``)."""
+    if k == 0.0:
+        raise ValueError(f"params: downhill steeper than friction (F = {F:.6g} N < 0) with no air drag: the "
+                         "skier accelerates without end, there is no steady speed")
+    a = math.sqrt(-F / k)
+    if P == 0.0:
+        return a
+    b = (P / k) ** (1.0 / 3.0)
+    return brentq(lambda v: F * v + k * v ** 3 - P, a, (a + b) * (1 + 1e-12) + 1e-12, xtol=1e-14, rtol=1e-15)
+
+
 def power_balance_speed(power, params: SkierParams | None = None, *, friction=None, cda=None, air_density=None):
     """The steady speed v [m/s] with ``resistance_power(v) = power`` (the power balance of
-    van Ingen Schenau et al. 1990 and Moxnes et al. 2014 at constant speed); P is increasing in
-    v, so the root is unique.  Arrays are solved element by element.
+    van Ingen Schenau et al. 1990 and Moxnes et al. 2014 at constant speed, with the climb on a
+    course rising at ``params.slope_deg``); P is increasing in v where it is positive, so the root
+    is unique (downhill steeper than friction, the root above √(−F/k), ``downhill_speed``).
+    Arrays are solved element by element.
 
     >>> round(float(power_balance_speed(18.08, friction=5.305, cda=0.55, air_density=1.2)), 2)
     2.47
@@ -323,6 +350,8 @@ def power_balance_speed(power, params: SkierParams | None = None, *, friction=No
                          f"power {power!r} W buys no finite speed")
 
     def one(p):
+        if F < 0:  # downhill, the slope pulling harder than friction
+            return downhill_speed(float(p), F, k)
         if p == 0:
             return 0.0
         hi = p / F if F > 0 else (p / k) ** (1 / 3)
