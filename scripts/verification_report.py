@@ -54,7 +54,7 @@ VERIFICATION_FILES = (
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
-    "test_strut.py",
+    "test_strut.py", "test_poles.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -116,6 +116,7 @@ EXEMPT = {
                               "test_compiled_kernels_refuse_a_pulling_load_as_the_numeric_engine": _EXCEPTIONS,
                               "test_the_structure_key_and_the_kernel_depend_on_the_load_columns": _API},
     "test_strut.py": {"test_bad_strut_and_pulse_input_is_refused_by_name": _EXCEPTIONS},
+    "test_poles.py": {"test_bad_pole_parameters_are_refused_by_name": _EXCEPTIONS},
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -229,6 +230,7 @@ SECTIONS = (
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py",)),
     Section("slope", "The course's slope (every model)", ("test_slope.py",)),
     Section("cost-of-work", "The cost of work (the free and the edged skater)", ("test_cost_of_work.py",)),
+    Section("poles", "Poles (V2 skating, the free and the edged skater)", ("test_poles.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",
