@@ -35,6 +35,7 @@ NON_DEFAULT = {
     "08": ({"power": 150.0}, "The optimum at **150 W** mean leg power"),
     "09": ({"noise_mm": 2.0}, "marker noise 2 mm"),
     "10": ({"perturbation": 0.001}, "periodic stroke by 0.001 m/s in speed"),
+    "11": ({"slopes_percent": [0.0, 3.0], "pole_force_max": 120.0}, "120 N per pole"),
 }
 
 

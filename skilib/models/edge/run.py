@@ -259,7 +259,10 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     shares, each work and energy_residual, and the cost of the drivers' work
     (``skilib.strokes.work``): work_<a>_positive, work_<a>_negative for a = leg, fore_aft, heading,
     work_positive, work_negative [J], mean_positive_power, metabolic_power [W] and
-    gross_efficiency) and ``changes`` (ke_before, ke_after, ke_loss and its
+    gross_efficiency; the poles' columns of ``skilib.strokes.poles.pole_summary``: work_poles,
+    work_legs, mean_pole_power, impulse_poles_x, impulse_leg_x, pole_share, pole_lift, with
+    mean_power then including the poles'; the frame has leg_fx/fy/fz, pole_fx/fy/fz, pole_power)
+    and ``changes`` (ke_before, ke_after, ke_loss and its
     shares ke_loss_merge, ke_loss_projection, u_before, u_after, cm_height, leg_start,
     touchdown_residual).
     """

@@ -454,7 +454,11 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     under "along_ski"), each work and the energy_residual, and the cost of the drivers' work
     (leg, heading; ``skilib.strokes.work``): work_leg_positive, work_leg_negative,
     work_heading_positive, work_heading_negative, work_positive, work_negative [J],
-    mean_positive_power, metabolic_power [W] and gross_efficiency) and ``changes`` (one row per
+    mean_positive_power, metabolic_power [W] and gross_efficiency; with poles the poles are two more
+    actuators; and the poles' columns, ``skilib.strokes.poles.pole_summary``: work_poles,
+    work_legs, mean_pole_power, impulse_poles_x, impulse_leg_x, pole_share, pole_lift; the frame
+    then has pole_fx/fy/fz and pole_power, and snow_load loses the poles' vertical force) and
+    ``changes`` (one row per
     touch-down: ke_before, ke_after, ke_loss and its shares ke_loss_merge, ke_loss_projection,
     u_before, u_after, cm_jump, touchdown_residual; ``FreeSkating.touch_down``).
 
