@@ -40,10 +40,11 @@ import numpy as np
 
 from ..engine.strut import SineSquaredPulse, Strut
 from ..engine.validation import check_number
+from .work import extra_states
 
 __all__ = ["HAND_HEIGHT", "HAND_WIDTH", "TIP_OUTWARD", "POLES", "POLE_WORK_TERMS", "POLE_PARAMETER_BOUNDS",
            "check_poles", "pole_tips", "Poled", "pole_lift_event", "pole_columns", "pole_impulse_share",
-           "pole_summary", "POLE_SUMMARY_COLUMNS"]
+           "pole_summary", "POLE_SUMMARY_COLUMNS", "with_pole_works"]
 
 #: the hands' height above the snow z_h [m] (a skier's hands in V2 at pole plant)
 HAND_HEIGHT = 1.45
@@ -62,6 +63,13 @@ POLE_WORK_TERMS = ("work_pole_left", "work_pole_right")
 #: contact lasts ≈ 0.2–0.4 s; the stroke's own range is 0.2–3 s); besides, t_p + t_c ≤ T
 POLE_PARAMETER_BOUNDS = {"pole_force_max": (0.0, 1000.0), "pole_start": (0.0, 3.0),
                          "pole_contact_time": (0.01, 3.0)}
+
+
+def with_pole_works(terms, params) -> tuple:
+    """``terms`` (work or actuator names) followed by the poles' works (``POLE_WORK_TERMS``) when
+    ``params`` skates with poles (pole_force_max > 0), else ``terms`` unchanged: what a model's
+    works, actuators and energy balance name."""
+    return tuple(terms) + (POLE_WORK_TERMS if params.pole_force_max > 0.0 else ())
 
 
 def check_poles(params) -> None:
@@ -134,6 +142,13 @@ class Poled:
         law = SineSquaredPulse(p.pole_force_max, p.pole_start, p.pole_contact_time)
         return [Strut(name, self.body, np.zeros(3), tips[name], law, hand_offset=(0.0, side * HAND_WIDTH, HAND_HEIGHT),
                       hand_follows=(True, True, False)) for name, side in POLES]
+
+    def count_pole_works(self, work_terms, actuators) -> None:
+        """With poles, the poles' works join the model's works and actuators (``actuators``,
+        ``extra_states``); without, the class's stay (the stroke's states bit for bit)."""
+        if self.poled:
+            self.actuators = with_pole_works(actuators, self.params)
+            self.extra_states = extra_states(with_pole_works(work_terms, self.params), self.actuators)
 
     def pole_work_terms(self) -> dict:
         """The poles' work terms of ``work_terms`` (with poles): each pole's force's power."""

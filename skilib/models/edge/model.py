@@ -47,7 +47,7 @@ from ...engine.load_friction import LoadFriction
 from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
 from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
-from ...strokes.poles import POLE_WORK_TERMS, Poled, pole_columns
+from ...strokes.poles import Poled, pole_columns
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import EdgeSkaterParams
@@ -135,9 +135,7 @@ class EdgeSkaterModel(Poled, FlatSki):
             RadialDistanceDriver("leg", self.ski, O, ex, self.body, O, self.leg_law),
         )
         self._systems = {}
-        if self.poled:
-            self.actuators = EDGE_ACTUATORS + POLE_WORK_TERMS
-            self.extra_states = extra_states(EDGE_WORK_TERMS + POLE_WORK_TERMS, self.actuators)
+        self.count_pole_works(EDGE_WORK_TERMS, EDGE_ACTUATORS)
 
     # -- what the stroke machinery needs --------------------------------------------------
     def system(self, mode: int, anchor=None) -> MultibodySystem:

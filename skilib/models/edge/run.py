@@ -25,7 +25,7 @@ from ...engine.options import Integrator, Stabilization
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES, side_of
-from ...strokes.poles import POLE_WORK_TERMS
+from ...strokes.poles import with_pole_works
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
@@ -101,8 +101,7 @@ class EdgeSkating(Skating):
     def __init__(self, o: EdgeRunOptions):
         self.o = o
         self.stroke_time = o.params.stroke_time
-        if o.params.pole_force_max > 0.0:  # the poles' works balance the energy too
-            self.work_terms = EDGE_WORK_TERMS + POLE_WORK_TERMS
+        self.work_terms = with_pole_works(EDGE_WORK_TERMS, o.params)  # with poles, their works balance the energy too
 
     def start(self, u):
         """The first stroke at the origin from (u, the run's lean rate, params.cm_height,
@@ -194,8 +193,7 @@ class EdgeSkating(Skating):
         ix = {w: 2 * n + model.extra_states.index(w) for w in ("work_leg", "work_fore_aft", "work_heading")}
         works = {w: float(y_end[i] - y0[i]) for w, i in ix.items()}
         return dict(mean_leg_power=works["work_leg"] / T, mean_fore_aft_power=works["work_fore_aft"] / T,
-                    mean_heading_power=works["work_heading"] / T,
-                    mean_power=sum(works.values()) / T,
+                    mean_heading_power=works["work_heading"] / T, mean_power=sum(works.values()) / T,
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
                     ke_loss_merge_at_start=change["ke_loss_merge"] if change else 0.0,
                     ke_loss_projection_at_start=change["ke_loss_projection"] if change else 0.0,

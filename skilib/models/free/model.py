@@ -88,7 +88,7 @@ from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, Harmonic, Polynomial, Stack
 from ...strokes.laws import SIDES, mirrored, side_sign
 from ...strokes.params import slope_factors
-from ...strokes.poles import POLE_WORK_TERMS, Poled, pole_columns
+from ...strokes.poles import Poled, pole_columns
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
 from .params import FreeLaws, FreeSkaterParams, default_laws
@@ -181,9 +181,7 @@ class FreeSkaterModel(Poled, FlatSki):
             RelativePointDriver("leg", self.ski, O, self.body, O, Stack(0.0, self.offset_law, self.height_law)),
         )
         self._systems = {}
-        if self.poled:
-            self.actuators = FREE_ACTUATORS + POLE_WORK_TERMS
-            self.extra_states = extra_states(FREE_WORK_TERMS + POLE_WORK_TERMS, self.actuators)
+        self.count_pole_works(FREE_WORK_TERMS, FREE_ACTUATORS)
 
     def moved(self, start_point) -> "FreeSkaterModel":
         """The same stroke with its ski's origin at ``start_point``: a copy sharing the laws,

@@ -54,7 +54,7 @@ from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
 from ...strokes.touchdown import PlasticChange, plastic_change
-from ...strokes.poles import POLE_WORK_TERMS
+from ...strokes.poles import with_pole_works
 from .model import FREE_WORK_TERMS, FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
 
@@ -324,8 +324,7 @@ class FreeSkating(Skating):
         self.o = o
         self.stroke_time = o.params.stroke_time
         self.stances = {}
-        if o.params.pole_force_max > 0.0:  # the poles' works balance the energy too
-            self.work_terms = FREE_WORK_TERMS + POLE_WORK_TERMS
+        self.work_terms = with_pole_works(FREE_WORK_TERMS, o.params)  # with poles, their works balance the energy too
 
     def check_snow_load(self) -> None:
         """``check_snow_load`` of this run's strokes on its output grid (the first ski's model;
