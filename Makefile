@@ -20,7 +20,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,book,sensitivity,c3d]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,book,sensitivity,c3d,ocp]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (skilib .venv)" > /dev/null
 	touch $(STAMP)
 

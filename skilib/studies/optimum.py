@@ -380,6 +380,9 @@ def _default_params(model):
 
 
 SPEEDS = ("progress", "cm")
+#: how ``optimize_technique`` solves: SLSQP on the shooting steady state, or IPOPT on the
+#: collocated stroke (``skilib.ocp``)
+METHODS = ("shooting", "collocation")
 #: what the power budget counts, and the steady state's attribute that gives it: the net mean
 #: power of the actuators (their work per stroke, negative work subtracted: what the models
 #: have always budgeted), their positive work only, or the metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
@@ -581,6 +584,10 @@ class Optimum:
     - options : the steady-state keywords used; base : the parameters not optimised.
     - feasible : whether the constraints are met to the tolerance (False: no start met them, e.g.
       too few iterations; the point returned is then the one closest to them).
+    - method : "shooting" (SLSQP on the steady-state map) or "collocation" (IPOPT on the
+      collocated stroke, ``skilib.ocp``); solution : the collocated stroke
+      (``skilib.ocp.StrokeSolution``: its trajectory, IPOPT's status, the re-simulation), None
+      for shooting.
     """
 
     model: str
@@ -601,6 +608,8 @@ class Optimum:
     peak_leg_force_bw: float = float("nan")
     budget: str = "net"
     budget_power: float = float("nan")
+    method: str = "shooting"
+    solution: object = field(default=None, repr=False)
 
     @property
     def names(self):
@@ -688,7 +697,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
-                       n_workers=None, budget: str = "net") -> Optimum:
+                       n_workers=None, budget: str = "net", method: str = "shooting", nodes: int = 20) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -718,6 +727,12 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work); the free and edged skaters only (a ValueError
       naming ``budget`` otherwise).
 
+    - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
+      "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
+      with CasADi's exact derivatives on a mesh of ``nodes`` intervals, ``skilib.ocp.technique``;
+      the free skater, the net budget and the progress speed only; every solution re-simulated
+      by the model's simulator; needs ``pip install 'skilib[ocp]'``).  The same seeded starts.
+
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
     argument (and the bound), before anything runs: ``model`` unknown; ``power`` not None nor a
@@ -731,6 +746,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
     budget = _check_budget(model, budget)
+    if method not in METHODS:
+        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    if method == "collocation":
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, _integer("nodes", nodes, 4, 1000))
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
                                                budget=budget)
@@ -747,6 +766,38 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
                    float(end["budget_power"]))
+
+
+def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes) -> Optimum:
+    """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
+    starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
+    wins (``feasible`` False if none does)."""
+    if model != "free":
+        raise ValueError(f"method: collocation is transcribed for the free skater (model='free'), not {model!r}; "
+                         "use method='shooting'")
+    if budget != "net" or speed != "progress":
+        raise ValueError(f"budget, speed: collocation maximises the progress speed at a net mean power "
+                         f"(budget='net', speed='progress'), got {budget!r}, {speed!r}")
+    if power is None:
+        raise ValueError("power: collocation needs a power budget (without one the free skater's speed rises to the "
+                         "bounds)")
+    from ..ocp.technique import collocate_starts
+
+    names = tuple(b)
+    lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
+    screen = TechniqueModel(model, names, params, None, speed, budget)
+    pts = _screened_starts(screen, lo, hi, starts, seed)
+    if x0:
+        base = screen.params(())
+        pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
+    best, table = collocate_starts(params, b, power, pts, nodes=nodes, max_nodes=max(4 * nodes, 80))
+    if best is None:
+        raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
+    evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
+    return Optimum(model, best.params, {n: best.x[n] for n in names}, best.progress_speed, best.mean_power, power,
+                   dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
+                   float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
+                   best.mean_power, method="collocation", solution=best)
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,

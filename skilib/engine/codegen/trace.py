@@ -8,6 +8,7 @@ import numpy as np
 
 from ..bodies import RigidBody
 from ..constraints import Constraint
+from ..controls import ControlLaw, ControlSignal, is_control_symbol
 from ..forces import AxisForce, ConstantForce, Drag, Gravity, LineForce, SpringDamper
 from ..kinematics import State
 from ..load_friction import LoadFriction
@@ -18,7 +19,8 @@ from ..timefunctions import Constant, Harmonic, Polynomial, RotationPath, Stack
 __all__ = []
 
 
-_TRACEABLE_LAWS = (Constant, Polynomial, Harmonic, RotationPath, Stack)
+# (a ControlLaw traces as its symbols, which only the CasADi functions take: ``skilib.engine.controls``)
+_TRACEABLE_LAWS = (Constant, Polynomial, Harmonic, RotationPath, Stack, ControlLaw)
 _TRACEABLE_FORCES = (Gravity, ConstantForce, LineForce, AxisForce, Drag, SpringDamper, Strut)
 # objects whose attributes are walked for parameters (their float data become c[k])
 _PARAM_OBJECTS = (Constraint, LoadFriction) + _TRACEABLE_LAWS + _TRACEABLE_FORCES
@@ -59,6 +61,7 @@ class Walk:
         self.key: list = []
         self.values: list = []
         self.opaque: dict = {}  # id(callable) -> path (numeric inputs)
+        self.controls: dict = {}  # a control's name -> its size (``skilib.engine.controls``), in walk order
         self._bodies = {id(b): i for i, b in enumerate(system.bodies)}
         self._clones: list = []
         self.traced_forces = [i for i, f in enumerate(system.forces) if traceable_force(f)]
@@ -139,6 +142,10 @@ class Walk:
         if isinstance(v, type):
             self.key.append((path[-1], "type", v.__qualname__))
             return v
+        if isinstance(v, (ControlLaw, ControlSignal)):
+            size = self.controls.setdefault(v.name, v.SIZE)
+            if size != v.SIZE:
+                raise ValueError(f"{'/'.join(map(str, path))}: two controls are named {v.name!r} (a law and a signal)")
         signal = _is_signal(v)
         traceable = (_traceable_law(v) if isinstance(v, _TRACEABLE_LAWS)
                      else isinstance(v, _PARAM_OBJECTS) or _declared(v))
@@ -233,8 +240,11 @@ def _traceable_law(fn) -> bool:
     return isinstance(fn, _TRACEABLE_LAWS)
 
 
-def trace_system(walk: Walk, system, language: str):
-    """Trace the system's terms with sympy; returns (meta, generated function source)."""
+def trace_blocks(walk: Walk, system):
+    """The system's terms of eq. 101 as sympy arrays of the symbols t, q[i], qd[i], c[k] (the
+    parameters, ``walk.values``) and p[k] (the numeric inputs, the state's ``inputs``); returns
+    (blocks, tracing state).  Shared by the generated kernels (``trace_system``) and the CasADi
+    functions of the optimal-control transcriptions (``skilib.engine.codegen.symbolic``)."""
     clone = walk.clone
     s = _TracingState(clone, walk.opaque)
     n, m = system.nq, system.nc
@@ -252,11 +262,32 @@ def trace_system(walk: Walk, system, language: str):
     for i, f in enumerate(clone.forces):
         QF[i] = f.per_load(s) if hasattr(f, "per_load") else f.generalized(s)
     blocks["QF"] = QF
+    return blocks, s
+
+
+def refuse_controls(blocks, what: str) -> None:
+    """A ValueError naming the controls (``skilib.engine.controls``) a system's terms hold: they
+    have values only in an optimal-control transcription, not in ``what``."""
+    import sympy as sp
+
+    names = sorted({str(x).split(":")[1] for arr in blocks.values() for e in arr.ravel()
+                    for x in sp.sympify(e).free_symbols if is_control_symbol(x)})
+    if names:
+        raise ValueError(f"controls {', '.join(names)}: a system with a ControlLaw or ControlSignal cannot be "
+                         f"evaluated in {what}; only its CasADi functions take controls "
+                         "(skilib.engine.codegen.casadi_terms)")
+
+
+def trace_system(walk: Walk, system, language: str):
+    """Trace the system's terms with sympy; returns (meta, generated function source)."""
+    blocks, s = trace_blocks(walk, system)
+    refuse_controls(blocks, "a compiled kernel")
+    clone = walk.clone
     body, n_ops = _generate(blocks, language)
     rows = load_rows(clone.forces)
     meta = dict(inputs=s.inputs, n_inputs=s._n_inputs, n_params=len(walk.values), n_ops=n_ops,
                 shapes={k: v.shape for k, v in blocks.items()},
-                load_rows=rows + [-1] * (QF.shape[0] - len(rows)))
+                load_rows=rows + [-1] * (blocks["QF"].shape[0] - len(rows)))
     return meta, body
 
 

@@ -80,6 +80,7 @@ import numpy as np
 
 from ...engine.bodies import ROTATIONS
 from ...engine.constraints import RelativePointDriver
+from ...engine.controls import ControlLaw
 from ...engine.forces import AxisForce, Force, point_generalized_force
 from ...engine.nonholonomic import KnifeEdge
 from ...engine.rotation import ZXZ
@@ -307,7 +308,7 @@ class _Friction:
         return k * (m * g + M * float(self.height(tau)[2]))
 
     def symbolic(self, tau):
-        if not isinstance(self.height, (Constant, Polynomial, Harmonic)):
+        if not isinstance(self.height, (Constant, Polynomial, Harmonic, ControlLaw)):
             raise NotImplementedError("a user's height law is evaluated numerically")
         k, m, g, M = self.scale
         return k * (m * g + M * self.height(tau)[2])

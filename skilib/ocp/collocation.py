@@ -1,0 +1,181 @@
+"""Hermite–Simpson collocation of a constrained multibody system's index-1 equations of motion.
+
+On a mesh of N intervals of width h over [t0, t0 + T] (T may be a decision variable) every knot k
+has the coordinates q_k, velocities v_k, accelerations a_k and multipliers λ_k as variables,
+every interval its midpoint's a_m and λ_m; the midpoint's position and velocity are the cubic
+Hermite interpolants (Betts 2010, §4.5, the "compressed" form)::
+
+    q_m = (q_k + q_k+1)/2 + h/8 (v_k − v_k+1),     v_m = (v_k + v_k+1)/2 + h/8 (a_k − a_k+1)
+
+and Simpson's rule joins the knots::
+
+    q_k+1 − q_k = h/6 (v_k + 4 v_m + v_k+1) + C_q,hol(q_k+1)ᵀ γ_k
+    v_k+1 − v_k = h/6 (a_k + 4 a_m + a_k+1) + C_q(q_k+1)ᵀ μ_k
+
+At every knot and midpoint the augmented eq. 101 holds as residuals (``CasadiTerms.residual``:
+M a + C_qᵀλ − Q = 0 and C_q a + Cquad = 0, the multipliers algebraic variables), and at every
+knot after the first the rows themselves: C(q_k) = 0 (the holonomic rows) and C_q v_k + C_t = 0
+(every row; the first knot's are the problem's to set, ``on_rows``).  With the acceleration rows
+these would over-determine the knots by the truncation error; the slack vectors γ_k (one per
+holonomic row) and μ_k (one per row), which move a knot along the rows' normals, absorb it
+(Posa, Kuindersma & Tedrake 2016, "Optimization and stabilization of trajectories for
+constrained dynamical systems", ICRA, §III) and vanish to the scheme's order: they are reported
+(``max_slack``).
+
+Integrals over the mesh use the same rule, Σ h/6 (f_k + 4 f_m + f_k+1) (``simpson``): the work
+of a row or a force, exactly as a state ẇ = f would be collocated.
+
+Everything per point is one CasADi function mapped over the knots and over the midpoints, so
+the problem's graph grows with N only by the maps' sizes and its exact first and second
+derivatives are those of the one-point functions.  The class builds into a ``casadi.Opti``; a
+problem (a periodic stroke, a transfer between states) adds its boundary conditions, bounds,
+objective and controls.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.codegen.casadi_terms import CasadiTerms, require_casadi
+
+__all__ = ["HermiteSimpson"]
+
+
+class HermiteSimpson:
+    """The collocated equations of motion of ``terms`` (a ``CasadiTerms``) on ``nodes`` intervals
+    of [t0, t0 + T] in ``opti`` (the module's docstring).
+
+    - T : the duration, a number or an Opti expression (a free stroke time).
+    - controls : a function of a row of times τ (1 × K) giving the controls there (nu × K, CasADi),
+      or None for a system without controls.
+    - c : the parameters (default ``terms.params``), numbers.
+
+    ``Q``, ``V``, ``A``, ``L`` are the knots' variables (n or m × (N + 1)); ``Qm``, ``Vm``
+    (expressions), ``Am``, ``Lm`` the midpoints'; ``tau_knots``, ``tau_mid`` their times and
+    ``U``, ``Um`` their controls.  ``point(name)`` maps a one-point function over both.
+    """
+
+    def __init__(self, opti, terms: CasadiTerms, nodes: int, T, *, controls=None, c=None, t0=0.0):
+        ca = require_casadi()
+        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
+            raise ValueError(f"nodes: must be an integer ≥ 2 (the mesh's intervals), got {nodes!r}")
+        self.ca, self.opti, self.terms, self.N, self.T, self.t0 = ca, opti, terms, int(nodes), T, t0
+        n, m, N = terms.nq, terms.nc, int(nodes)
+        self.c = np.asarray(terms.params if c is None else c, dtype=float)
+        self.h = h = T / N
+        self.Q, self.V = opti.variable(n, N + 1), opti.variable(n, N + 1)
+        self.A, self.L = opti.variable(n, N + 1), opti.variable(m, N + 1)
+        self.Am, self.Lm = opti.variable(n, N), opti.variable(m, N)
+        self.hol = list(terms.holonomic)
+        self.G = opti.variable(len(self.hol), N) if self.hol else None
+        self.Mu = opti.variable(m, N)
+        self.tau_knots = t0 + h * ca.DM(np.arange(N + 1)).T
+        self.tau_mid = t0 + h * ca.DM(np.arange(N) + 0.5).T
+        self._controls = controls
+        self.U, self.Um = self.controls(self.tau_knots, N + 1), self.controls(self.tau_mid, N)
+        Q0, Q1, V0, V1 = self.Q[:, :-1], self.Q[:, 1:], self.V[:, :-1], self.V[:, 1:]
+        self.Qm = (Q0 + Q1) / 2 + h / 8 * (V0 - V1)
+        self.Vm = (V0 + V1) / 2 + h / 8 * (self.A[:, :-1] - self.A[:, 1:])
+        self._fn = self._point_functions()
+        # the equations of motion at the knots and the midpoints
+        dyn, acc = self.point("residual", knots=True)
+        opti.subject_to(ca.vec(dyn) == 0)
+        opti.subject_to(ca.vec(acc) == 0)
+        dyn, acc = self.point("residual", knots=False)
+        opti.subject_to(ca.vec(dyn) == 0)
+        opti.subject_to(ca.vec(acc) == 0)
+        # Simpson's rule, with the knots' slack along the rows' normals
+        nq_hol, nq_all = self._fn["normals"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:],
+                                                     self.G if self.G is not None else ca.DM.zeros(0, N), self.Mu)
+        opti.subject_to(ca.vec(Q1 - Q0 - h / 6 * (V0 + 4 * self.Vm + V1) - nq_hol) == 0)
+        opti.subject_to(ca.vec(V1 - V0 - h / 6 * (self.A[:, :-1] + 4 * self.Am + self.A[:, 1:]) - nq_all) == 0)
+        # the rows at the knots after the first
+        C, Cvel = self._fn["rows"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:])
+        if self.hol:
+            opti.subject_to(ca.vec(C) == 0)
+        opti.subject_to(ca.vec(Cvel) == 0)
+
+    def controls(self, tau, count):
+        if self._controls is None:
+            return self.ca.DM.zeros(0, count)
+        u = self._controls(tau)
+        if u.shape != (self.terms.nu, count):
+            raise ValueError(f"controls: must give {self.terms.nu} × {count} values at {count} times, got "
+                             f"{u.shape[0]} × {u.shape[1]}")
+        return u
+
+    def _point_functions(self) -> dict:
+        """The one-point functions: residual (eq. 101 implicit), rows (C_hol, C_vel), normals
+        (C_q,holᵀγ, C_qᵀμ), terms."""
+        ca, terms = self.ca, self.terms
+        n, m, nu = terms.nq, terms.nc, terms.nu
+        t, q, v, a, lam, u = (ca.SX.sym("t"), ca.SX.sym("q", n), ca.SX.sym("v", n), ca.SX.sym("a", n),
+                              ca.SX.sym("lam", m), ca.SX.sym("u", nu))
+        g, mu = ca.SX.sym("g", len(self.hol)), ca.SX.sym("mu", m)
+        T = terms(t, q, v, u, self.c)
+        dyn, acc = terms.residual(t, q, v, a, lam, u, self.c)
+        C = T["C"][self.hol] if self.hol else ca.SX.zeros(0, 1)
+        Cq_hol = T["Cq"][self.hol, :] if self.hol else ca.SX.zeros(0, n)
+        return dict(residual=ca.Function("residual", [t, q, v, a, lam, u], [dyn, acc]),
+                    rows=ca.Function("rows", [t, q, v, u], [C, T["Cvel"]]),
+                    normals=ca.Function("normals", [t, q, v, u, g, mu], [Cq_hol.T @ g, T["Cq"].T @ mu]))
+
+    def point(self, name, *, knots: bool, extra=()):
+        """A one-point function (``functions``' or ``extra``: a CasADi Function of (t, q, v, a,
+        λ, u)) mapped over the knots (``knots=True``) or the midpoints."""
+        f = self._fn[name] if isinstance(name, str) else name
+        if knots:
+            args = (self.tau_knots, self.Q, self.V, self.A, self.L, self.U)
+            count = self.N + 1
+        else:
+            args = (self.tau_mid, self.Qm, self.Vm, self.Am, self.Lm, self.Um)
+            count = self.N
+        return f.map(count)(*args[: f.n_in()])
+
+    def one_point(self, f):
+        """A CasADi Function of (t, q, v, a, λ, u) built from ``f(t, q, v, a, lam, u, terms)``,
+        a Python function of SX symbols and the point's terms (a dict), returning one
+        expression (e.g. a row's power)."""
+        ca, terms = self.ca, self.terms
+        n, m, nu = terms.nq, terms.nc, terms.nu
+        t, q, v, a, lam, u = (ca.SX.sym("t"), ca.SX.sym("q", n), ca.SX.sym("v", n), ca.SX.sym("a", n),
+                              ca.SX.sym("lam", m), ca.SX.sym("u", nu))
+        return ca.Function("f", [t, q, v, a, lam, u], [f(t, q, v, a, lam, u, terms(t, q, v, u, self.c))])
+
+    def simpson(self, f):
+        """Σ h/6 (f_k + 4 f_m + f_k+1) of a one-point Function f (``one_point``) over the mesh."""
+        fk = self.point(f, knots=True)
+        fm = self.point(f, knots=False)
+        return self.h / 6 * (self.ca.sum2(fk[:, :-1] + fk[:, 1:]) + 4 * self.ca.sum2(fm))
+
+    def on_rows(self, k: int = 0) -> None:
+        """Put knot k on the rows: C = 0 (holonomic) and C_q v + C_t = 0 (every row)."""
+        C, Cvel = self._fn["rows"](self.tau_knots[k], self.Q[:, k], self.V[:, k], self.U[:, k])
+        if self.hol:
+            self.opti.subject_to(C == 0)
+        self.opti.subject_to(Cvel == 0)
+
+    def terms_at(self, k: int) -> dict:
+        """The terms of eq. 101 at knot k (CasADi expressions)."""
+        return self.terms(self.tau_knots[k], self.Q[:, k], self.V[:, k], self.U[:, k], self.c)
+
+    # -- after the solve ---------------------------------------------------------------------
+    def solution(self, sol) -> dict:
+        """The solution's arrays in time order over the 2N + 1 points (knots and midpoints):
+        tau, q, v, a, lam (points × n or m), u (points × nu), and max_slack (the largest |γ|,
+        |μ|: the rows' correction, of the scheme's truncation order)."""
+        def val(x):
+            x = x if isinstance(x, self.ca.MX) else np.asarray(x, dtype=float)
+            return np.atleast_2d(np.asarray(sol.value(x) if isinstance(x, self.ca.MX) else x, dtype=float))
+
+        def interleave(knots, mids):
+            k, mm = val(knots), val(mids)
+            k = k.reshape(-1, self.N + 1) if k.size else np.zeros((0, self.N + 1))
+            mm = mm.reshape(-1, self.N) if mm.size else np.zeros((0, self.N))
+            out = np.zeros((k.shape[0], 2 * self.N + 1))
+            out[:, 0::2], out[:, 1::2] = k, mm
+            return out.T
+
+        slack = [np.abs(val(self.Mu)).max()] + ([np.abs(val(self.G)).max()] if self.G is not None else [])
+        return dict(tau=interleave(self.tau_knots, self.tau_mid)[:, 0], q=interleave(self.Q, self.Qm),
+                    v=interleave(self.V, self.Vm), a=interleave(self.A, self.Am), lam=interleave(self.L, self.Lm),
+                    u=interleave(self.U, self.Um), max_slack=float(max(slack)))

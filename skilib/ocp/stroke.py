@@ -1,0 +1,289 @@
+"""The periodic stroke by collocation: one mirrored stroke, its touch-down and its technique in one
+nonlinear program, solved by IPOPT with CasADi's exact derivatives (the book's chapter "Optimal
+control").
+
+A skating model supplies a *stroke adapter* (the free skater's: ``skilib.models.free.collocation``)
+that states its stroke once, symbolically: its system's CasADi terms with the laws as controls
+(``skilib.engine.controls``), the laws' values as expressions of the technique's parameters, how
+the period closes (the touch-down of the other ski, mirrored back onto this side), the speed,
+the power, and what a ski and a leg can do (inequality rows).  ``collocate_stroke`` then builds
+
+    maximise    v(x, z)                       (the progress speed, ΔX_B / T)
+    subject to  the collocated stroke z (``skilib.ocp.collocation.HermiteSimpson``),
+                the touch-down closing the period,
+                P(x, z) = P_budget              (the mean power; omitted without a budget),
+                g(x, z) ≥ 0                     (the model's admissibility),
+                x within its bounds
+
+over the technique x (the parameters in ``bounds``; the others fixed at ``x0``/the params) and
+every variable z of the mesh.  With no parameter free the program is square: the periodic stroke
+of one technique, the collocation's counterpart of the shooting steady state.
+
+Every solution is re-simulated by the model's own simulator (the shooting steady state at the
+technique found, from the collocated touch-down speed): the speed and the power must agree with
+the collocated ones within ``resimulation_tol`` (relative).  If they do not, the mesh is doubled
+and the program solved again from the last solution, up to ``max_nodes``; the result says how
+far apart they were (``resimulation_error``) and whether the tolerance was met.
+
+A program IPOPT does not solve (infeasible caps, a budget no technique reaches, too few
+iterations) is never reported as an optimum: the result has ``success=False``, IPOPT's return
+status and the largest constraint violation at its last iterate.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..engine.codegen.casadi_terms import require_casadi
+from ..engine.validation import check_number
+from .collocation import HermiteSimpson
+
+__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS"]
+
+#: IPOPT's options (tol: the scaled KKT error; one thread, MUMPS), quiet
+IPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "acceptable_tol": 1e-8, "max_iter": 500, "sb": "yes"}
+
+
+@dataclass
+class StrokeSolution:
+    """One collocated periodic stroke (``collocate_stroke``).
+
+    - x : the technique {name: value}, every law parameter (the free ones at their optimum).
+    - params : the model's parameters at x.
+    - progress_speed [m/s], mean_power [W] (the budget's kind, ``budget``), u0 [m/s] (the ski's
+      speed after touch-down), stroke_time [s]: the collocated values.
+    - success : IPOPT solved it (``status``) and the re-simulation agrees (``resimulated``).
+    - status : IPOPT's return status; iterations; max_violation : the largest constraint
+      residual at the last iterate; solve_time [s] (all meshes).
+    - nodes : the mesh's intervals of the last solve; max_slack : the rows' slack there.
+    - resimulated : {progress_speed, mean_power, u0} of the model's own simulator at x;
+      resimulation_error : the largest relative difference of speed and power; resimulation_ok.
+    - trajectory : {tau, q, v, a, lam, u} over the knots and midpoints (``HermiteSimpson.solution``).
+    - meshes : one row per solve (nodes, status, iterations, speed, power, error, time).
+    """
+
+    x: dict
+    params: object
+    progress_speed: float
+    mean_power: float
+    u0: float
+    stroke_time: float
+    success: bool
+    status: str
+    iterations: int
+    max_violation: float
+    solve_time: float
+    nodes: int
+    max_slack: float
+    budget: str
+    power: float | None
+    resimulated: dict = field(default_factory=dict)
+    resimulation_error: float = math.nan
+    resimulation_ok: bool = False
+    trajectory: dict = field(default_factory=dict, repr=False)
+    meshes: list = field(default_factory=list, repr=False)
+    peak_leg_force_bw: float = math.nan
+
+
+def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
+    bounds = {} if bounds is None else bounds
+    if not isinstance(bounds, dict):
+        raise ValueError(f"bounds: must be a dict name → (low, high), got {bounds!r}")
+    out = {}
+    for n, b in bounds.items():
+        if n not in adapter.law_parameters:
+            raise ValueError(f"bounds: {n!r} is not a parameter of the {adapter.name}'s laws; collocation optimises "
+                             f"{', '.join(adapter.law_parameters)}")
+        if isinstance(b, (str, bytes, dict)) or not hasattr(b, "__len__") or len(b) != 2:
+            raise ValueError(f"bounds: {n} must be a pair (low, high), got {b!r}")
+        lo, hi = (check_number(f"bounds: {n}", v) for v in b)
+        if not lo < hi:
+            raise ValueError(f"bounds: {n} must be (low, high) with low < high, got {b!r}")
+        if not lo <= x0[n] <= hi:
+            raise ValueError(f"bounds: {n}'s start {x0[n]:g} is outside ({lo:g}, {hi:g})")
+        out[n] = (lo, hi)
+    return out
+
+
+def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
+                     budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
+                     ipopt: dict | None = None) -> StrokeSolution:
+    """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
+    ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
+    adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
+    re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
+
+    ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
+    (the first guess is the model's shooting steady state there).  ``budget`` ("net", the only
+    one so far) is what ``power`` counts.  ``ipopt`` adds to ``IPOPT_OPTIONS``.  ValueError on
+    bad arguments, naming them."""
+    ca = require_casadi()
+    start = x0
+    x0 = adapter.technique()
+    if start is not None:
+        if not isinstance(start, dict):
+            raise ValueError(f"x0: must be None or a dict name → value, got {start!r}")
+        for k, v in start.items():
+            if k not in (bounds or {}):
+                raise ValueError(f"x0: {k!r} is not among the free parameters {list(bounds or {})}")
+            x0[k] = check_number(f"x0: {k}", v)
+    b = _check_bounds(adapter, x0, bounds)
+    if power is not None:
+        power = check_number("power", power, positive=True, unit="W")
+    if budget != "net":
+        raise ValueError(f"budget: collocation budgets the net mean power ('net'); {budget!r} (W⁺ and W⁻ "
+                         "separately) is not transcribed yet")
+    for name, v in (("nodes", nodes), ("max_nodes", max_nodes)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 4:
+            raise ValueError(f"{name}: must be an integer ≥ 4, got {v!r}")
+    if max_nodes < nodes:
+        raise ValueError(f"max_nodes: must be ≥ nodes ({nodes}), got {max_nodes}")
+    resimulation_tol = check_number("resimulation_tol", resimulation_tol, positive=True)
+    if power is None and b:
+        raise ValueError("power: a technique with free parameters needs a power budget (the speed rises with the "
+                         "power)")
+    opts = dict(IPOPT_OPTIONS, **(ipopt or {}))
+    guess, meshes, t_all = None, [], 0.0
+    n = int(nodes)
+    while True:
+        sol = _solve(ca, adapter, x0, b, power, n, opts, guess)
+        t_all += sol["time"]
+        res = adapter.resimulate(sol["x"], sol["u0"]) if sol["solved"] else {}
+        err = (max(abs(res["progress_speed"] / sol["speed"] - 1), abs(res["mean_power"] / sol["power"] - 1))
+               if res else math.nan)
+        meshes.append(dict(nodes=n, status=sol["status"], iterations=sol["iterations"], speed=sol["speed"],
+                           power=sol["power"], resimulation_error=err, time=sol["time"]))
+        if not sol["solved"] or err <= resimulation_tol or 2 * n > max_nodes:
+            break
+        guess, n = sol["trajectory"], 2 * n
+    ok = bool(sol["solved"] and err <= resimulation_tol)
+    return StrokeSolution(x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
+                          mean_power=sol["power"], u0=sol["u0"], stroke_time=sol["x"]["stroke_time"], success=ok,
+                          status=sol["status"], iterations=sol["iterations"], max_violation=sol["violation"],
+                          solve_time=t_all, nodes=n, max_slack=sol["max_slack"], budget=budget, power=power,
+                          resimulated=res, resimulation_error=err, resimulation_ok=bool(err <= resimulation_tol),
+                          trajectory=sol["trajectory"], meshes=meshes, peak_leg_force_bw=sol["peak_leg_force_bw"])
+
+
+class _Program:
+    """One nonlinear program of ``adapter``'s stroke on ``nodes`` intervals with the parameters
+    ``free`` set free (scaled to [0, 1] within bounds that are parameters of the program), the
+    other law parameters and the budget also parameters: built once (CasADi's expansion to SX and
+    its exact Jacobian and Hessian take seconds) and solved for any budget, bounds and fixed
+    technique.  ``budget``: whether the power is constrained."""
+
+    def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict):
+        self.ca, self.adapter, self.free = ca, adapter, free
+        opti = self.opti = ca.Opti()
+        names = adapter.law_parameters
+        xv = opti.variable(len(free)) if free else ca.MX.zeros(0, 1)
+        self.fixed = {k: opti.parameter() for k in names if k not in free}
+        self.lo, self.hi = opti.parameter(len(free)), opti.parameter(len(free))
+        self.power = opti.parameter()
+        x = {k: (self.lo[free.index(k)] + (self.hi[free.index(k)] - self.lo[free.index(k)]) * xv[free.index(k)]
+                 if k in free else self.fixed[k]) for k in names}
+        if free:
+            opti.subject_to(opti.bounded(0, xv, 1))
+        T = x["stroke_time"]
+        hs = self.hs = HermiteSimpson(opti, adapter.terms, nodes, T, controls=lambda tau: adapter.controls(x, tau, T))
+        adapter.close_period(opti, hs)
+        speed, mean_power = adapter.progress_speed(hs), adapter.mean_power(hs)
+        if budget:
+            opti.subject_to((mean_power - self.power) / self.power == 0)
+        self.rows = adapter.admissibility(hs, x)
+        for g in self.rows.values():
+            opti.subject_to(g >= 0)
+        opti.minimize(-speed if free else 0)
+        self.xv, self.x = xv, x
+        nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
+        xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
+        f, g = nlp(xs, ps)
+        self.solver = ca.nlpsol("stroke", "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
+                                {"print_time": False, "error_on_fail": False, "ipopt": opts})
+        self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
+        self.out = ca.Function("out", [opti.x, opti.p],
+                               [speed, mean_power, ca.vertcat(*x.values())]
+                               + [hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm, hs.U, hs.Um,
+                                  hs.tau_knots, hs.tau_mid, hs.Mu] + ([hs.G] if hs.G is not None else []))
+
+    def parameters(self, x0: dict, bounds: dict, power) -> list:
+        """The program's parameter vector, in Opti's order: fixed values, lows, highs, power."""
+        opti = self.opti
+        for k, par in self.fixed.items():
+            opti.set_value(par, x0[k])
+        if self.free:
+            opti.set_value(self.lo, [bounds[k][0] for k in self.free])
+            opti.set_value(self.hi, [bounds[k][1] for k in self.free])
+        opti.set_value(self.power, 1.0 if power is None else power)
+        return opti.debug.value(opti.p, opti.value_parameters())
+
+    def initial(self, x0: dict, bounds: dict, guess: dict) -> np.ndarray:
+        opti, hs = self.opti, self.hs
+        if self.free:
+            opti.set_initial(self.xv, [(x0[k] - bounds[k][0]) / (bounds[k][1] - bounds[k][0]) for k in self.free])
+        for name, knots, mids in (("q", hs.Q, None), ("v", hs.V, None), ("a", hs.A, hs.Am), ("lam", hs.L, hs.Lm)):
+            arr = np.asarray(guess[name])
+            opti.set_initial(knots, arr[0::2].T)
+            if mids is not None:
+                opti.set_initial(mids, arr[1::2].T)
+        return opti.debug.value(opti.x, opti.initial())
+
+    def solve(self, x0: dict, bounds: dict, power, guess: dict) -> dict:
+        ca, hs = self.ca, self.hs
+        p = self.parameters(x0, bounds, power)
+        lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
+        w0 = self.initial(x0, bounds, guess)
+        t0 = time.perf_counter()
+        r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
+        elapsed = time.perf_counter() - t0
+        stats = self.solver.stats()
+        w = r["x"]
+        gv = np.ravel(np.asarray(r["g"]))
+        violation = float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg])))
+        out = [np.asarray(v, dtype=float) for v in self.out(w, p)]
+        speed, mean_power, xval = out[0].item(), out[1].item(), np.ravel(out[2])
+        xs = dict(zip(self.adapter.law_parameters, map(float, xval)))
+        N = hs.N
+
+        def interleave(k, m):
+            z = np.zeros((k.shape[0], 2 * N + 1))
+            z[:, 0::2], z[:, 1::2] = k, m
+            return z.T
+
+        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[3:16]
+        slack = [np.abs(Mu).max()] + ([np.abs(out[16]).max()] if len(out) > 16 else [])
+        traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
+                    lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)), T=xs["stroke_time"])
+        return dict(x=xs, speed=speed, power=mean_power, u0=self.adapter.u0(traj),
+                    solved=bool(stats.get("success", False)), status=str(stats.get("return_status", "unknown")),
+                    iterations=int(stats.get("iter_count", -1)), violation=violation, time=elapsed, trajectory=traj,
+                    max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))
+
+
+#: the programs built, by the adapter's structure (``structure_key``: everything its program bakes
+#: in), the mesh, the free parameters, whether the power is budgeted and IPOPT's options
+_PROGRAMS: dict = {}
+
+
+def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess) -> dict:
+    """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
+    parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
+    free = tuple(bounds)
+    key = (adapter.structure_key(), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())))
+    if key not in _PROGRAMS:
+        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts)
+    return _PROGRAMS[key].solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else _regrid(guess, nodes))
+
+
+def _regrid(traj: dict, nodes: int) -> dict:
+    """A solution's arrays interpolated, in τ/T, onto a mesh of ``nodes`` intervals (knots and
+    midpoints): the next mesh's first guess."""
+    s_old = traj["tau"] / traj["T"]
+    s_new = np.linspace(0.0, 1.0, 2 * nodes + 1)
+    out = {k: np.column_stack([np.interp(s_new, s_old, col) for col in np.asarray(traj[k]).T])
+           for k in ("q", "v", "a", "lam")}
+    out["s"] = s_new
+    return out

@@ -1,0 +1,59 @@
+"""The optimum technique by collocation: ``optimize_technique(..., method="collocation")``.
+
+The same problem as the shooting optimum (``skilib.studies.optimum``): the fastest periodic
+stroke (progress speed) at a mean power, over the technique's parameters within their bounds,
+the snow's load kept ≥ 0.  Here the stroke, its touch-down and the technique are one nonlinear
+program with exact derivatives (``skilib.ocp.stroke.collocate_stroke``), solved by IPOPT from
+each of the same seeded starts (``skilib.studies.optimum.latin_starts``: the first ``starts`` of
+``SCREEN × starts`` Latin-hypercube points the model can run, ``x0`` in front).  The fastest
+start whose re-simulation agrees wins, and the result is the shooting optimum's ``Optimum``
+(``method="collocation"``, the collocated ``solution`` attached).
+
+The free skater is transcribed (``skilib.models.free.collocation``); its budget is the net mean
+power of the leg.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["collocate_starts"]
+
+
+def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=20, max_nodes=80, resimulation_tol=1e-4):
+    """The free skater's collocated optimum from each start (rows of ``starts``, in the order of
+    ``bounds``' names): (the fastest solution that IPOPT solved and its re-simulation confirmed,
+    or None; a DataFrame with one row per start: the start, its end point ``end_*``, speed,
+    power, IPOPT's status and iterations, the re-simulation's error, the solve time, or the
+    error that stopped it).  If no start succeeds, the solution closest to the constraints is
+    returned with ``success=False``, never as an optimum."""
+    from ..models.free.collocation import FreeStroke
+    from .stroke import collocate_stroke
+
+    adapter = FreeStroke(params)
+    names = tuple(bounds)
+    rows, best, tried = [], None, []
+    for k, pt in enumerate(np.atleast_2d(starts)):
+        start = dict(zip(names, map(float, pt)))
+        try:
+            sol = collocate_stroke(adapter, bounds=bounds, power=power, x0=start, nodes=nodes, max_nodes=max_nodes,
+                                   resimulation_tol=resimulation_tol)
+        except (ValueError, RuntimeError, ArithmeticError) as e:
+            rows.append(dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"))
+            continue
+        tried.append(sol)
+        rows.append(dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
+                         mean_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.mean_power,
+                         power_error=sol.mean_power - power, peak_leg_force_bw=sol.peak_leg_force_bw,
+                         progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
+                         violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,
+                         nodes=sol.nodes, resimulation_error=sol.resimulation_error, solve_time=sol.solve_time,
+                         status="ok", error=""))
+        if sol.success and (best is None or sol.progress_speed > best.progress_speed):
+            best = sol
+    table = pd.DataFrame(rows)
+    if best is None and tried:
+        best = min(tried, key=lambda s: s.max_violation)
+    return best, table
