@@ -181,7 +181,7 @@ class _Program:
         names = adapter.law_parameters
         xv = opti.variable(len(free)) if free else ca.MX.zeros(0, 1)
         self.fixed = {k: opti.parameter() for k in names if k not in free}
-        self.lo, self.hi = opti.parameter(len(free)), opti.parameter(len(free))
+        self.lo, self.hi = (opti.parameter(len(free)), opti.parameter(len(free))) if free else (None, None)
         self.power = opti.parameter()
         x = {k: (self.lo[free.index(k)] + (self.hi[free.index(k)] - self.lo[free.index(k)]) * xv[free.index(k)]
                  if k in free else self.fixed[k]) for k in names}
@@ -193,9 +193,13 @@ class _Program:
         speed, mean_power = adapter.progress_speed(hs), adapter.mean_power(hs)
         if budget:
             opti.subject_to((mean_power - self.power) / self.power == 0)
-        self.rows = adapter.admissibility(hs, x)
-        for g in self.rows.values():
-            opti.subject_to(g >= 0)
+        # a row of the technique alone (every parameter fixed) is checked before solving
+        self.fixed_rows = {}
+        for name, g in adapter.admissibility(hs, x).items():
+            if ca.depends_on(g, opti.x):
+                opti.subject_to(g >= 0)
+            else:
+                self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
         opti.minimize(-speed if free else 0)
         self.xv, self.x = xv, x
         nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
@@ -234,6 +238,11 @@ class _Program:
     def solve(self, x0: dict, bounds: dict, power, guess: dict) -> dict:
         ca, hs = self.ca, self.hs
         p = self.parameters(x0, bounds, power)
+        for name, f in self.fixed_rows.items():
+            low = float(np.min(np.asarray(f(p))))
+            if low < 0:
+                raise ValueError(f"{name}: falls to {low:.6g} (it must stay ≥ 0) for the technique "
+                                 f"{ {k: x0[k] for k in self.fixed} }: the {self.adapter.name} cannot skate it")
         lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
         w0 = self.initial(x0, bounds, guess)
         t0 = time.perf_counter()

@@ -1,0 +1,236 @@
+"""Collocation with exact derivatives (``skilib.ocp``): Hermite–Simpson on the engine's CasADi
+terms, checked against a closed form, against the shooting steady state of the same model, and
+against the optimality conditions of the shooting model at the collocated optimum.
+
+- A minimum-effort transfer of a damped, sprung slider (a rigid body held on the X axis by five
+  rows, a spring–damper to the origin and a control force along X): the least ∫F² dt between
+  two states of rest is dᵀW⁻¹d, W the controllability Gramian of ẋ = Ax + Bu over [0, T],
+  d = x_T − e^{AT}x_0 (computed by Van Loan's matrix exponential).  The collocated cost
+  converges to it at the scheme's fourth order.
+- The free skater's periodic stroke of one technique, collocated (a square program: the stroke,
+  its plastic touch-down and the mirror closing the period), against the shooting steady state
+  (``free_steady_state``, rtol 1e-10): u0, progress speed and mean power converge at fourth order.
+- The collocated optimum at 200 W, re-simulated, meets the first-order conditions of the
+  shooting model: ∇v = μ∇P over the parameters inside their bounds (central differences of
+  steady states), and the Lagrangian rises towards the bound that is active.
+
+Tolerances.  Hermite–Simpson's error is O(h⁴); the measured errors are written beside each
+bound, and the observed order is asserted ≥ 3.7 between successive meshes (the theoretical 4,
+less what the finest mesh's rounding takes).  The shooting steady state's own error is ≈ 1e-10.
+The optimality check differences steady states at a step of 1e-4 of each parameter's range:
+truncation ≈ 1e-8 of the gradient, the steady states' noise 1e-10/1e-4 ≈ 1e-6 m/s per unit.
+"""
+import math
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+pytest.importorskip("casadi")
+import casadi as ca  # noqa: E402
+
+import skilib as sk  # noqa: E402
+from skilib.engine.bodies import RigidBody  # noqa: E402
+from skilib.engine.codegen.casadi_terms import casadi_terms  # noqa: E402
+from skilib.engine.constraints import FixedCoordinate  # noqa: E402
+from skilib.engine.controls import ControlSignal  # noqa: E402
+from skilib.engine.forces import AxisForce, SpringDamper  # noqa: E402
+from skilib.engine.system import MultibodySystem  # noqa: E402
+from skilib.models.free.collocation import FreeStroke  # noqa: E402
+from skilib.ocp import HermiteSimpson, collocate_stroke  # noqa: E402
+from skilib.studies.optimum import FREE_BOUNDS, optimize_technique  # noqa: E402
+
+ORDER = 3.7                 # observed order between meshes, ≥ (theory: 4)
+IPOPT = {"print_level": 0, "tol": 1e-12, "sb": "yes"}
+
+
+def _order(errors):
+    e = np.asarray(errors, dtype=float)
+    return np.log2(e[:-1] / e[1:])
+
+
+# --------------------------------------------------------------------------- the closed form
+MASS, STIFFNESS, DAMPING, DURATION = 2.0, 3.0, 0.8, 1.5
+START, END = np.array([1.0, 0.0]), np.array([2.0, 0.0])
+
+
+def _slider():
+    body = RigidBody("slider", MASS, [0.1, 0.1, 0.1])
+    rows = [FixedCoordinate(f"hold{i}", body, i, 0.0) for i in (1, 2, 3, 4, 5)]
+    forces = [SpringDamper("spring", None, [0, 0, 0], body, [0, 0, 0], STIFFNESS, DAMPING),
+              AxisForce("push", body, [0, 0, 0], [1, 0, 0], ControlSignal("push"))]
+    return MultibodySystem([body], rows, forces)
+
+
+def _least_effort():
+    """dᵀW⁻¹d and u*(t) = Bᵀe^{Aᵀ(T−t)}W⁻¹d for ẍ = (u − k x − c ẋ)/m (Van Loan's exponential)."""
+    A = np.array([[0.0, 1.0], [-STIFFNESS / MASS, -DAMPING / MASS]])
+    B = np.array([[0.0], [1.0 / MASS]])
+    E = sl.expm(np.block([[-A, B @ B.T], [np.zeros((2, 2)), A.T]]) * DURATION)
+    W = E[2:, 2:].T @ E[:2, 2:]
+    d = END - sl.expm(A * DURATION) @ START
+    w = np.linalg.solve(W, d)
+    return float(d @ w), lambda t: float((B.T @ sl.expm(A.T * (DURATION - t)) @ w)[0])
+
+
+def _transfer(terms, N):
+    opti = ca.Opti()
+    Uk, Um = opti.variable(1, N + 1), opti.variable(1, N)
+    hs = HermiteSimpson(opti, terms, N, DURATION, controls=lambda tau: Uk if tau.shape[1] == N + 1 else Um)
+    hs.on_rows(0)
+    opti.set_initial(hs.Q[0, :], np.linspace(START[0], END[0], N + 1))
+    opti.subject_to(hs.Q[0, 0] == START[0])
+    opti.subject_to(hs.V[0, 0] == START[1])
+    opti.subject_to(hs.Q[0, N] == END[0])
+    opti.subject_to(hs.V[0, N] == END[1])
+    opti.minimize(hs.simpson(hs.one_point(lambda t, q, v, a, lam, u, T: u[0] ** 2)))
+    opti.solver("ipopt", {"print_time": False}, IPOPT)
+    sol = opti.solve()
+    return float(sol.value(opti.f)), np.ravel(sol.value(Uk)), hs.solution(sol)
+
+
+def test_a_least_effort_transfer_converges_to_its_closed_form(measured):
+    """The least ∫F² dt moving a sprung, damped slider between two states of rest, collocated on
+    4 meshes, converges to the closed form dᵀW⁻¹d at fourth order, its force to u*(t) at second
+    order, and the rows' slack stays zero (the holding rows are linear)."""
+    J, u_star = _least_effort()
+    terms = casadi_terms(_slider())
+    errors, forces = [], []
+    for N in (5, 10, 20, 40):
+        cost, U, traj = _transfer(terms, N)
+        errors.append(abs(cost - J) / J)
+        t = np.linspace(0.0, DURATION, N + 1)
+        forces.append(np.max(np.abs(U - [u_star(ti) for ti in t])) / np.max(np.abs([u_star(ti) for ti in t])))
+        measured.check("rows' slack max|γ|, |μ|", traj["max_slack"], 1e-12, where=f"N = {N}")
+    measured.check("least effort at N = 40 vs dᵀW⁻¹d", errors[-1], 2e-8, "rel.")
+    measured.exceeds("observed order of the cost's error", _order(errors), ORDER)
+    # the control itself converges at second order (knot and midpoint values are separate
+    # variables; measured 1.9e-4 at N = 40, ratio 4.0 per halving)
+    measured.check("force at the knots vs u*(t), N = 40", forces[-1], 2.5e-4, "rel. to max|u*|")
+    measured.exceeds("observed order of the force's error", _order(forces), 1.9)
+
+
+# --------------------------------------------------------------------------- the free skater
+@pytest.fixture(scope="module")
+def shooting():
+    return sk.free_steady_state()
+
+
+@pytest.fixture(scope="module")
+def stroke():
+    return FreeStroke()
+
+
+def test_the_collocated_periodic_stroke_is_the_shooting_steady_state(stroke, shooting, measured):
+    """One technique (the defaults) collocated on 10, 20 and 40 intervals — the stroke, the
+    plastic touch-down onto the mirrored start — converges to the shooting steady state: the
+    touch-down speed u0, the progress speed and the leg's mean power, at fourth order."""
+    err = {k: [] for k in ("u0", "progress", "power")}
+    for N in (10, 20, 40):
+        s = collocate_stroke(stroke, nodes=N, max_nodes=N)
+        assert s.status == "Solve_Succeeded", s.status
+        err["u0"].append(abs(s.u0 / shooting.u0 - 1))
+        err["progress"].append(abs(s.progress_speed / shooting.progress_speed - 1))
+        err["power"].append(abs(s.mean_power / shooting.mean_power - 1))
+        measured.check("rows' slack max|γ|, |μ| (truncation)", s.max_slack, 2e-5 * (10 / N) ** 4, where=f"N = {N}")
+    measured.check("u0, N = 40, vs free_steady_state", err["u0"][-1], 1e-7, "rel.")
+    measured.check("progress speed, N = 40, vs free_steady_state", err["progress"][-1], 1e-7, "rel.")
+    measured.check("leg's mean power, N = 40, vs free_steady_state", err["power"][-1], 5e-7, "rel.")
+    for k, e in err.items():
+        measured.exceeds(f"observed order, {k}", _order(e), ORDER)
+
+
+def test_every_collocated_stroke_is_resimulated(stroke, measured):
+    """A collocated stroke is re-simulated by the model's own simulator from its start: the speed
+    and power agree within the tolerance asked (1e-4), and the simulated touch-down gives the
+    start's u0 back (the stroke is periodic)."""
+    s = collocate_stroke(stroke, nodes=20, max_nodes=20)
+    assert s.success and s.resimulation_ok
+    measured.check("re-simulated speed and power vs collocated", s.resimulation_error, 1e-4, "rel.")
+    measured.check("re-simulated u after touch-down vs u0", abs(s.resimulated["u_after"] / s.u0 - 1), 1e-5, "rel.")
+
+
+@pytest.fixture(scope="module")
+def optimum():
+    return optimize_technique("free", power=200.0, method="collocation", starts=1, nodes=20)
+
+
+def _steady(params, **x):
+    ss = sk.free_steady_state(params.__class__(**{**params.__dict__, **x}))
+    return ss.progress_speed, ss.mean_power
+
+
+def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(optimum, measured):
+    """At the collocated optimum (200 W, the five technique parameters free), the shooting model's
+    own gradients (central differences of steady states) satisfy the first-order conditions:
+    ∇v = μ ∇P over the parameters inside their bounds, and at a parameter on a bound the
+    Lagrangian v − μP does not rise into the feasible side."""
+    assert optimum.feasible and optimum.method == "collocation"
+    p, b = optimum.params, optimum.bounds
+    grad = {}
+    for n in b:
+        h = 1e-4 * (b[n][1] - b[n][0])
+        x = getattr(p, n)
+        hi, lo = min(x + h, b[n][1] + 0.0), max(x - h, b[n][0] + 0.0)
+        vp, Pp = _steady(p, **{n: hi})
+        vm, Pm = _steady(p, **{n: lo})
+        grad[n] = ((vp - vm) / (hi - lo), (Pp - Pm) / (hi - lo))
+    lo_tol = 1e-3
+    inside = [n for n in b if b[n][0] + lo_tol * (b[n][1] - b[n][0]) < getattr(p, n) < b[n][1] - lo_tol * (b[n][1] - b[n][0])]
+    on = [n for n in b if n not in inside]
+    gv = np.array([grad[n][0] for n in inside])
+    gP = np.array([grad[n][1] for n in inside])
+    mu = float(gv @ gP / (gP @ gP))
+    scale = np.array([b[n][1] - b[n][0] for n in inside])
+    measured.check("|∇v − μ∇P| / |∇v| over the free parameters (unit ranges)",
+                   np.linalg.norm((gv - mu * gP) * scale) / np.linalg.norm(gv * scale), 1e-4, "rel.")
+    for n in on:
+        dL = grad[n][0] - mu * grad[n][1]
+        into = 1.0 if getattr(p, n) <= b[n][0] + lo_tol * (b[n][1] - b[n][0]) else -1.0  # the feasible side
+        measured.check(f"Lagrangian's slope into the bound's feasible side, {n}", into * dL * (b[n][1] - b[n][0]),
+                       1e-6, "m/s per range")
+    vs, Ps = _steady(p)
+    measured.check("collocated speed vs the shooting steady state at the optimum", abs(optimum.progress_speed / vs - 1),
+                   1e-5, "rel.")
+
+
+def test_a_program_ipopt_does_not_solve_is_not_an_optimum(stroke):
+    """IPOPT stopped after 3 iterations: the result says so (success False, IPOPT's status, the
+    largest constraint violation), never an optimum."""
+    s = collocate_stroke(stroke, bounds=FREE_BOUNDS, power=200.0, nodes=20, max_nodes=20, ipopt={"max_iter": 3})
+    assert not s.success
+    assert s.status == "Maximum_Iterations_Exceeded"
+    assert s.max_violation > 0
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(bounds={"body_mass": (60, 80)}, power=200.0), "bounds"),
+    (dict(bounds={"stroke_time": (1.0, 0.5)}, power=200.0), "bounds"),
+    (dict(bounds={"stroke_time": (1.0, 1.5)}, power=200.0), "bounds"),   # the start 0.8 s outside
+    (dict(bounds=FREE_BOUNDS, power=-5.0), "power"),
+    (dict(bounds=FREE_BOUNDS), "power"),
+    (dict(nodes=2), "nodes"),
+    (dict(nodes=20, max_nodes=10), "max_nodes"),
+    (dict(bounds=FREE_BOUNDS, power=200.0, budget="metabolic"), "budget"),
+    (dict(bounds=FREE_BOUNDS, power=200.0, x0={"cm_height": 1.0}), "x0"),
+])
+def test_bad_arguments_are_named(stroke, kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        collocate_stroke(stroke, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(model="thesis"), "method"), (dict(budget="metabolic"), "budget"), (dict(power=None), "power"),
+    (dict(method="newton"), "method"),
+])
+def test_collocation_refuses_what_it_does_not_transcribe(kwargs, name):
+    args = dict(model="free", power=200.0, method="collocation", starts=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        optimize_technique(**args)
+
+
+def test_poles_are_refused_by_name():
+    with pytest.raises(ValueError, match="pole_force_max"):
+        FreeStroke(sk.FreeSkaterParams(pole_force_max=100.0, pole_start=0.1))
+    assert math.isfinite(FreeStroke().terms.nu)
