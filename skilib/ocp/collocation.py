@@ -44,9 +44,12 @@ class HermiteSimpson:
     """The collocated equations of motion of ``terms`` (a ``CasadiTerms``) on ``nodes`` intervals
     of [t0, t0 + T] in ``opti`` (the module's docstring).
 
-    - T : the duration, a number or an Opti expression (a free stroke time).
+    - T : the duration, a number or an Opti expression (a free stroke time), or a row of one per
+      interval (1 × N; the caller constrains them equal): a free T then enters each interval's
+      equations through its own copy, so no row of the program's derivatives is dense.
     - controls : a function of a row of times τ (1 × K) giving the controls there (nu × K, CasADi),
-      or None for a system without controls.
+      or the controls' values at the knots and midpoints (a pair of nu × (N + 1) and nu × N), or
+      None for a system without controls.
     - c : the parameters (default ``terms.params``), numbers.
 
     ``Q``, ``V``, ``A``, ``L`` are the knots' variables (n or m × (N + 1)); ``Qm``, ``Vm``
@@ -58,23 +61,33 @@ class HermiteSimpson:
         ca = require_casadi()
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
             raise ValueError(f"nodes: must be an integer ≥ 2 (the mesh's intervals), got {nodes!r}")
-        self.ca, self.opti, self.terms, self.N, self.T, self.t0 = ca, opti, terms, int(nodes), T, t0
+        self.ca, self.opti, self.terms, self.N, self.t0 = ca, opti, terms, int(nodes), t0
         n, m, N = terms.nq, terms.nc, int(nodes)
         self.c = np.asarray(terms.params if c is None else c, dtype=float)
+        rows = getattr(T, "shape", (1, 1))
+        if rows not in ((1, 1), (1, N)):
+            raise ValueError(f"T: must be a duration or a row of one per interval (1 × {N}), got {rows[0]} × {rows[1]}")
+        # a row of durations keeps a free T local to each interval (the caller makes them equal):
+        # the program's Jacobian and Hessian stay banded, none of their rows dense
         self.h = h = T / N
+        self.T = T if rows == (1, 1) else T[0, 0]
+        h_knots = h if rows == (1, 1) else ca.horzcat(h, h[0, N - 1])
         self.Q, self.V = opti.variable(n, N + 1), opti.variable(n, N + 1)
         self.A, self.L = opti.variable(n, N + 1), opti.variable(m, N + 1)
         self.Am, self.Lm = opti.variable(n, N), opti.variable(m, N)
         self.hol = list(terms.holonomic)
         self.G = opti.variable(len(self.hol), N) if self.hol else None
         self.Mu = opti.variable(m, N)
-        self.tau_knots = t0 + h * ca.DM(np.arange(N + 1)).T
+        self.tau_knots = t0 + h_knots * ca.DM(np.arange(N + 1)).T
         self.tau_mid = t0 + h * ca.DM(np.arange(N) + 0.5).T
         self._controls = controls
-        self.U, self.Um = self.controls(self.tau_knots, N + 1), self.controls(self.tau_mid, N)
+        if isinstance(controls, tuple):  # the controls' values themselves (knots, midpoints)
+            self.U, self.Um = controls
+        else:
+            self.U, self.Um = self.controls(self.tau_knots, N + 1), self.controls(self.tau_mid, N)
         Q0, Q1, V0, V1 = self.Q[:, :-1], self.Q[:, 1:], self.V[:, :-1], self.V[:, 1:]
-        self.Qm = (Q0 + Q1) / 2 + h / 8 * (V0 - V1)
-        self.Vm = (V0 + V1) / 2 + h / 8 * (self.A[:, :-1] - self.A[:, 1:])
+        self.Qm = (Q0 + Q1) / 2 + self._times(h / 8, V0 - V1)
+        self.Vm = (V0 + V1) / 2 + self._times(h / 8, self.A[:, :-1] - self.A[:, 1:])
         self._fn = self._point_functions()
         # the equations of motion at the knots and the midpoints
         dyn, acc = self.point("residual", knots=True)
@@ -86,13 +99,19 @@ class HermiteSimpson:
         # Simpson's rule, with the knots' slack along the rows' normals
         nq_hol, nq_all = self._fn["normals"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:],
                                                      self.G if self.G is not None else ca.DM.zeros(0, N), self.Mu)
-        opti.subject_to(ca.vec(Q1 - Q0 - h / 6 * (V0 + 4 * self.Vm + V1) - nq_hol) == 0)
-        opti.subject_to(ca.vec(V1 - V0 - h / 6 * (self.A[:, :-1] + 4 * self.Am + self.A[:, 1:]) - nq_all) == 0)
+        opti.subject_to(ca.vec(Q1 - Q0 - self._times(h / 6, V0 + 4 * self.Vm + V1) - nq_hol) == 0)
+        opti.subject_to(ca.vec(V1 - V0 - self._times(h / 6, self.A[:, :-1] + 4 * self.Am + self.A[:, 1:]) - nq_all) == 0)
         # the rows at the knots after the first
         C, Cvel = self._fn["rows"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:])
         if self.hol:
             opti.subject_to(ca.vec(C) == 0)
         opti.subject_to(ca.vec(Cvel) == 0)
+
+    def _times(self, h, M):
+        """h M with h a number or a row (one per interval, column by column)."""
+        if getattr(h, "shape", (1, 1)) == (1, 1):
+            return h * M
+        return self.ca.repmat(h, M.shape[0], 1) * M
 
     def controls(self, tau, count):
         if self._controls is None:
@@ -145,7 +164,7 @@ class HermiteSimpson:
         """Σ h/6 (f_k + 4 f_m + f_k+1) of a one-point Function f (``one_point``) over the mesh."""
         fk = self.point(f, knots=True)
         fm = self.point(f, knots=False)
-        return self.h / 6 * (self.ca.sum2(fk[:, :-1] + fk[:, 1:]) + 4 * self.ca.sum2(fm))
+        return self.ca.sum2(self._times(self.h / 6, fk[:, :-1] + fk[:, 1:] + 4 * fm))
 
     def on_rows(self, k: int = 0) -> None:
         """Put knot k on the rows: C = 0 (holonomic) and C_q v + C_t = 0 (every row)."""

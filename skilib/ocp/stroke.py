@@ -159,6 +159,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
         if not sol["solved"] or err <= resimulation_tol or 2 * n > max_nodes:
             break
         guess, n = sol["trajectory"], 2 * n
+        x0 = {**x0, **{k: sol["x"][k] for k in b}}
     ok = bool(sol["solved"] and err <= resimulation_tol)
     return StrokeSolution(x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
                           mean_power=sol["power"], u0=sol["u0"], stroke_time=sol["x"]["stroke_time"], success=ok,
@@ -176,23 +177,39 @@ class _Program:
     technique.  ``budget``: whether the power is constrained."""
 
     def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict):
-        self.ca, self.adapter, self.free = ca, adapter, free
+        self.ca, self.adapter, self.free, N = ca, adapter, free, nodes
         opti = self.opti = ca.Opti()
         names = adapter.law_parameters
-        xv = opti.variable(len(free)) if free else ca.MX.zeros(0, 1)
         self.fixed = {k: opti.parameter() for k in names if k not in free}
         self.lo, self.hi = (opti.parameter(len(free)), opti.parameter(len(free))) if free else (None, None)
         self.power = opti.parameter()
-        x = {k: (self.lo[free.index(k)] + (self.hi[free.index(k)] - self.lo[free.index(k)]) * xv[free.index(k)]
-                 if k in free else self.fixed[k]) for k in names}
         if free:
-            opti.subject_to(opti.bounded(0, xv, 1))
-        T = x["stroke_time"]
-        hs = self.hs = HermiteSimpson(opti, adapter.terms, nodes, T, controls=lambda tau: adapter.controls(x, tau, T))
+            # the free parameters lifted, one copy per knot made equal, and the laws' values at the
+            # points variables equal to the laws: every equation stays local to its interval, so the
+            # program's Jacobian and Hessian are banded (a parameter shared by every point would
+            # make their rows dense, and CasADi's derivatives cost grow as N²)
+            self.xv = opti.variable(len(free), N + 1)
+            opti.subject_to(ca.vec(self.xv[:, 1:] - self.xv[:, :-1]) == 0)
+            opti.subject_to(opti.bounded(0, self.xv[:, 0], 1))
+            x_knots = {k: (self.lo[free.index(k)] + (self.hi[free.index(k)] - self.lo[free.index(k)])
+                           * self.xv[free.index(k), :] if k in free else self.fixed[k]) for k in names}
+            x_mid = {k: (v[:, :N] if k in free else v) for k, v in x_knots.items()}
+            T_knots, T_mid = x_knots["stroke_time"], x_mid["stroke_time"]
+            self.Uk, self.Um = opti.variable(adapter.terms.nu, N + 1), opti.variable(adapter.terms.nu, N)
+            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T_mid, controls=(self.Uk, self.Um))
+            opti.subject_to(ca.vec(self.Uk - adapter.controls(x_knots, hs.tau_knots, T_knots)) == 0)
+            opti.subject_to(ca.vec(self.Um - adapter.controls(x_mid, hs.tau_mid, T_mid)) == 0)
+            x = {k: (v[0, 0] if k in free else v) for k, v in x_knots.items()}
+        else:
+            self.xv = None
+            x = dict(self.fixed)
+            T = x["stroke_time"]
+            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T))
         adapter.close_period(opti, hs)
-        speed, mean_power = adapter.progress_speed(hs), adapter.mean_power(hs)
-        if budget:
-            opti.subject_to((mean_power - self.power) / self.power == 0)
+        speed, work = adapter.progress_speed(hs), adapter.work(hs)
+        mean_power = work / hs.T
+        if budget:  # W = P T: linear in T, so T's row of the Hessian stays sparse
+            opti.subject_to((work - self.power * hs.T) / self.power == 0)
         # a row of the technique alone (every parameter fixed) is checked before solving
         self.fixed_rows = {}
         for name, g in adapter.admissibility(hs, x).items():
@@ -201,7 +218,7 @@ class _Program:
             else:
                 self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
         opti.minimize(-speed if free else 0)
-        self.xv, self.x = xv, x
+        self.x = x
         nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
         xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
         f, g = nlp(xs, ps)
@@ -227,7 +244,12 @@ class _Program:
     def initial(self, x0: dict, bounds: dict, guess: dict) -> np.ndarray:
         opti, hs = self.opti, self.hs
         if self.free:
-            opti.set_initial(self.xv, [(x0[k] - bounds[k][0]) / (bounds[k][1] - bounds[k][0]) for k in self.free])
+            N = hs.N
+            col = np.array([(x0[k] - bounds[k][0]) / (bounds[k][1] - bounds[k][0]) for k in self.free])
+            opti.set_initial(self.xv, np.repeat(col[:, None], N + 1, axis=1))
+            T = x0["stroke_time"]
+            opti.set_initial(self.Uk, self.adapter.controls(x0, self.ca.DM(np.arange(N + 1) * T / N).T, T))
+            opti.set_initial(self.Um, self.adapter.controls(x0, self.ca.DM((np.arange(N) + 0.5) * T / N).T, T))
         for name, knots, mids in (("q", hs.Q, None), ("v", hs.V, None), ("a", hs.A, hs.Am), ("lam", hs.L, hs.Lm)):
             arr = np.asarray(guess[name])
             opti.set_initial(knots, arr[0::2].T)

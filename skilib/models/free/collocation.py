@@ -138,9 +138,10 @@ class FreeStroke:
         leg = slice(self.leg.start, self.leg.stop)
         return -ca.dot(lam[leg], (T["Cq"] @ v)[leg])
 
-    def mean_power(self, hs):
-        """The leg's mean power: the placement rows' work (Simpson) over T, as ``mean_power``."""
-        return hs.simpson(hs.one_point(self._leg_power)) / hs.T
+    def work(self, hs):
+        """The leg's work over the stroke: the placement rows' power integrated by Simpson's
+        rule (its mean over T is the steady state's ``mean_power``)."""
+        return hs.simpson(hs.one_point(self._leg_power))
 
     def _leg_force(self, t, q, v, a, lam, u, T):
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
