@@ -20,6 +20,8 @@ __all__ = [
     "Harmonic",
     "as_time_function",
     "RotationPath",
+    "QuinticSpline",
+    "QUINTIC_HERMITE",
 ]
 
 
@@ -147,3 +149,61 @@ class RotationPath:
         R = np.eye(3) + sin(g) * N + (1.0 - cos(g)) * (N @ N)  # Rodrigues
         Ad = R @ self.A0
         return Ad, gd * N @ Ad, (gdd * N + gd * gd * (N @ N)) @ Ad
+
+
+#: the quintic Hermite basis on s ∈ [0, 1]: row i holds the coefficients of s⁰…s⁵ of B_i, and
+#: f(s) = Σ B_i(s) c_i with c = (f₀, h ḟ₀, h² f̈₀, f₁, h ḟ₁, h² f̈₁) over an interval of length h
+#: (B_i and its first two derivatives are 1 at their own end value and 0 at the five others)
+QUINTIC_HERMITE = np.array([
+    [1.0, 0.0, 0.0, -10.0, 15.0, -6.0],
+    [0.0, 1.0, 0.0, -6.0, 8.0, -3.0],
+    [0.0, 0.0, 0.5, -1.5, 1.5, -0.5],
+    [0.0, 0.0, 0.0, 10.0, -15.0, 6.0],
+    [0.0, 0.0, 0.0, -4.0, 7.0, -3.0],
+    [0.0, 0.0, 0.0, 0.5, -1.0, 0.5],
+])
+
+
+def quintic_basis(s, derivative: int = 0) -> np.ndarray:
+    """The quintic Hermite basis (``QUINTIC_HERMITE``) or its ``derivative``-th derivative in s at
+    s (a number or an array): shape (6,) + shape of s."""
+    C = QUINTIC_HERMITE
+    for _ in range(derivative):
+        C = C[:, 1:] * np.arange(1, C.shape[1])
+    s = np.asarray(s, dtype=float)
+    return np.tensordot(C, np.stack([s**k for k in range(C.shape[1])]), 1)
+
+
+class QuinticSpline(TimeFunction):
+    """A C² law through knots: on each interval the quintic with the knots' value, rate and
+    acceleration at both ends (Hermite).  Its third derivative, the jerk, is a quadratic on each
+    interval; an optimal control whose laws are such splines (``skilib.ocp``) hands them to the
+    simulator as they are.
+
+    ``times`` strictly increasing (≥ 2 knots); ``values``, ``rates``, ``accelerations`` finite,
+    one per knot.  Asked outside [times[0], times[-1]] beyond a rounding margin (1e-9 of the
+    span) it raises ValueError naming the time."""
+
+    def __init__(self, times, values, rates, accelerations):
+        self.t = check_array("times", times).astype(float).ravel()
+        if len(self.t) < 2 or not np.all(np.diff(self.t) > 0):
+            raise ValueError(f"times: must be at least 2 strictly increasing knots, got {self.t!r}")
+        cols = []
+        for name, v in (("values", values), ("rates", rates), ("accelerations", accelerations)):
+            a = check_array(name, v).astype(float).ravel()
+            if a.shape != self.t.shape:
+                raise ValueError(f"{name}: must have one entry per knot ({len(self.t)}), got {a.shape}")
+            cols.append(a)
+        self.f, self.fd, self.fdd = cols
+
+    def __call__(self, t):
+        span = self.t[-1] - self.t[0]
+        t = float(t)
+        if not self.t[0] - 1e-9 * span <= t <= self.t[-1] + 1e-9 * span:
+            raise ValueError(f"t: {t!r} is outside the spline's knots [{self.t[0]!r}, {self.t[-1]!r}]")
+        k = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, len(self.t) - 2))
+        h = self.t[k + 1] - self.t[k]
+        c = np.array([self.f[k], h * self.fd[k], h * h * self.fdd[k], self.f[k + 1], h * self.fd[k + 1],
+                      h * h * self.fdd[k + 1]])
+        s = (t - self.t[k]) / h
+        return (float(c @ quintic_basis(s)), float(c @ quintic_basis(s, 1)) / h, float(c @ quintic_basis(s, 2)) / h**2)

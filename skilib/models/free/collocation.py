@@ -37,17 +37,19 @@ positive and metabolic budgets (W⁺ and W⁻ separately).
 from __future__ import annotations
 
 import math
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
+from ...engine.timefunctions import QuinticSpline
+from ...engine.validation import check_number
 from ...strokes.params import slope_factors
 from .model import FreeSkaterModel
-from .params import MAX_LEG_FORCE_BW, FreeLaws, FreeSkaterParams, with_overrides
+from .params import MAX_LEG_FORCE_BW, MAX_REACH, FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["FreeStroke", "LAW_PARAMETERS", "MIRROR"]
+__all__ = ["FreeStroke", "FreeControlCaps", "LAW_PARAMETERS", "MIRROR"]
 
 #: the technique's parameters the laws are made of (the ones collocation may set free)
 LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "offset_start", "offset_end", "cm_height", "cm_dip")
@@ -55,6 +57,56 @@ LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "offset_start
 #: three negated, S R_z(φ) S = R_z(−φ), S R_x(θ) S = R_x(−θ))
 MIRROR = np.array([1.0, -1.0, 1.0, -1.0, -1.0, -1.0] * 2)
 _CONTROLS = ("heading", "offset", "height")
+
+
+@dataclass(frozen=True)
+class FreeControlCaps:
+    """What a skier's free control may do (``skilib.ocp.optimal_control``), each a row ≥ 0 at every
+    knot and midpoint.  The defaults contain every technique of the law-based optimum's bounds
+    (``skilib.studies.optimum.FREE_BOUNDS`` with the default laws), so the free control starts
+    inside them and can only gain:
+
+    - stroke_time (0.4, 2.0) s: the law-based bounds.
+    - heading_deg (−35, 35)°: the ski's heading; the law-based ψ runs from −a/2 ∈ [−35°, −5°]
+      by a steer of 0–25°.
+    - offset (0, 0.6) m: the centre of mass's lateral offset (law-based: 0.05 → 0.1–0.6 m).
+    - height (0.80, 0.95) m: the centre of mass's height (law-based: 0.95 m, a dip ≤ 0.15 m).
+    - heading_rate_deg_s 120°/s: the law-based fastest turn is 25° × 1.875 / 0.4 s = 117°/s.
+    - extension_speed 2.5 m/s: |ℓ̇| of the leg's length ℓ = √(h² + z²) (law-based ≤ ≈ 2.5 m/s).
+    - peak_leg_force_bw 2.5: measured skating leg forces peak at ≈ 1.5–2.5 body weights; the
+      law-based optima stay below 1.3.
+    - reach ``MAX_REACH`` (1.3 m): the leg's length at most.
+    """
+
+    stroke_time: tuple = (0.4, 2.0)
+    heading_deg: tuple = (-35.0, 35.0)
+    offset: tuple = (0.0, 0.6)
+    height: tuple = (0.80, 0.95)
+    heading_rate_deg_s: float = 120.0
+    extension_speed: float = 2.5
+    peak_leg_force_bw: float = 2.5
+    reach: float = MAX_REACH
+
+    def __post_init__(self):
+        for name in ("stroke_time", "heading_deg", "offset", "height"):
+            v = getattr(self, name)
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
+                raise ValueError(f"caps.{name}: must be a pair (low, high), got {v!r}")
+            lo, hi = (check_number(f"caps.{name}", x) for x in v)
+            if not lo < hi:
+                raise ValueError(f"caps.{name}: must be (low, high) with low < high, got {v!r}")
+            object.__setattr__(self, name, (lo, hi))
+        for name in ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "reach"):
+            object.__setattr__(self, name, check_number(f"caps.{name}", getattr(self, name), positive=True))
+        lo, hi = self.stroke_time
+        if not 0.2 <= lo and hi <= 3.0:
+            raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
+        if self.peak_leg_force_bw < 1.0:
+            raise ValueError(f"caps.peak_leg_force_bw: {self.peak_leg_force_bw:g} body weights cannot carry the body "
+                             "(the leg's mean vertical force over a stroke is about one body weight)")
+        if self.height[0] <= 0 or math.hypot(self.offset[0], self.height[0]) > self.reach:
+            raise ValueError(f"caps.height: the lowest centre of mass {self.height[0]:g} m must be above the snow "
+                             f"and within the reach {self.reach:g} m")
 
 
 class FreeStroke:
@@ -147,9 +199,10 @@ class FreeStroke:
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
         return -T["Cq"][leg, cm].T @ lam[leg]
 
-    def admissibility(self, hs, x) -> dict:
+    def admissibility(self, hs, x, leg_force_cap: float = MAX_LEG_FORCE_BW) -> dict:
         """{name: rows ≥ 0} at the knots: u (the ski slides forwards), N/(M g) (the snow carries it),
-        cap² − |F_leg|²/(M g)² (the leg force within ``MAX_LEG_FORCE_BW``)."""
+        cap² − |F_leg|²/(M g)² (the leg force within ``leg_force_cap`` body weights, by default
+        ``MAX_LEG_FORCE_BW`` as ``simulate_free`` refuses above it)."""
         ca = require_casadi()
         p = self.base
         weight = p.body_mass * p.g
@@ -160,7 +213,7 @@ class FreeStroke:
         load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd) / weight
         force = hs.point(hs.one_point(lambda *a: ca.sumsqr(self._leg_force(*a))), knots=True)
         return {"ski_speed": ca.vec(speed), "snow_load": ca.vec(load),
-                "max_leg_force_bw": ca.vec(MAX_LEG_FORCE_BW**2 - force / weight**2)}
+                "max_leg_force_bw": ca.vec(leg_force_cap**2 - force / weight**2)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int) -> dict:
@@ -206,3 +259,88 @@ class FreeStroke:
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]),
                     u0=float(u0), u_after=float(st["u_start"].iloc[1]))
+
+    # -- free control (``skilib.ocp.control``) -------------------------------------------------
+    def start_at_rest(self, opti, hs) -> None:
+        """The laws' rates zero at τ = 0: the drivers do no impulsive work at touch-down."""
+        opti.subject_to(hs.U[[1, 4, 7], 0] == 0)
+
+    def control_caps(self, hs, caps: FreeControlCaps) -> dict:
+        """The caps as rows ≥ 0 at every knot and midpoint (``FreeControlCaps``)."""
+        ca = require_casadi()
+        U = ca.horzcat(hs.U, hs.Um)
+        psi, psid, h, hd, z, zd = U[0, :], U[1, :], U[3, :], U[4, :], U[6, :], U[7, :]
+        lo, hi = (math.radians(v) for v in caps.heading_deg)
+        rate = math.radians(caps.heading_rate_deg_s)
+        ell2 = h**2 + z**2
+        ext = (h * hd + z * zd) ** 2 / ell2
+        rows = {"heading_low": psi - lo, "heading_high": hi - psi, "offset_low": h - caps.offset[0],
+                "offset_high": caps.offset[1] - h, "height_low": z - caps.height[0], "height_high": caps.height[1] - z,
+                "heading_rate": (rate**2 - psid**2) / rate**2,
+                "extension_speed": (caps.extension_speed**2 - ext) / caps.extension_speed**2,
+                "reach": caps.reach**2 - ell2}
+        return {k: ca.vec(v) for k, v in rows.items()}
+
+    def spline_laws(self, traj: dict) -> FreeLaws:
+        """The solution's laws as ``QuinticSpline`` through its knots (the right stroke's)."""
+        tau, u = traj["tau"][0::2], traj["u"][0::2]
+        return FreeLaws(*(QuinticSpline(tau, u[:, 3 * i], u[:, 3 * i + 1], u[:, 3 * i + 2]) for i in range(3)))
+
+    def resimulate_laws(self, T: float, laws: FreeLaws, u0: float) -> dict:
+        """``simulate_free`` with the splines as laws (two strokes from u0, stroke time T): the
+        first stroke's progress speed and mean power, the speed after its touch-down."""
+        from .run import simulate_free
+
+        r = simulate_free(replace(self.base, stroke_time=float(T)), strokes=2, v0=u0, laws=laws)
+        st = r.strokes
+        return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
+                    cm_speed=float(st["mean_speed"].iloc[0]), u0=float(u0), u_after=float(st["u_start"].iloc[1]),
+                    peak_leg_force_bw=float(st["peak_leg_force_bw"].iloc[0]))
+
+    def push_frame(self, traj: dict):
+        """The push over the stroke, one row per knot and midpoint: tau [s], heading_deg and
+        heading_rate_deg_s, offset [m] and offset_rate [m/s], height [m] and height_rate [m/s],
+        extension_speed ℓ̇ [m/s], leg_fx/fy/fz [N] and leg_force_bw, snow_load_bw, u [m/s]."""
+        import pandas as pd
+
+        p = self.base
+        weight = p.body_mass * p.g
+        cos_a = slope_factors(p.slope_deg)[1]
+        leg, cm = slice(self.leg.start, self.leg.stop), self.cm
+        rows = []
+        for t, q, v, lam, u in zip(traj["tau"], traj["q"], traj["v"], traj["lam"], traj["u"]):
+            Cq = np.asarray(self.terms(t, q, v, u)["Cq"])
+            F = -Cq[leg, cm].T @ lam[leg]
+            h, hd, z, zd = u[3], u[4], u[6], u[7]
+            rows.append(dict(tau=t, heading_deg=math.degrees(u[0]), heading_rate_deg_s=math.degrees(u[1]),
+                             offset=h, offset_rate=hd, height=z, height_rate=zd,
+                             extension_speed=(h * hd + z * zd) / math.hypot(h, z),
+                             leg_fx=F[0], leg_fy=F[1], leg_fz=F[2], leg_force_bw=float(np.linalg.norm(F)) / weight,
+                             snow_load_bw=((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * u[8]) / weight,
+                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))))
+        return pd.DataFrame(rows)
+
+    def caps_report(self, traj: dict, caps: FreeControlCaps) -> dict:
+        """{cap: (largest value at the solution, the cap, whether it binds within 1e-6)} over
+        the knots and midpoints."""
+        fr = self.push_frame(traj)
+        T = traj["T"]
+        out = {}
+
+        def add(name, value, cap, on):
+            out[name] = dict(value=float(value), cap=float(cap), active=bool(on))
+
+        add("peak_leg_force_bw", fr["leg_force_bw"].max(), caps.peak_leg_force_bw,
+            fr["leg_force_bw"].max() >= caps.peak_leg_force_bw * (1 - 1e-6))
+        add("heading_rate_deg_s", fr["heading_rate_deg_s"].abs().max(), caps.heading_rate_deg_s,
+            fr["heading_rate_deg_s"].abs().max() >= caps.heading_rate_deg_s * (1 - 1e-6))
+        add("extension_speed", fr["extension_speed"].abs().max(), caps.extension_speed,
+            fr["extension_speed"].abs().max() >= caps.extension_speed * (1 - 1e-6))
+        add("stroke_time", T, caps.stroke_time[0] if T < sum(caps.stroke_time) / 2 else caps.stroke_time[1],
+            min(abs(T - b) for b in caps.stroke_time) <= 1e-6)
+        for name, col, scale in (("heading_deg", "heading_deg", 1.0), ("offset", "offset", 1.0), ("height", "height", 1.0)):
+            lo, hi = getattr(caps, name)
+            low, high = fr[col].min(), fr[col].max()
+            near = low if low - lo < hi - high else high
+            add(name, near, lo if near is low else hi, min(low - lo, hi - high) <= 1e-6 * (hi - lo) * scale)
+        return out
