@@ -54,7 +54,7 @@ VERIFICATION_FILES = (
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
-    "test_strut.py", "test_poles.py",
+    "test_strut.py", "test_poles.py", "test_casadi_terms.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -117,6 +117,7 @@ EXEMPT = {
                               "test_the_structure_key_and_the_kernel_depend_on_the_load_columns": _API},
     "test_strut.py": {"test_bad_strut_and_pulse_input_is_refused_by_name": _EXCEPTIONS},
     "test_poles.py": {"test_bad_pole_parameters_are_refused_by_name": _EXCEPTIONS},
+    "test_casadi_terms.py": {"test_what_does_not_trace_or_has_no_value_is_refused_by_name": _EXCEPTIONS},
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -239,6 +240,7 @@ SECTIONS = (
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py")),
+    Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
     Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
 )

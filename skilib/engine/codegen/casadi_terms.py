@@ -80,9 +80,19 @@ class CasadiTerms:
 
     def __call__(self, t, q, qd, u=None, c=None) -> dict:
         """The terms at (t, q, q̇) for controls u (default none) and parameters c (default
-        ``params``): a dict of CasADi values (DM for numbers, SX/MX for symbols)."""
+        ``params``): a dict of CasADi values (DM for numbers, SX/MX for symbols).
+
+        An empty input where the function takes values is a ValueError: CasADi would read it as
+        zeros (u left out of a system with controls: every f, ḟ, f̈ = 0)."""
         u = np.zeros(0) if u is None else u
         c = self.params if c is None else c
+        for name, x, size in (("t", t, 1), ("q", q, self.nq), ("qd", qd, self.nq), ("c", c, len(self.params)),
+                              ("u", u, self.nu)):
+            if size and (x.numel() if hasattr(x, "numel") else np.size(x)) == 0:
+                what = f" (the controls {', '.join(n for n, _ in self.controls)}, in control_slice's order)" \
+                    if name == "u" else ""
+                raise ValueError(f"{name}: empty, where the terms take {size} value{'s' if size > 1 else ''}{what}; "
+                                 "CasADi would read an empty input as zeros")
         return dict(zip(BLOCKS, self.function(t, q, qd, c, u)))
 
     def residual(self, t, q, qd, qdd, lam, u=None, c=None):
