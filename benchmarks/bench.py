@@ -20,6 +20,10 @@ Targets:
   ≤ 0.1 s (compiled kernels, cached: ≈ 0.5 s here; the numeric engine ≈ 16 s);
 - one optimisation of the free skater's technique at 200 W (``optimize_technique``, two seeded
   starts on a 2-worker Dask cluster) in < 5 min;
+- the same optimum by collocation (``method="collocation"``, one start, IPOPT with CasADi's exact
+  derivatives) in ≤ 5 s per power, a front of five powers in ≤ 30 s (the program is built by
+  the first power and reused), beside the shooting optimum with the same start;
+- the free-control optimum (``optimal_control``, 100 intervals) in ≤ 30 s;
 - the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
   temporary folder) close to ``pandas.read_csv`` in time and peak memory.
 The peer for scale: the same skier reduced to its coordinate s with
@@ -176,6 +180,37 @@ def bench_optimum(power=200.0, starts=2):
             "evaluations": len(o.evaluations), "failed": int((o.evaluations.status != "ok").sum()), "x": o.x}
 
 
+def bench_collocation(powers=(100.0, 200.0, 300.0, 400.0, 500.0)):
+    """``optimize_technique("free", P, method="collocation", starts=1)`` at each power, in one
+    process: the first call traces the model and builds the program (CasADi's exact derivatives),
+    the others reuse it.  Beside it, the shooting optimum at 200 W with the same single start."""
+    from skilib.studies.optimum import optimize_technique
+
+    rows = []
+    for P in powers:
+        t0 = time.perf_counter()
+        o = optimize_technique("free", power=P, method="collocation", starts=1)
+        rows.append({"power": P, "seconds": time.perf_counter() - t0, "speed": o.progress_speed,
+                     "feasible": o.feasible, "resimulation_error": o.solution.resimulation_error,
+                     "ipopt_seconds": o.solution.solve_time})
+    t0 = time.perf_counter()
+    sh = optimize_technique("free", power=200.0, starts=1)
+    shooting = {"seconds": time.perf_counter() - t0, "speed": sh.progress_speed}
+    return {"powers": rows, "front_seconds": sum(r["seconds"] for r in rows), "shooting_200": shooting}
+
+
+def bench_control(power=600.0, nodes=100, control_nodes=25):
+    """``optimal_control("free", power)`` (metabolic budget) on ``nodes`` intervals, laws free as
+    splines on ``control_nodes``; its law-based start included."""
+    from skilib.ocp import optimal_control
+
+    t0 = time.perf_counter()
+    s = optimal_control("free", power, nodes=nodes, control_nodes=control_nodes)
+    return {"seconds": time.perf_counter() - t0, "ipopt_seconds": s.solve_time, "status": s.status,
+            "speed": s.progress_speed, "law_based_speed": s.law_based.progress_speed, "gain": s.gain_relative,
+            "resimulation_error": s.resimulation_error, "nodes": nodes, "power": power}
+
+
 def bench_peer(repeat):
     """KanesMethod + lambdify on the single coordinate s against skilib, one sliding phase."""
     sys.path.insert(0, str(HERE))
@@ -311,6 +346,23 @@ def table(r) -> str:
     if es:
         rows.append(("edged skater steady state [s]", f"{es['seconds']:.1f}",
                      f"target ≤ 0.1; {es['stroke_maps']} stroke maps, compiled, u0 {es['u0']:.4f} m/s"))
+    co = r.get("collocation")
+    if co:
+        per = max(x["seconds"] for x in co["powers"])
+        rows.append(("optimum by collocation, slowest power (first: builds) [s]", f"{per:.1f}",
+                     f"target ≤ 5; " + ", ".join(f"{x['power']:g} W {x['speed']:.6f} m/s" for x in co["powers"])))
+        rows.append(("optimum by collocation, front of five powers [s]", f"{co['front_seconds']:.1f}",
+                     f"target ≤ 30; max re-simulation error "
+                     f"{max(x['resimulation_error'] for x in co['powers']):.1e}"))
+        sh = co["shooting_200"]
+        rows.append(("optimum by shooting, 200 W, one start, serial [s]", f"{sh['seconds']:.0f}",
+                     f"{sh['speed']:.6f} m/s (collocation "
+                     f"{next(x['speed'] for x in co['powers'] if x['power'] == 200.0):.6f})"))
+    ct = r.get("control")
+    if ct:
+        rows.append((f"free control, {ct['nodes']} intervals, {ct['power']:g} W metabolic [s]", f"{ct['seconds']:.1f}",
+                     f"target ≤ 30; IPOPT {ct['ipopt_seconds']:.1f} s, {ct['status']}; {ct['speed']:.4f} m/s vs "
+                     f"law-based {ct['law_based_speed']:.4f} ({100 * ct['gain']:+.2f} %)"))
     op = r.get("optimum")
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
@@ -371,7 +423,8 @@ def git_commit():
 
 
 #: the rows, in the order they run (``--only`` picks some)
-STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "peer", "loader", "numeric", "numeric_memory", "sweep")
+STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "collocation", "control", "peer", "loader",
+         "numeric", "numeric_memory", "sweep")
 
 
 def main(argv=None) -> int:
@@ -394,6 +447,8 @@ def main(argv=None) -> int:
              ("free_steady", lambda: bench_free_steady(args.repeat)),
              ("edge_steady", lambda: bench_edge_steady(min(args.repeat, 3))),
              ("optimum", bench_optimum),
+             ("collocation", bench_collocation),
+             ("control", bench_control),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
     if not args.quick or args.only:

@@ -54,7 +54,7 @@ VERIFICATION_FILES = (
     "test_stroke_change.py", "test_artefacts.py", "test_optimum.py", "test_strokes.py", "test_required_power.py",
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
-    "test_strut.py", "test_poles.py", "test_casadi_terms.py",
+    "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -118,6 +118,13 @@ EXEMPT = {
     "test_strut.py": {"test_bad_strut_and_pulse_input_is_refused_by_name": _EXCEPTIONS},
     "test_poles.py": {"test_bad_pole_parameters_are_refused_by_name": _EXCEPTIONS},
     "test_casadi_terms.py": {"test_what_does_not_trace_or_has_no_value_is_refused_by_name": _EXCEPTIONS},
+    "test_collocation.py": {
+        "test_a_program_ipopt_does_not_solve_is_not_an_optimum": "IPOPT's status is reported: no error to measure",
+        "test_bad_arguments_are_named": _EXCEPTIONS,
+        "test_collocation_refuses_what_it_does_not_transcribe": _EXCEPTIONS,
+        "test_poles_are_refused_by_name": _EXCEPTIONS,
+    },
+    "test_optimal_control.py": {"test_bad_splines_and_caps_are_refused_by_name": _EXCEPTIONS},
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
@@ -241,6 +248,8 @@ SECTIONS = (
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py")),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
+    Section("collocation", "Collocation and optimal control (beyond the thesis)",
+            ("test_collocation.py", "test_optimal_control.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
     Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
 )

@@ -2,11 +2,11 @@
 terms, checked against a closed form, against the shooting steady state of the same model, and
 against the optimality conditions of the shooting model at the collocated optimum.
 
-- A minimum-effort transfer of a damped, sprung slider (a rigid body held on the X axis by five
-  rows, a spring–damper to the origin and a control force along X): the least ∫F² dt between
-  two states of rest is dᵀW⁻¹d, W the controllability Gramian of ẋ = Ax + Bu over [0, T],
-  d = x_T − e^{AT}x_0 (computed by Van Loan's matrix exponential).  The collocated cost
-  converges to it at the scheme's fourth order.
+- A minimum-effort transfer of a damped, sprung slider (``skilib.ocp.examples``: a rigid body
+  held on the X axis by five rows, a spring–damper to the origin and a control force along X):
+  the least ∫F² dt between two states of rest is dᵀW⁻¹d, W the controllability Gramian of
+  ẋ = Ax + Bu over [0, T], d = x_T − e^{AT}x_0 (computed by Van Loan's matrix exponential).
+  The collocated cost converges to it at the scheme's fourth order.
 - The free skater's periodic stroke of one technique, collocated (a square program: the stroke,
   its plastic touch-down and the mirror closing the period), against the shooting steady state
   (``free_steady_state``, rtol 1e-10): u0, progress speed and mean power converge at fourth order.
@@ -24,24 +24,16 @@ import math
 
 import numpy as np
 import pytest
-import scipy.linalg as sl
 
 pytest.importorskip("casadi")
-import casadi as ca  # noqa: E402
 
 import skilib as sk  # noqa: E402
-from skilib.engine.bodies import RigidBody  # noqa: E402
-from skilib.engine.codegen.casadi_terms import casadi_terms  # noqa: E402
-from skilib.engine.constraints import FixedCoordinate  # noqa: E402
-from skilib.engine.controls import ControlSignal  # noqa: E402
-from skilib.engine.forces import AxisForce, SpringDamper  # noqa: E402
-from skilib.engine.system import MultibodySystem  # noqa: E402
 from skilib.models.free.collocation import FreeStroke  # noqa: E402
-from skilib.ocp import HermiteSimpson, collocate_stroke  # noqa: E402
+from skilib.ocp import collocate_stroke  # noqa: E402
+from skilib.ocp.examples import least_effort, least_effort_transfer  # noqa: E402
 from skilib.studies.optimum import FREE_BOUNDS, optimize_technique  # noqa: E402
 
 ORDER = 3.7                 # observed order between meshes, ≥ (theory: 4)
-IPOPT = {"print_level": 0, "tol": 1e-12, "sb": "yes"}
 
 
 def _order(errors):
@@ -50,58 +42,19 @@ def _order(errors):
 
 
 # --------------------------------------------------------------------------- the closed form
-MASS, STIFFNESS, DAMPING, DURATION = 2.0, 3.0, 0.8, 1.5
-START, END = np.array([1.0, 0.0]), np.array([2.0, 0.0])
-
-
-def _slider():
-    body = RigidBody("slider", MASS, [0.1, 0.1, 0.1])
-    rows = [FixedCoordinate(f"hold{i}", body, i, 0.0) for i in (1, 2, 3, 4, 5)]
-    forces = [SpringDamper("spring", None, [0, 0, 0], body, [0, 0, 0], STIFFNESS, DAMPING),
-              AxisForce("push", body, [0, 0, 0], [1, 0, 0], ControlSignal("push"))]
-    return MultibodySystem([body], rows, forces)
-
-
-def _least_effort():
-    """dᵀW⁻¹d and u*(t) = Bᵀe^{Aᵀ(T−t)}W⁻¹d for ẍ = (u − k x − c ẋ)/m (Van Loan's exponential)."""
-    A = np.array([[0.0, 1.0], [-STIFFNESS / MASS, -DAMPING / MASS]])
-    B = np.array([[0.0], [1.0 / MASS]])
-    E = sl.expm(np.block([[-A, B @ B.T], [np.zeros((2, 2)), A.T]]) * DURATION)
-    W = E[2:, 2:].T @ E[:2, 2:]
-    d = END - sl.expm(A * DURATION) @ START
-    w = np.linalg.solve(W, d)
-    return float(d @ w), lambda t: float((B.T @ sl.expm(A.T * (DURATION - t)) @ w)[0])
-
-
-def _transfer(terms, N):
-    opti = ca.Opti()
-    Uk, Um = opti.variable(1, N + 1), opti.variable(1, N)
-    hs = HermiteSimpson(opti, terms, N, DURATION, controls=lambda tau: Uk if tau.shape[1] == N + 1 else Um)
-    hs.on_rows(0)
-    opti.set_initial(hs.Q[0, :], np.linspace(START[0], END[0], N + 1))
-    opti.subject_to(hs.Q[0, 0] == START[0])
-    opti.subject_to(hs.V[0, 0] == START[1])
-    opti.subject_to(hs.Q[0, N] == END[0])
-    opti.subject_to(hs.V[0, N] == END[1])
-    opti.minimize(hs.simpson(hs.one_point(lambda t, q, v, a, lam, u, T: u[0] ** 2)))
-    opti.solver("ipopt", {"print_time": False}, IPOPT)
-    sol = opti.solve()
-    return float(sol.value(opti.f)), np.ravel(sol.value(Uk)), hs.solution(sol)
-
-
 def test_a_least_effort_transfer_converges_to_its_closed_form(measured):
     """The least ∫F² dt moving a sprung, damped slider between two states of rest, collocated on
     4 meshes, converges to the closed form dᵀW⁻¹d at fourth order, its force to u*(t) at second
     order, and the rows' slack stays zero (the holding rows are linear)."""
-    J, u_star = _least_effort()
-    terms = casadi_terms(_slider())
+    J, u_star = least_effort()
     errors, forces = [], []
     for N in (5, 10, 20, 40):
-        cost, U, traj = _transfer(terms, N)
-        errors.append(abs(cost - J) / J)
-        t = np.linspace(0.0, DURATION, N + 1)
-        forces.append(np.max(np.abs(U - [u_star(ti) for ti in t])) / np.max(np.abs([u_star(ti) for ti in t])))
-        measured.check("rows' slack max|γ|, |μ|", traj["max_slack"], 1e-12, where=f"N = {N}")
+        r = least_effort_transfer(N)
+        assert r["status"] == "Solve_Succeeded", r["status"]
+        errors.append(abs(r["cost"] - J) / J)
+        want = np.array([u_star(ti) for ti in r["t"]])
+        forces.append(np.max(np.abs(r["force"] - want)) / np.max(np.abs(want)))
+        measured.check("rows' slack max|γ|, |μ|", r["max_slack"], 1e-12, where=f"N = {N}")
     measured.check("least effort at N = 40 vs dᵀW⁻¹d", errors[-1], 2e-8, "rel.")
     measured.exceeds("observed order of the cost's error", _order(errors), ORDER)
     # the control itself converges at second order (knot and midpoint values are separate

@@ -51,13 +51,16 @@ class HermiteSimpson:
       or the controls' values at the knots and midpoints (a pair of nu × (N + 1) and nu × N), or
       None for a system without controls.
     - c : the parameters (default ``terms.params``), numbers.
+    - force_scale : the multipliers' scale [N] (they are ``force_scale`` × variables of order 1,
+      and the dynamics' residual is divided by it), e.g. the body's weight.
 
     ``Q``, ``V``, ``A``, ``L`` are the knots' variables (n or m × (N + 1)); ``Qm``, ``Vm``
     (expressions), ``Am``, ``Lm`` the midpoints'; ``tau_knots``, ``tau_mid`` their times and
     ``U``, ``Um`` their controls.  ``point(name)`` maps a one-point function over both.
     """
 
-    def __init__(self, opti, terms: CasadiTerms, nodes: int, T, *, controls=None, c=None, t0=0.0):
+    def __init__(self, opti, terms: CasadiTerms, nodes: int, T, *, controls=None, c=None, t0=0.0,
+                 force_scale: float = 1.0):
         ca = require_casadi()
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
             raise ValueError(f"nodes: must be an integer ≥ 2 (the mesh's intervals), got {nodes!r}")
@@ -73,8 +76,12 @@ class HermiteSimpson:
         self.T = T if rows == (1, 1) else T[0, 0]
         h_knots = h if rows == (1, 1) else ca.horzcat(h, h[0, N - 1])
         self.Q, self.V = opti.variable(n, N + 1), opti.variable(n, N + 1)
-        self.A, self.L = opti.variable(n, N + 1), opti.variable(m, N + 1)
-        self.Am, self.Lm = opti.variable(n, N), opti.variable(m, N)
+        # the multipliers are variables scaled by ``force_scale`` (forces of ~1e3 N beside
+        # coordinates of ~1 m make IPOPT's steps poorly conditioned), as is the dynamics' residual
+        self.force_scale = float(force_scale)
+        self.Lv, self.Lmv = opti.variable(m, N + 1), opti.variable(m, N)
+        self.A, self.L = opti.variable(n, N + 1), self.force_scale * self.Lv
+        self.Am, self.Lm = opti.variable(n, N), self.force_scale * self.Lmv
         self.hol = list(terms.holonomic)
         self.G = opti.variable(len(self.hol), N) if self.hol else None
         self.Mu = opti.variable(m, N)
@@ -90,12 +97,10 @@ class HermiteSimpson:
         self.Vm = (V0 + V1) / 2 + self._times(h / 8, self.A[:, :-1] - self.A[:, 1:])
         self._fn = self._point_functions()
         # the equations of motion at the knots and the midpoints
-        dyn, acc = self.point("residual", knots=True)
-        opti.subject_to(ca.vec(dyn) == 0)
-        opti.subject_to(ca.vec(acc) == 0)
-        dyn, acc = self.point("residual", knots=False)
-        opti.subject_to(ca.vec(dyn) == 0)
-        opti.subject_to(ca.vec(acc) == 0)
+        for knots in (True, False):
+            dyn, acc = self.point("residual", knots=knots)
+            opti.subject_to(ca.vec(dyn) / self.force_scale == 0)
+            opti.subject_to(ca.vec(acc) == 0)
         # Simpson's rule, with the knots' slack along the rows' normals
         nq_hol, nq_all = self._fn["normals"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:],
                                                      self.G if self.G is not None else ca.DM.zeros(0, N), self.Mu)
@@ -164,6 +169,22 @@ class HermiteSimpson:
         """Σ h/6 (f_k + 4 f_m + f_k+1) of a one-point Function f (``one_point``) over the mesh."""
         fk = self.point(f, knots=True)
         fm = self.point(f, knots=False)
+        return self.ca.sum2(self._times(self.h / 6, fk[:, :-1] + fk[:, 1:] + 4 * fm))
+
+    def initial(self, guess: dict) -> None:
+        """Set the mesh's variables from a guess on its 2N + 1 points in time order (q, v, a,
+        lam: points × n or m)."""
+        q, v, a, lam = (np.asarray(guess[k], dtype=float) for k in ("q", "v", "a", "lam"))
+        o = self.opti
+        o.set_initial(self.Q, q[0::2].T)
+        o.set_initial(self.V, v[0::2].T)
+        o.set_initial(self.A, a[0::2].T)
+        o.set_initial(self.Am, a[1::2].T)
+        o.set_initial(self.Lv, lam[0::2].T / self.force_scale)
+        o.set_initial(self.Lmv, lam[1::2].T / self.force_scale)
+
+    def simpson_rows(self, fk, fm):
+        """Σ h/6 (f_k + 4 f_m + f_k+1) of values given at the knots (1 × (N + 1)) and midpoints."""
         return self.ca.sum2(self._times(self.h / 6, fk[:, :-1] + fk[:, 1:] + 4 * fm))
 
     def on_rows(self, k: int = 0) -> None:

@@ -19,14 +19,22 @@ speed (the book states both).
 
 The stroke time is free.  The model's caps (``caps``: the laws' ranges, the heading's rate, the
 leg's extension speed, the peak leg force, the reach) are rows ≥ 0 at every knot and midpoint;
-which of them bind at the solution is reported (``caps_active``).  At τ = 0 the laws' rates are
-zero: at touch-down the drivers then do no impulsive work (C_t = 0 in the plastic impact), as
-with the default laws; a law still moving at touch-down would be paid there by an impulse whose
-work no power budget counts.
+which of them bind at the solution is reported (``caps_active``).  The period asks of the laws
+what the touch-down needs (``adapter.control_period``; for the free skater: the laws' rates zero
+at τ = 0, so the drivers do no impulsive work in the plastic impact, C_t = 0, and the height back
+at its start, so the centre of mass does not jump at touch-down — a jump would give it potential
+energy that no budget counts).
 
-The program starts from the law-based optimum at the same power and mesh (which is inside the
-caps by construction of their defaults, so the free control can only gain), and its solution is
-re-simulated by the model's simulator with the splines as its laws.
+The budget counts every actuator's work ("positive" or "metabolic", ``skilib.ocp.stroke.PowerBudget``):
+with the leg's net work alone the optimizer would drive the stroke with the ski's heading.
+
+The program starts from the law-based optimum at the same power (which is inside the caps by
+construction of their defaults, so the free control can only gain), and its solution is
+re-simulated by the model's simulator with the splines as its laws.  The laws' knots are
+coarser than the dynamics' mesh (``control_nodes`` of ``nodes``: each control interval holds
+several collocation intervals), so the dynamics see every wiggle a spline can make; with the
+laws as fine as the mesh, the program finds strokes whose laws swing between the collocation
+points, where no equation looks.
 """
 from __future__ import annotations
 
@@ -41,7 +49,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, quintic_basis
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
-from .stroke import IPOPT_OPTIONS, StrokeSolution, collocate_stroke
+from .stroke import IPOPT_OPTIONS, PowerBudget, StrokeSolution, regrid, check_budget, resimulation_error
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS"]
 
@@ -68,7 +76,9 @@ def jerk_gram() -> np.ndarray:
 class ControlSolution:
     """A stroke with free control (``optimal_control``).
 
-    - progress_speed [m/s], mean_power [W], stroke_time [s], u0 [m/s]: the solution's.
+    - progress_speed [m/s], mean_power [W] (the leg's net), budget_power [W] (what ``budget``
+      counts: "positive" or "metabolic", every actuator's), stroke_time [s], u0 [m/s]: the
+      solution's; complementarity : the budget split's max min(p⁺, p⁻) [W].
     - penalty : the smoothness term ε Σ (1/T)∫ f‴² dt at the solution [m/s].
     - frame : the push over the stroke, one row per knot and midpoint (``tau``, the laws and
       their rates, the leg force, the snow's load, the ski's speed, the leg's extension speed).
@@ -107,14 +117,18 @@ class ControlSolution:
     resimulation_ok: bool = False
     laws: object = field(default=None, repr=False)
     trajectory: dict = field(default_factory=dict, repr=False)
+    budget: str = "metabolic"
+    budget_power: float = math.nan
+    complementarity: float = math.nan
 
 
 class _ControlProgram:
     """The free-control program of ``adapter`` on ``nodes`` intervals (the module's docstring),
     built once per structure, mesh, caps and smoothness; the power is its parameter."""
 
-    def __init__(self, ca, adapter, nodes: int, caps, smoothness: float, opts: dict):
-        self.ca, self.adapter, N = ca, adapter, nodes
+    def __init__(self, ca, adapter, nodes: int, control_nodes: int, caps, smoothness: float, opts: dict, budget: str):
+        self.ca, self.adapter, N, K = ca, adapter, nodes, control_nodes
+        r = N // K  # dynamics intervals per control interval
         opti = self.opti = ca.Opti()
         nu, nl = adapter.terms.nu, adapter.terms.nu // 3
         self.power = opti.parameter()
@@ -122,23 +136,32 @@ class _ControlProgram:
         opti.subject_to(ca.vec(self.Tk[:, 1:] - self.Tk[:, :-1]) == 0)
         lo, hi = caps.stroke_time
         opti.subject_to(opti.bounded(lo, self.Tk[0, 0], hi))
-        self.Uk = opti.variable(nu, N + 1)
-        h = self.Tk / N
-        Um, jerk = [], 0
+        self.Z = opti.variable(nu, K + 1)  # the splines' (f, ḟ, f̈) at the control knots
+        Tc = self.Tk[0, ::r]  # each control interval's copy of T (its first dynamics interval's)
+        hc = Tc / K
         G = ca.DM(jerk_gram())
-        mid = [quintic_basis(0.5, d) for d in range(3)]
+        # the basis at the 2r + 1 dynamics points of a control interval (s = j / 2r) and its derivatives
+        basis = [[quintic_basis(j / (2 * r), d) for j in range(2 * r + 1)] for d in range(3)]
+        knots, mids, jerk = [[] for _ in range(nu)], [[] for _ in range(nu)], 0
         for i in range(nl):
-            f, fd, fdd = (self.Uk[3 * i + j, :] for j in range(3))
-            c = [f[:, :-1], h * fd[:, :-1], h**2 * fdd[:, :-1], f[:, 1:], h * fd[:, 1:], h**2 * fdd[:, 1:]]
-            Um += [sum(mid[d][j] * c[j] for j in range(6)) / h**d for d in range(3)]
+            f, fd, fdd = (self.Z[3 * i + j, :] for j in range(3))
+            c = [f[:, :-1], hc * fd[:, :-1], hc**2 * fdd[:, :-1], f[:, 1:], hc * fd[:, 1:], hc**2 * fdd[:, 1:]]
             C = ca.vertcat(*c)
-            jerk = jerk + ca.sum2(ca.sum1(C * (G @ C)) / h**5)
-        self.Um = ca.vertcat(*Um)
-        hs = self.hs = HermiteSimpson(opti, adapter.terms, N, self.Tk, controls=(self.Uk, self.Um))
+            jerk = jerk + ca.sum2(ca.sum1(C * (G @ C)) / hc**5)
+            for d in range(3):
+                # values at every point of every control interval: (2r + 1) × K, then in time order
+                at = [sum(basis[d][j][b] * c[b] for b in range(6)) / hc**d for j in range(2 * r + 1)]
+                knots[3 * i + d] = [at[j][:, k] for k in range(K) for j in range(0, 2 * r, 2)] + [at[2 * r][:, K - 1]]
+                mids[3 * i + d] = [at[j][:, k] for k in range(K) for j in range(1, 2 * r, 2)]
+        self.Uk = ca.vertcat(*[ca.horzcat(*row) for row in knots])
+        self.Um = ca.vertcat(*[ca.horzcat(*row) for row in mids])
+        hs = self.hs = HermiteSimpson(opti, adapter.terms, N, self.Tk, controls=(self.Uk, self.Um),
+                                      force_scale=adapter.force_scale)
         adapter.close_period(opti, hs)
-        adapter.start_at_rest(opti, hs)
-        speed, work = adapter.progress_speed(hs), adapter.work(hs)
-        opti.subject_to((work - self.power * hs.T) / self.power == 0)
+        adapter.control_period(opti, hs)
+        speed = adapter.progress_speed(hs)
+        self.budget = PowerBudget(opti, hs, adapter, budget)
+        opti.subject_to((self.budget.energy - self.power * hs.T) / self.power == 0)
         rows = adapter.admissibility(hs, None, leg_force_cap=caps.peak_leg_force_bw)
         rows.update(adapter.control_caps(hs, caps))
         for g in rows.values():
@@ -153,21 +176,22 @@ class _ControlProgram:
                                 {"print_time": False, "error_on_fail": False, "ipopt": opts})
         self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
         self.out = ca.Function("out", [opti.x, opti.p],
-                               [speed, work / hs.T, penalty, hs.T, hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm,
+                               [speed, self.budget.work / hs.T, penalty, hs.T, self.budget.energy / hs.T,
+                                self.budget.complementarity(), hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm,
                                 hs.U, hs.Um, hs.tau_knots, hs.tau_mid, hs.Mu] + ([hs.G] if hs.G is not None else []))
         self.cap_rows = ca.Function("caps", [opti.x, opti.p], list(rows.values()))
+        self.zfun = ca.Function("z", [opti.x, opti.p], [self.Z])
 
     def solve(self, power: float, start: StrokeSolution) -> dict:
         opti, hs = self.opti, self.hs
         opti.set_value(self.power, power)
         p = opti.debug.value(opti.p, opti.value_parameters())
-        tr = start.trajectory
+        tr = regrid(start.trajectory, hs.N)
         opti.set_initial(self.Tk, np.full((1, hs.N), start.stroke_time))
-        opti.set_initial(self.Uk, tr["u"][0::2].T)
-        for name, knots, mids in (("q", hs.Q, None), ("v", hs.V, None), ("a", hs.A, hs.Am), ("lam", hs.L, hs.Lm)):
-            opti.set_initial(knots, tr[name][0::2].T)
-            if mids is not None:
-                opti.set_initial(mids, tr[name][1::2].T)
+        r = hs.N // (self.Z.shape[1] - 1)
+        opti.set_initial(self.Z, tr["u"][0::2 * r].T)
+        hs.initial(tr)
+        self.budget.initial(opti, p)
         w0 = opti.debug.value(opti.x, opti.initial())
         lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
         t0 = time.perf_counter()
@@ -183,12 +207,14 @@ class _ControlProgram:
             z[:, 0::2], z[:, 1::2] = k, m
             return z.T
 
-        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[4:17]
-        slack = [np.abs(Mu).max()] + ([np.abs(out[17]).max()] if len(out) > 17 else [])
+        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[6:19]
+        slack = [np.abs(Mu).max()] + ([np.abs(out[19]).max()] if len(out) > 19 else [])
         traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
                     lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)), T=out[3].item())
         cap_use = {name: float(np.min(np.asarray(v))) for name, v in zip(self.rows, self.cap_rows(r["x"], p))}
+        traj["control_knots"] = np.asarray(self.zfun(r["x"], p), dtype=float).T
         return dict(speed=out[0].item(), power=out[1].item(), penalty=out[2].item(), T=out[3].item(), traj=traj,
+                    budget_power=out[4].item(), complementarity=out[5].item(),
                     solved=bool(stats.get("success", False)), status=str(stats.get("return_status", "unknown")),
                     iterations=int(stats.get("iter_count", -1)),
                     violation=float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg]))), time=elapsed,
@@ -198,17 +224,21 @@ class _ControlProgram:
 _PROGRAMS: dict = {}
 
 
-def optimal_control(model: str = "free", power: float = 200.0, *, params=None, caps=None, nodes: int = 100,
-                    smoothness: float = DEFAULT_SMOOTHNESS, resimulation_tol: float = 1e-4,
-                    ipopt: dict | None = None) -> ControlSolution:
+def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = "metabolic", params=None, caps=None,
+                    nodes: int = 100, control_nodes: int = 25, smoothness: float = DEFAULT_SMOOTHNESS,
+                    resimulation_tol: float = 1e-4, ipopt: dict | None = None, starts: int = 4,
+                    seed: int = 0) -> ControlSolution:
     """The fastest stroke of ``model`` at mean power ``power`` [W] with its laws free (the
     module's docstring): the free skater's heading, lateral offset and height as C² quintic
     splines on ``nodes`` intervals, the stroke time free, within ``caps``
     (``skilib.models.free.collocation.FreeControlCaps``, default its defaults), the objective
     the progress speed less ``smoothness`` × the laws' mean squared jerk.
 
-    Starts from the law-based optimum at the same power and mesh (``collocate_stroke`` with
-    ``skilib.studies.optimum.FREE_BOUNDS``), returned as ``law_based``, and re-simulates the
+    Starts from the law-based optimum at the same power and budget (``optimize_technique`` by
+    collocation over ``skilib.studies.optimum.FREE_BOUNDS`` from the params' technique and
+    ``starts`` seeded starts: the law-based problem has several local optima of nearly equal
+    speed), returned as
+    ``law_based``, and re-simulates the
     solution by ``simulate_free`` with the splines as laws.  A program IPOPT does not solve is
     returned with ``success=False`` and IPOPT's status, never as an optimum.  ValueError naming
     the argument on bad input (model, power, caps, nodes, smoothness)."""
@@ -216,31 +246,41 @@ def optimal_control(model: str = "free", power: float = 200.0, *, params=None, c
     if model != "free":
         raise ValueError(f"model: free control is transcribed for the free skater ('free'), got {model!r}")
     from ..models.free.collocation import FreeControlCaps, FreeStroke
-    from ..studies.optimum import FREE_BOUNDS
+    from ..studies.optimum import FREE_BOUNDS, optimize_technique
 
     power = check_number("power", power, positive=True, unit="W")
+    if check_budget(budget) == "net":
+        raise ValueError("budget: free control needs a budget that counts every actuator's work ('positive' or "
+                         "'metabolic'); with the leg's net work alone ('net') the optimizer drives the stroke with "
+                         "the ski's heading, whose work that budget does not count")
     caps = FreeControlCaps() if caps is None else caps
     if not isinstance(caps, FreeControlCaps):
         raise ValueError(f"caps: must be a FreeControlCaps, got {type(caps).__name__}")
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 4 <= nodes <= 400:
         raise ValueError(f"nodes: must be an integer in [4, 400], got {nodes!r}")
+    if (isinstance(control_nodes, bool) or not isinstance(control_nodes, (int, np.integer)) or control_nodes < 2
+            or nodes % control_nodes):
+        raise ValueError(f"control_nodes: must be an integer ≥ 2 that divides nodes ({nodes}), got {control_nodes!r}")
     smoothness = check_number("smoothness", smoothness, positive=True)
     resimulation_tol = check_number("resimulation_tol", resimulation_tol, positive=True)
     adapter = FreeStroke(params)
-    start = collocate_stroke(adapter, bounds=dict(FREE_BOUNDS), power=power, nodes=int(nodes), max_nodes=int(nodes),
-                             resimulation_tol=resimulation_tol, ipopt=ipopt)
+    base = adapter.technique()
+    law = optimize_technique("free", power=power, bounds=dict(FREE_BOUNDS), params=params, budget=budget,
+                             method="collocation", starts=starts, seed=seed, nodes=int(nodes),
+                             x0={k: base[k] for k in FREE_BOUNDS})
+    start = law.solution
     if not start.success:
         raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
                            f"(IPOPT: {start.status}, re-simulation error {start.resimulation_error:.3g})")
     opts = dict(IPOPT_OPTIONS, **(ipopt or {}))
-    key = (adapter.structure_key(), int(nodes), caps, smoothness, tuple(sorted(opts.items())))
+    key = (adapter.structure_key(), int(nodes), int(control_nodes), caps, smoothness, tuple(sorted(opts.items())),
+           budget)
     if key not in _PROGRAMS:
-        _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), caps, smoothness, opts)
+        _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget)
     sol = _PROGRAMS[key].solve(power, start)
     laws = adapter.spline_laws(sol["traj"])
     res = adapter.resimulate_laws(sol["T"], laws, adapter.u0(sol["traj"])) if sol["solved"] else {}
-    err = (max(abs(res["progress_speed"] / sol["speed"] - 1), abs(res["mean_power"] / sol["power"] - 1))
-           if res else math.nan)
+    err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
     ok = bool(sol["solved"] and err <= resimulation_tol)
     active = adapter.caps_report(sol["traj"], caps)
     return ControlSolution(progress_speed=sol["speed"], mean_power=sol["power"], stroke_time=sol["T"],
@@ -249,5 +289,7 @@ def optimal_control(model: str = "free", power: float = 200.0, *, params=None, c
                            gain_relative=sol["speed"] / start.progress_speed - 1, caps=caps, caps_active=active,
                            status=sol["status"], success=ok, iterations=sol["iterations"],
                            max_violation=sol["violation"], solve_time=sol["time"], nodes=int(nodes),
-                           max_slack=sol["traj"]["max_slack"], power=power, resimulated=res, resimulation_error=err,
+                           max_slack=sol["traj"]["max_slack"], power=power, budget=budget,
+                           budget_power=sol["budget_power"], complementarity=sol["complementarity"],
+                           resimulated=res, resimulation_error=err,
                            resimulation_ok=bool(err <= resimulation_tol), laws=laws, trajectory=sol["traj"])

@@ -41,7 +41,12 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 
-__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS"]
+__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "regrid", "resimulation_error", "check_budget"]
+
+#: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
+#: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
+#: metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
+BUDGETS = ("net", "positive", "metabolic")
 
 #: IPOPT's options (tol: the scaled KKT error; one thread, MUMPS), quiet
 IPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "acceptable_tol": 1e-8, "max_iter": 500, "sb": "yes"}
@@ -53,8 +58,9 @@ class StrokeSolution:
 
     - x : the technique {name: value}, every law parameter (the free ones at their optimum).
     - params : the model's parameters at x.
-    - progress_speed [m/s], mean_power [W] (the budget's kind, ``budget``), u0 [m/s] (the ski's
-      speed after touch-down), stroke_time [s]: the collocated values.
+    - progress_speed [m/s], mean_power [W] (the net: the free skater's leg), budget_power [W]
+      (what ``budget`` counts), u0 [m/s] (the ski's speed after touch-down), stroke_time [s]: the
+      collocated values; complementarity : max min(p⁺, p⁻) of the budget's split [W] (``PowerBudget``).
     - success : IPOPT solved it (``status``) and the re-simulation agrees (``resimulated``).
     - status : IPOPT's return status; iterations; max_violation : the largest constraint
       residual at the last iterate; solve_time [s] (all meshes).
@@ -86,6 +92,23 @@ class StrokeSolution:
     trajectory: dict = field(default_factory=dict, repr=False)
     meshes: list = field(default_factory=list, repr=False)
     peak_leg_force_bw: float = math.nan
+    budget_power: float = math.nan
+    complementarity: float = math.nan
+
+
+#: the simulator's column of each budget's power (``skilib.strokes.work``)
+RESIMULATED_POWER = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power"}
+
+
+def resimulation_error(res: dict, speed: float, net_power: float, budget_power: float, budget: str) -> float:
+    """The largest relative difference between the simulator's progress speed, net power and
+    budget power (``res``) and the collocated ones (NaN without a re-simulation)."""
+    if not res:
+        return math.nan
+    errs = [abs(res["progress_speed"] / speed - 1), abs(res["mean_power"] / net_power - 1)]
+    if budget != "net":
+        errs.append(abs(res[RESIMULATED_POWER[budget]] / budget_power - 1))
+    return float(max(errs))
 
 
 def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
@@ -117,8 +140,8 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
 
     ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
-    (the first guess is the model's shooting steady state there).  ``budget`` ("net", the only
-    one so far) is what ``power`` counts.  ``ipopt`` adds to ``IPOPT_OPTIONS``.  ValueError on
+    (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``: "net",
+    "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds to ``IPOPT_OPTIONS``.  ValueError on
     bad arguments, naming them."""
     ca = require_casadi()
     start = x0
@@ -133,9 +156,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     b = _check_bounds(adapter, x0, bounds)
     if power is not None:
         power = check_number("power", power, positive=True, unit="W")
-    if budget != "net":
-        raise ValueError(f"budget: collocation budgets the net mean power ('net'); {budget!r} (W⁺ and W⁻ "
-                         "separately) is not transcribed yet")
+    budget = check_budget(budget)
     for name, v in (("nodes", nodes), ("max_nodes", max_nodes)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 4:
             raise ValueError(f"{name}: must be an integer ≥ 4, got {v!r}")
@@ -149,24 +170,82 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     guess, meshes, t_all = None, [], 0.0
     n = int(nodes)
     while True:
-        sol = _solve(ca, adapter, x0, b, power, n, opts, guess)
+        sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget)
         t_all += sol["time"]
         res = adapter.resimulate(sol["x"], sol["u0"]) if sol["solved"] else {}
-        err = (max(abs(res["progress_speed"] / sol["speed"] - 1), abs(res["mean_power"] / sol["power"] - 1))
-               if res else math.nan)
+        err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
         meshes.append(dict(nodes=n, status=sol["status"], iterations=sol["iterations"], speed=sol["speed"],
-                           power=sol["power"], resimulation_error=err, time=sol["time"]))
+                           power=sol["power"], budget_power=sol["budget_power"], resimulation_error=err,
+                           time=sol["time"]))
         if not sol["solved"] or err <= resimulation_tol or 2 * n > max_nodes:
             break
         guess, n = sol["trajectory"], 2 * n
         x0 = {**x0, **{k: sol["x"][k] for k in b}}
     ok = bool(sol["solved"] and err <= resimulation_tol)
-    return StrokeSolution(x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
+    return StrokeSolution(budget_power=sol["budget_power"], complementarity=sol["complementarity"],
+                          x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
                           mean_power=sol["power"], u0=sol["u0"], stroke_time=sol["x"]["stroke_time"], success=ok,
                           status=sol["status"], iterations=sol["iterations"], max_violation=sol["violation"],
                           solve_time=t_all, nodes=n, max_slack=sol["max_slack"], budget=budget, power=power,
                           resimulated=res, resimulation_error=err, resimulation_ok=bool(err <= resimulation_tol),
                           trajectory=sol["trajectory"], meshes=meshes, peak_leg_force_bw=sol["peak_leg_force_bw"])
+
+
+class PowerBudget:
+    """The budgeted energy E of a collocated stroke, constrained E = P T (``BUDGETS``).
+
+    "net": the adapter's ``work`` (the free skater's leg).  "positive" and "metabolic": each
+    actuator's power p (``adapter.actuators``, ``adapter.actuator_power``) at the knots and
+    midpoints is split p = p⁺ − p⁻ with p± ≥ 0 variables, W± = Simpson(p±), and E = Σ W⁺ or
+    Σ (W⁺/η⁺ + W⁻/η⁻).  At a solution the split is complementary (min(p⁺, p⁻) = 0: a budget
+    spent on both at once buys nothing), which ``complementarity`` measures; W± then integrate
+    max(±p, 0) with an error O(h²) where p changes sign, beside O(h⁴) elsewhere."""
+
+    def __init__(self, opti, hs, adapter, kind: str):
+        ca = require_casadi()
+        self.kind, self.parts = kind, []
+        self.work = adapter.work(hs)
+        if kind == "net":
+            self.energy = self.work
+            return
+        eta_p, eta_n = adapter.efficiencies()
+        E = 0
+        for name in adapter.actuators:
+            f = hs.one_point(adapter.actuator_power(name))
+            pk, pm = hs.point(f, knots=True), hs.point(f, knots=False)
+            Pk, Nk = opti.variable(1, hs.N + 1), opti.variable(1, hs.N + 1)
+            Pm, Nm = opti.variable(1, hs.N), opti.variable(1, hs.N)
+            opti.subject_to(ca.vec(pk - Pk + Nk) == 0)
+            opti.subject_to(ca.vec(pm - Pm + Nm) == 0)
+            opti.subject_to(ca.vec(ca.horzcat(Pk, Nk, Pm, Nm)) >= 0)
+            Wp, Wn = hs.simpson_rows(Pk, Pm), hs.simpson_rows(Nk, Nm)
+            E = E + (Wp if kind == "positive" else Wp / eta_p + Wn / eta_n)
+            self.parts.append((pk, pm, Pk, Nk, Pm, Nm))
+        self.energy = E
+
+    def initial(self, opti, p) -> None:
+        """Start the split at max(±p, 0) of the initial guess."""
+        ca = require_casadi()
+        for pk, pm, Pk, Nk, Pm, Nm in self.parts:
+            f = ca.Function("p", [opti.x, opti.p], [pk, pm])
+            vk, vm = (np.asarray(v, dtype=float) for v in f(opti.debug.value(opti.x, opti.initial()), p))
+            for var, val in ((Pk, np.maximum(vk, 0)), (Nk, np.maximum(-vk, 0)), (Pm, np.maximum(vm, 0)),
+                             (Nm, np.maximum(-vm, 0))):
+                opti.set_initial(var, val)
+
+    def complementarity(self):
+        """max min(p⁺, p⁻) over the actuators and points [W] (0 for "net")."""
+        ca = require_casadi()
+        if not self.parts:
+            return ca.MX(0)
+        return ca.mmax(ca.vertcat(*[ca.vec(ca.fmin(Pk, Nk)) for _, _, Pk, Nk, _, _ in self.parts]
+                                  + [ca.vec(ca.fmin(Pm, Nm)) for _, _, _, _, Pm, Nm in self.parts]))
+
+
+def check_budget(budget) -> str:
+    if not isinstance(budget, str) or budget not in BUDGETS:
+        raise ValueError(f"budget: must be one of {BUDGETS}, got {budget!r}")
+    return budget
 
 
 class _Program:
@@ -176,7 +255,7 @@ class _Program:
     its exact Jacobian and Hessian take seconds) and solved for any budget, bounds and fixed
     technique.  ``budget``: whether the power is constrained."""
 
-    def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict):
+    def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict, budget_kind: str = "net"):
         self.ca, self.adapter, self.free, N = ca, adapter, free, nodes
         opti = self.opti = ca.Opti()
         names = adapter.law_parameters
@@ -196,7 +275,8 @@ class _Program:
             x_mid = {k: (v[:, :N] if k in free else v) for k, v in x_knots.items()}
             T_knots, T_mid = x_knots["stroke_time"], x_mid["stroke_time"]
             self.Uk, self.Um = opti.variable(adapter.terms.nu, N + 1), opti.variable(adapter.terms.nu, N)
-            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T_mid, controls=(self.Uk, self.Um))
+            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T_mid, controls=(self.Uk, self.Um),
+                                          force_scale=adapter.force_scale)
             opti.subject_to(ca.vec(self.Uk - adapter.controls(x_knots, hs.tau_knots, T_knots)) == 0)
             opti.subject_to(ca.vec(self.Um - adapter.controls(x_mid, hs.tau_mid, T_mid)) == 0)
             x = {k: (v[0, 0] if k in free else v) for k, v in x_knots.items()}
@@ -204,12 +284,14 @@ class _Program:
             self.xv = None
             x = dict(self.fixed)
             T = x["stroke_time"]
-            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T))
+            hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T),
+                                          force_scale=adapter.force_scale)
         adapter.close_period(opti, hs)
-        speed, work = adapter.progress_speed(hs), adapter.work(hs)
-        mean_power = work / hs.T
-        if budget:  # W = P T: linear in T, so T's row of the Hessian stays sparse
-            opti.subject_to((work - self.power * hs.T) / self.power == 0)
+        speed = adapter.progress_speed(hs)
+        self.budget = PowerBudget(opti, hs, adapter, budget_kind)
+        mean_power, budget_power = self.budget.work / hs.T, self.budget.energy / hs.T
+        if budget:  # E = P T: linear in T, so T's row of the Hessian stays sparse
+            opti.subject_to((self.budget.energy - self.power * hs.T) / self.power == 0)
         # a row of the technique alone (every parameter fixed) is checked before solving
         self.fixed_rows = {}
         for name, g in adapter.admissibility(hs, x).items():
@@ -226,7 +308,8 @@ class _Program:
                                 {"print_time": False, "error_on_fail": False, "ipopt": opts})
         self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
         self.out = ca.Function("out", [opti.x, opti.p],
-                               [speed, mean_power, ca.vertcat(*x.values())]
+                               [speed, mean_power, ca.vertcat(*x.values()), budget_power,
+                                self.budget.complementarity()]
                                + [hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm, hs.U, hs.Um,
                                   hs.tau_knots, hs.tau_mid, hs.Mu] + ([hs.G] if hs.G is not None else []))
 
@@ -250,11 +333,7 @@ class _Program:
             T = x0["stroke_time"]
             opti.set_initial(self.Uk, self.adapter.controls(x0, self.ca.DM(np.arange(N + 1) * T / N).T, T))
             opti.set_initial(self.Um, self.adapter.controls(x0, self.ca.DM((np.arange(N) + 0.5) * T / N).T, T))
-        for name, knots, mids in (("q", hs.Q, None), ("v", hs.V, None), ("a", hs.A, hs.Am), ("lam", hs.L, hs.Lm)):
-            arr = np.asarray(guess[name])
-            opti.set_initial(knots, arr[0::2].T)
-            if mids is not None:
-                opti.set_initial(mids, arr[1::2].T)
+        hs.initial(guess)
         return opti.debug.value(opti.x, opti.initial())
 
     def solve(self, x0: dict, bounds: dict, power, guess: dict) -> dict:
@@ -266,7 +345,9 @@ class _Program:
                 raise ValueError(f"{name}: falls to {low:.6g} (it must stay ≥ 0) for the technique "
                                  f"{ {k: x0[k] for k in self.fixed} }: the {self.adapter.name} cannot skate it")
         lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
-        w0 = self.initial(x0, bounds, guess)
+        self.initial(x0, bounds, guess)
+        self.budget.initial(self.opti, p)
+        w0 = self.opti.debug.value(self.opti.x, self.opti.initial())
         t0 = time.perf_counter()
         r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
         elapsed = time.perf_counter() - t0
@@ -276,7 +357,11 @@ class _Program:
         violation = float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg])))
         out = [np.asarray(v, dtype=float) for v in self.out(w, p)]
         speed, mean_power, xval = out[0].item(), out[1].item(), np.ravel(out[2])
+        # IPOPT relaxes bounds by 1e-8 (bound_relax_factor): a free parameter may end that far
+        # outside its range, and is put back on it
         xs = dict(zip(self.adapter.law_parameters, map(float, xval)))
+        for k in self.free:
+            xs[k] = min(max(xs[k], bounds[k][0]), bounds[k][1])
         N = hs.N
 
         def interleave(k, m):
@@ -284,11 +369,13 @@ class _Program:
             z[:, 0::2], z[:, 1::2] = k, m
             return z.T
 
-        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[3:16]
-        slack = [np.abs(Mu).max()] + ([np.abs(out[16]).max()] if len(out) > 16 else [])
+        budget_power, complementarity = out[3].item(), out[4].item()
+        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[5:18]
+        slack = [np.abs(Mu).max()] + ([np.abs(out[18]).max()] if len(out) > 18 else [])
         traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
                     lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)), T=xs["stroke_time"])
-        return dict(x=xs, speed=speed, power=mean_power, u0=self.adapter.u0(traj),
+        return dict(x=xs, speed=speed, power=mean_power, budget_power=budget_power, complementarity=complementarity,
+                    u0=self.adapter.u0(traj),
                     solved=bool(stats.get("success", False)), status=str(stats.get("return_status", "unknown")),
                     iterations=int(stats.get("iter_count", -1)), violation=violation, time=elapsed, trajectory=traj,
                     max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))
@@ -299,22 +386,23 @@ class _Program:
 _PROGRAMS: dict = {}
 
 
-def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess) -> dict:
+def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net") -> dict:
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
     free = tuple(bounds)
-    key = (adapter.structure_key(), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())))
+    key = (adapter.structure_key(), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
+           budget_kind)
     if key not in _PROGRAMS:
-        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts)
-    return _PROGRAMS[key].solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else _regrid(guess, nodes))
+        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind)
+    return _PROGRAMS[key].solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, nodes))
 
 
-def _regrid(traj: dict, nodes: int) -> dict:
+def regrid(traj: dict, nodes: int) -> dict:
     """A solution's arrays interpolated, in τ/T, onto a mesh of ``nodes`` intervals (knots and
     midpoints): the next mesh's first guess."""
     s_old = traj["tau"] / traj["T"]
     s_new = np.linspace(0.0, 1.0, 2 * nodes + 1)
     out = {k: np.column_stack([np.interp(s_new, s_old, col) for col in np.asarray(traj[k]).T])
-           for k in ("q", "v", "a", "lam")}
+           for k in ("q", "v", "a", "lam", "u") if k in traj}
     out["s"] = s_new
     return out

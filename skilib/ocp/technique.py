@@ -9,8 +9,8 @@ each of the same seeded starts (``skilib.studies.optimum.latin_starts``: the fir
 start whose re-simulation agrees wins, and the result is the shooting optimum's ``Optimum``
 (``method="collocation"``, the collocated ``solution`` attached).
 
-The free skater is transcribed (``skilib.models.free.collocation``); its budget is the net mean
-power of the leg.
+The free skater is transcribed (``skilib.models.free.collocation``); its budgets are the leg's
+net mean power, or the actuators' positive or metabolic power (``skilib.ocp.stroke.PowerBudget``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ import pandas as pd
 __all__ = ["collocate_starts"]
 
 
-def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=20, max_nodes=80, resimulation_tol=1e-4):
+def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=20, max_nodes=80, resimulation_tol=1e-4,
+                     budget="net"):
     """The free skater's collocated optimum from each start (rows of ``starts``, in the order of
     ``bounds``' names): (the fastest solution that IPOPT solved and its re-simulation confirmed,
     or None; a DataFrame with one row per start: the start, its end point ``end_*``, speed,
@@ -39,14 +40,14 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=20, ma
         start = dict(zip(names, map(float, pt)))
         try:
             sol = collocate_stroke(adapter, bounds=bounds, power=power, x0=start, nodes=nodes, max_nodes=max_nodes,
-                                   resimulation_tol=resimulation_tol)
+                                   resimulation_tol=resimulation_tol, budget=budget)
         except (ValueError, RuntimeError, ArithmeticError) as e:
             rows.append(dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"))
             continue
         tried.append(sol)
         rows.append(dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
-                         mean_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.mean_power,
-                         power_error=sol.mean_power - power, peak_leg_force_bw=sol.peak_leg_force_bw,
+                         mean_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
+                         power_error=sol.budget_power - power, peak_leg_force_bw=sol.peak_leg_force_bw,
                          progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
                          violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,
                          nodes=sol.nodes, resimulation_error=sol.resimulation_error, solve_time=sol.solve_time,

@@ -730,7 +730,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
       with CasADi's exact derivatives on a mesh of ``nodes`` intervals, ``skilib.ocp.technique``;
-      the free skater, the net budget and the progress speed only; every solution re-simulated
+      the free skater and the progress speed only, every budget; every solution re-simulated
       by the model's simulator; needs ``pip install 'skilib[ocp]'``).  The same seeded starts.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
@@ -775,9 +775,8 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     if model != "free":
         raise ValueError(f"method: collocation is transcribed for the free skater (model='free'), not {model!r}; "
                          "use method='shooting'")
-    if budget != "net" or speed != "progress":
-        raise ValueError(f"budget, speed: collocation maximises the progress speed at a net mean power "
-                         f"(budget='net', speed='progress'), got {budget!r}, {speed!r}")
+    if speed != "progress":
+        raise ValueError(f"speed: collocation maximises the progress speed (speed='progress'), got {speed!r}")
     if power is None:
         raise ValueError("power: collocation needs a power budget (without one the free skater's speed rises to the "
                          "bounds)")
@@ -790,14 +789,14 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     if x0:
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
-    best, table = collocate_starts(params, b, power, pts, nodes=nodes, max_nodes=max(4 * nodes, 80))
+    best, table = collocate_starts(params, b, power, pts, nodes=nodes, max_nodes=max(4 * nodes, 80), budget=budget)
     if best is None:
         raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
     return Optimum(model, best.params, {n: best.x[n] for n in names}, best.progress_speed, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
-                   best.mean_power, method="collocation", solution=best)
+                   best.budget_power, method="collocation", solution=best)
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,

@@ -31,8 +31,11 @@ assumes), the snow carries the ski (N = (M + m_s) g cos α + M z̈ ≥ 0, as
 ``skilib.studies.optimum.snow_load_margin``) and the leg force stays below
 ``MAX_LEG_FORCE_BW`` body weights, as ``simulate_free`` refuses above it.
 
-Not transcribed yet: the poles (a stroke with phases), the "along_ski" touch-down and the
-positive and metabolic budgets (W⁺ and W⁻ separately).
+The budgets: the leg's net work (``work``, the shooting model's ``mean_power``), or the
+actuators' (leg and heading) positive work or metabolic cost (``actuators``,
+``actuator_power``; ``skilib.ocp.stroke.PowerBudget``).
+
+Not transcribed yet: the poles (a stroke with phases) and the "along_ski" touch-down.
 """
 from __future__ import annotations
 
@@ -131,6 +134,8 @@ class FreeStroke:
         self.terms = casadi_terms(self.system, controls=_CONTROLS)
         self.leg = self.system.rows("leg")
         self.cm = self.model.cm
+        #: the multipliers' scale in the programs: the body's weight [N]
+        self.force_scale = p.body_mass * p.g
 
     def structure_key(self) -> tuple:
         """What a program of this stroke bakes in: every parameter but the laws' (those are the
@@ -185,35 +190,59 @@ class FreeStroke:
         i = self.cm.start
         return (hs.Q[i, hs.N] - hs.Q[i, 0]) / hs.T
 
-    def _leg_power(self, t, q, v, a, lam, u, T):
+    #: the drivers a muscle works (``skilib.models.free.model.FREE_ACTUATORS``): their positive and
+    #: negative works make the "positive" and "metabolic" budgets
+    actuators = ("leg", "heading")
+
+    def actuator_power(self, name: str):
+        """The power of actuator ``name`` ("leg": the placement rows; "heading": the ski's
+        orientation drivers) as a one-point function (t, q, v, a, λ, u, terms) → Σ λ_r C_t,r.
+
+        On the rows (C_q v + C_t = 0) this is the rows' power −Σ λ_r (C_q v)_r that the simulator
+        integrates; written with C_t = Cvel − C_q v it stays exact at the midpoints too, where
+        the Hermite interpolant of the velocity leaves the rows by O(h³) and −λ·(C_q v) would
+        carry that violation times a force of a body weight into the work."""
         ca = require_casadi()
-        leg = slice(self.leg.start, self.leg.stop)
-        return -ca.dot(lam[leg], (T["Cq"] @ v)[leg])
+        rows = {"leg": [self.leg], "heading": [self.system.rows(n) for n in self.model.heading_rows]}[name]
+        idx = [r for sl in rows for r in range(sl.start, sl.stop)]
+
+        def power(t, q, v, a, lam, u, T):
+            return ca.dot(lam[idx], (T["Cvel"] - T["Cq"] @ v)[idx])
+
+        return power
+
+    def efficiencies(self) -> tuple:
+        """(η⁺, η⁻) of the params (the cost of work, ``skilib.strokes.work``)."""
+        return self.base.eta_positive, self.base.eta_negative
 
     def work(self, hs):
         """The leg's work over the stroke: the placement rows' power integrated by Simpson's
         rule (its mean over T is the steady state's ``mean_power``)."""
-        return hs.simpson(hs.one_point(self._leg_power))
+        return hs.simpson(hs.one_point(self.actuator_power("leg")))
 
     def _leg_force(self, t, q, v, a, lam, u, T):
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
         return -T["Cq"][leg, cm].T @ lam[leg]
 
     def admissibility(self, hs, x, leg_force_cap: float = MAX_LEG_FORCE_BW) -> dict:
-        """{name: rows ≥ 0} at the knots: u (the ski slides forwards), N/(M g) (the snow carries it),
-        cap² − |F_leg|²/(M g)² (the leg force within ``leg_force_cap`` body weights, by default
-        ``MAX_LEG_FORCE_BW`` as ``simulate_free`` refuses above it)."""
+        """{name: rows ≥ 0} at the knots and the midpoints: u (the ski slides forwards), N/(M g)
+        (the snow carries it), cap² − |F_leg|²/(M g)² (the leg force within ``leg_force_cap``
+        body weights, by default ``MAX_LEG_FORCE_BW`` as ``simulate_free`` refuses above it).
+        Both kinds of point: the dynamics are collocated at both, so a law free between the
+        knots (``skilib.ocp.control``) could otherwise pull the ski into the snow at a midpoint,
+        where the friction μN would then push it forwards."""
         ca = require_casadi()
         p = self.base
         weight = p.body_mass * p.g
         cos_a = slope_factors(p.slope_deg)[1]
-        speed = hs.point(hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0))),
-                         knots=True)
-        zdd = hs.U[8, :]
+        along = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0)))
+        force = hs.one_point(lambda *a: ca.sumsqr(self._leg_force(*a)))
+        speed = ca.horzcat(hs.point(along, knots=True), hs.point(along, knots=False))
+        zdd = ca.horzcat(hs.U[8, :], hs.Um[8, :])
         load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd) / weight
-        force = hs.point(hs.one_point(lambda *a: ca.sumsqr(self._leg_force(*a))), knots=True)
+        F2 = ca.horzcat(hs.point(force, knots=True), hs.point(force, knots=False))
         return {"ski_speed": ca.vec(speed), "snow_load": ca.vec(load),
-                "max_leg_force_bw": ca.vec(leg_force_cap**2 - force / weight**2)}
+                "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int) -> dict:
@@ -257,13 +286,20 @@ class FreeStroke:
         r = simulate_free(self.params_at(x), strokes=2, v0=u0)
         st = r.strokes
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
-                    cm_speed=float(st["mean_speed"].iloc[0]),
+                    cm_speed=float(st["mean_speed"].iloc[0]), mean_positive_power=float(st["mean_positive_power"].iloc[0]),
+                    metabolic_power=float(st["metabolic_power"].iloc[0]),
                     u0=float(u0), u_after=float(st["u_start"].iloc[1]))
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
-    def start_at_rest(self, opti, hs) -> None:
-        """The laws' rates zero at τ = 0: the drivers do no impulsive work at touch-down."""
+    def control_period(self, opti, hs) -> None:
+        """What free laws must do at touch-down: their rates zero at τ = 0 (the drivers do no
+        impulsive work there, C_t = 0), and the height back where it started, z(T) = z(0): the
+        new ski lands under the centre of mass, whose height above it is the new stroke's z(0),
+        so z(T) ≠ z(0) would move the centre of mass vertically at touch-down and hand it the
+        potential energy M g (z(0) − z(T)) for nothing (the laws of ``default_laws`` are
+        periodic in z, and ``simulate_free`` reports such a jump as ``cm_jump``)."""
         opti.subject_to(hs.U[[1, 4, 7], 0] == 0)
+        opti.subject_to(hs.U[6, hs.N] - hs.U[6, 0] == 0)
 
     def control_caps(self, hs, caps: FreeControlCaps) -> dict:
         """The caps as rows ≥ 0 at every knot and midpoint (``FreeControlCaps``)."""
@@ -282,9 +318,11 @@ class FreeStroke:
         return {k: ca.vec(v) for k, v in rows.items()}
 
     def spline_laws(self, traj: dict) -> FreeLaws:
-        """The solution's laws as ``QuinticSpline`` through its knots (the right stroke's)."""
-        tau, u = traj["tau"][0::2], traj["u"][0::2]
-        return FreeLaws(*(QuinticSpline(tau, u[:, 3 * i], u[:, 3 * i + 1], u[:, 3 * i + 2]) for i in range(3)))
+        """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
+        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T])."""
+        z = traj["control_knots"]
+        tau = np.linspace(0.0, traj["T"], len(z))
+        return FreeLaws(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(3)))
 
     def resimulate_laws(self, T: float, laws: FreeLaws, u0: float) -> dict:
         """``simulate_free`` with the splines as laws (two strokes from u0, stroke time T): the
@@ -295,7 +333,11 @@ class FreeStroke:
         st = r.strokes
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]), u0=float(u0), u_after=float(st["u_start"].iloc[1]),
-                    peak_leg_force_bw=float(st["peak_leg_force_bw"].iloc[0]))
+                    mean_positive_power=float(st["mean_positive_power"].iloc[0]),
+                    metabolic_power=float(st["metabolic_power"].iloc[0]),
+                    peak_leg_force_bw=float(st["peak_leg_force_bw"].iloc[0]),
+                    energy_residual=float(st["energy_residual"].abs().max()),
+                    cm_jump=float(r.changes["cm_jump"].abs().max()))
 
     def push_frame(self, traj: dict):
         """The push over the stroke, one row per knot and midpoint: tau [s], heading_deg and

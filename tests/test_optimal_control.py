@@ -1,0 +1,123 @@
+"""Free control (``skilib.ocp.control``): the laws as C² quintic splines, and the free skater's
+stroke with its laws free.
+
+- The quintic Hermite basis (``QUINTIC_HERMITE``) interpolates value, rate and acceleration at
+  both ends; a ``QuinticSpline`` reproduces any quintic exactly and is C² at its knots; the
+  exact jerk integral ``jerk_gram`` equals Gauss–Legendre quadrature of the spline's third
+  derivative.
+- ``optimal_control`` on a small mesh: IPOPT's solution, re-simulated by ``simulate_free``
+  with the splines as its laws, agrees in speed and budget power; it is at least as fast as the
+  law-based optimum it starts from; the touch-down conditions hold (the laws' rates zero at
+  τ = 0, the height back at its start, no jump of the centre of mass), and the simulated energy
+  balance closes: no energy enters that the budget does not count.
+
+Tolerances: the basis and the spline are polynomial identities, a few ε (1e-12 relative to the
+coefficients); quadrature of a degree-4 polynomial with 5 Gauss points is exact to rounding.
+The collocation's errors are as in test_collocation.py (O(h⁴), measured beside each bound).
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("casadi")
+
+from skilib.engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis  # noqa: E402
+from skilib.models.free.collocation import FreeControlCaps  # noqa: E402
+from skilib.ocp import optimal_control  # noqa: E402
+from skilib.ocp.control import jerk_gram  # noqa: E402
+
+
+def test_the_quintic_hermite_basis_interpolates_its_six_end_values(measured):
+    """B_i and its first two derivatives at s = 0 and s = 1 are the identity: each basis function
+    carries exactly one of (f₀, ḟ₀, f̈₀, f₁, ḟ₁, f̈₁)."""
+    ends = np.array([[quintic_basis(s, d)[i] for s in (0.0, 1.0) for d in range(3)] for i in range(6)])
+    measured.check("basis end values vs the identity", np.abs(ends - np.eye(6)), 1e-15)
+    assert QUINTIC_HERMITE.shape == (6, 6)
+
+
+def test_a_quintic_spline_reproduces_a_quintic_and_is_c2(rng, measured):
+    """Knots on a random quintic p(t): the spline equals p, ṗ, p̈ everywhere between them (a
+    quintic is its own Hermite interpolant), and on random knot data its value, rate and
+    acceleration are continuous across every knot."""
+    c = rng.normal(size=6)
+    p = np.polynomial.Polynomial(c)
+    t = np.sort(np.concatenate([[0.0, 2.0], rng.uniform(0, 2, 5)]))
+    sp = QuinticSpline(t, p(t), p.deriv(1)(t), p.deriv(2)(t))
+    ts = np.linspace(0, 2, 301)
+    got = np.array([sp(x) for x in ts])
+    want = np.column_stack([p(ts), p.deriv(1)(ts), p.deriv(2)(ts)])
+    measured.allclose("spline vs the quintic it interpolates (f, ḟ, f̈)", got, want, rtol=1e-10, atol=1e-10)
+    sp2 = QuinticSpline(t, rng.normal(size=len(t)), rng.normal(size=len(t)), rng.normal(size=len(t)))
+    jumps = [np.abs(np.subtract(sp2(x - 1e-9 * 0 + 0.0), sp2(x))) for x in t[1:-1]]
+    left = np.array([sp2(np.nextafter(x, -np.inf)) for x in t[1:-1]])
+    right = np.array([sp2(np.nextafter(x, np.inf)) for x in t[1:-1]])
+    measured.allclose("spline's f, ḟ, f̈ left vs right of each knot", left, right, rtol=1e-9, atol=1e-9)
+    assert not np.any(np.isnan(jumps))
+
+
+def test_the_jerk_gram_matrix_is_the_exact_integral(rng, measured):
+    """cᵀGc/h⁵ equals ∫ f‴² dt of the interval's quintic by 5-point Gauss–Legendre quadrature
+    (exact for f‴², a quartic)."""
+    G = jerk_gram()
+    measured.check("G symmetric", np.abs(G - G.T), 1e-12)
+    x, w = np.polynomial.legendre.leggauss(5)
+    s, w = (x + 1) / 2, w / 2
+    for _ in range(5):
+        h = rng.uniform(0.05, 0.5)
+        c = rng.normal(size=6)
+        f3 = c @ quintic_basis(s, 3) / h**3
+        exact = h * np.sum(w * f3**2)
+        measured.allclose("cᵀGc/h⁵ vs quadrature of f‴²", c @ G @ c / h**5, exact, rtol=1e-12)
+
+
+def test_bad_splines_and_caps_are_refused_by_name():
+    with pytest.raises(ValueError, match="times"):
+        QuinticSpline([0.0, 0.0], [0, 1], [0, 0], [0, 0])
+    with pytest.raises(ValueError, match="rates"):
+        QuinticSpline([0.0, 1.0], [0, 1], [0], [0, 0])
+    with pytest.raises(ValueError, match="t: "):
+        QuinticSpline([0.0, 1.0], [0, 1], [0, 0], [0, 0])(1.5)
+    with pytest.raises(ValueError, match="caps.offset"):
+        FreeControlCaps(offset=(0.6, 0.1))
+    with pytest.raises(ValueError, match="caps.peak_leg_force_bw"):
+        FreeControlCaps(peak_leg_force_bw=0.5)
+    with pytest.raises(ValueError, match="budget"):
+        optimal_control("free", 600.0, budget="net")
+    with pytest.raises(ValueError, match="model"):
+        optimal_control("thesis", 600.0)
+    with pytest.raises(ValueError, match="control_nodes"):
+        optimal_control("free", 600.0, nodes=20, control_nodes=3)
+
+
+@pytest.fixture(scope="module")
+def control():
+    return optimal_control("free", 600.0, nodes=20, control_nodes=5)
+
+
+def test_free_control_is_resimulated_and_no_slower_than_the_laws(control, measured):
+    """The free-control stroke (600 W metabolic, 20 intervals, splines on 5): IPOPT solves it, the
+    simulator with the splines as laws agrees in speed and power, and the stroke is at least as
+    fast as the law-based optimum it started from (less its smoothness penalty)."""
+    s = control
+    assert s.success, (s.status, s.resimulation_error)
+    measured.check("re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
+    measured.check("budget power vs the budget", abs(s.budget_power / 600.0 - 1), 1e-9, "rel.")
+    measured.exceeds("free control's speed + penalty − the law-based speed", s.gain + s.penalty + 1e-9, 0.0, "m/s")
+
+
+def test_free_control_meets_the_touch_down_conditions(control, measured):
+    """The laws' rates are zero at τ = 0, the height ends where it began (no jump of the centre of
+    mass at touch-down), and in the re-simulation the energy balance closes and the touch-down
+    gives u0 back: no energy enters that the budget does not count."""
+    s = control
+    fr = s.frame
+    measured.check("rates at τ = 0 (ψ̇, ḣ, ż)", np.abs(fr.iloc[0][["heading_rate_deg_s", "offset_rate",
+                                                                      "height_rate"]].to_numpy(float)), 1e-9)
+    measured.check("z(T) − z(0)", abs(fr["height"].iloc[-1] - fr["height"].iloc[0]), 1e-9, "m")
+    res = s.resimulated
+    measured.check("re-simulated u after touch-down vs u0", abs(res["u_after"] / s.u0 - 1), 1e-4, "rel.")
+    measured.check("re-simulated centre of mass's jump at touch-down", res["cm_jump"], 1e-9, "m")
+    measured.check("re-simulated energy residual ΔKE − ΣW", res["energy_residual"], 1e-6, "J")
+    assert res["peak_leg_force_bw"] <= s.caps.peak_leg_force_bw * (1 + 1e-3)
+    assert math.isfinite(s.penalty) and s.penalty >= 0
