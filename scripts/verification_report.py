@@ -124,7 +124,10 @@ EXEMPT = {
         "test_collocation_refuses_what_it_does_not_transcribe": _EXCEPTIONS,
         "test_poles_are_refused_by_name": _EXCEPTIONS,
     },
-    "test_optimal_control.py": {"test_bad_splines_and_caps_are_refused_by_name": _EXCEPTIONS},
+    "test_optimal_control.py": {
+        "test_bad_splines_and_caps_are_refused_by_name": _EXCEPTIONS,
+        "test_caps_no_stroke_can_meet_are_reported_not_solved": "IPOPT's status is reported: no error to measure",
+    },
     "test_errors.py": {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,

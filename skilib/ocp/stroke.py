@@ -41,7 +41,8 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 
-__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "regrid", "resimulation_error", "check_budget"]
+__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "regrid",
+           "resimulation_error", "check_budget"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
@@ -140,9 +141,9 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
 
     ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
-    (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``: "net",
-    "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds to ``IPOPT_OPTIONS``.  ValueError on
-    bad arguments, naming them."""
+    (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``:
+    "net", "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
+    to ``IPOPT_OPTIONS``.  ValueError on bad arguments, naming them."""
     ca = require_casadi()
     start = x0
     x0 = adapter.technique()
