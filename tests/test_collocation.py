@@ -164,7 +164,7 @@ def test_a_program_ipopt_does_not_solve_is_not_an_optimum(stroke):
     (dict(bounds=FREE_BOUNDS), "power"),
     (dict(nodes=2), "nodes"),
     (dict(nodes=20, max_nodes=10), "max_nodes"),
-    (dict(bounds=FREE_BOUNDS, power=200.0, budget="metabolic"), "budget"),
+    (dict(bounds=FREE_BOUNDS, power=200.0, budget="gross"), "budget"),
     (dict(bounds=FREE_BOUNDS, power=200.0, x0={"cm_height": 1.0}), "x0"),
 ])
 def test_bad_arguments_are_named(stroke, kwargs, name):
@@ -173,7 +173,7 @@ def test_bad_arguments_are_named(stroke, kwargs, name):
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    (dict(model="thesis"), "method"), (dict(budget="metabolic"), "budget"), (dict(power=None), "power"),
+    (dict(model="thesis"), "method"), (dict(speed="cm"), "speed"), (dict(power=None), "power"),
     (dict(method="newton"), "method"),
 ])
 def test_collocation_refuses_what_it_does_not_transcribe(kwargs, name):

@@ -39,7 +39,6 @@ points, where no equation looks.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,7 +48,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, quintic_basis
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
-from .stroke import IPOPT_OPTIONS, PowerBudget, StrokeSolution, regrid, check_budget, resimulation_error
+from .stroke import IPOPT_OPTIONS, MeshProgram, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS"]
 
@@ -122,7 +121,7 @@ class ControlSolution:
     complementarity: float = math.nan
 
 
-class _ControlProgram:
+class _ControlProgram(MeshProgram):
     """The free-control program of ``adapter`` on ``nodes`` intervals (the module's docstring),
     built once per structure, mesh, caps and smoothness; the power is its parameter."""
 
@@ -168,18 +167,8 @@ class _ControlProgram:
             opti.subject_to(g >= 0)
         penalty = smoothness * jerk / hs.T
         opti.minimize(-speed + penalty)
-        self.rows = rows
-        nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
-        xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
-        f, g = nlp(xs, ps)
-        self.solver = ca.nlpsol("control", "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
-                                {"print_time": False, "error_on_fail": False, "ipopt": opts})
-        self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
-        self.out = ca.Function("out", [opti.x, opti.p],
-                               [speed, self.budget.work / hs.T, penalty, hs.T, self.budget.energy / hs.T,
-                                self.budget.complementarity(), hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm,
-                                hs.U, hs.Um, hs.tau_knots, hs.tau_mid, hs.Mu] + ([hs.G] if hs.G is not None else []))
-        self.cap_rows = ca.Function("caps", [opti.x, opti.p], list(rows.values()))
+        self.compile("control", opts, [speed, self.budget.work / hs.T, penalty, hs.T, self.budget.energy / hs.T,
+                                       self.budget.complementarity()])
         self.zfun = ca.Function("z", [opti.x, opti.p], [self.Z])
 
     def solve(self, power: float, start: StrokeSolution) -> dict:
@@ -192,33 +181,14 @@ class _ControlProgram:
         opti.set_initial(self.Z, tr["u"][0::2 * r].T)
         hs.initial(tr)
         self.budget.initial(opti, p)
-        w0 = opti.debug.value(opti.x, opti.initial())
-        lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
-        t0 = time.perf_counter()
-        r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
-        elapsed = time.perf_counter() - t0
-        stats = self.solver.stats()
-        gv = np.ravel(np.asarray(r["g"]))
-        out = [np.asarray(v, dtype=float) for v in self.out(r["x"], p)]
-        N = hs.N
-
-        def interleave(k, m):
-            z = np.zeros((k.shape[0], 2 * N + 1))
-            z[:, 0::2], z[:, 1::2] = k, m
-            return z.T
-
-        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[6:19]
-        slack = [np.abs(Mu).max()] + ([np.abs(out[19]).max()] if len(out) > 19 else [])
-        traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
-                    lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)), T=out[3].item())
-        cap_use = {name: float(np.min(np.asarray(v))) for name, v in zip(self.rows, self.cap_rows(r["x"], p))}
+        r = self.run(p)
+        speed, power, penalty, T, budget_power, complementarity = (v.item() for v in r["extra"])
+        traj = r["traj"]
+        traj["T"] = T
         traj["control_knots"] = np.asarray(self.zfun(r["x"], p), dtype=float).T
-        return dict(speed=out[0].item(), power=out[1].item(), penalty=out[2].item(), T=out[3].item(), traj=traj,
-                    budget_power=out[4].item(), complementarity=out[5].item(),
-                    solved=bool(stats.get("success", False)), status=str(stats.get("return_status", "unknown")),
-                    iterations=int(stats.get("iter_count", -1)),
-                    violation=float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg]))), time=elapsed,
-                    margins=cap_use, knots=U)
+        return dict(speed=speed, power=power, penalty=penalty, T=T, traj=traj, budget_power=budget_power,
+                    complementarity=complementarity, solved=r["solved"], status=r["status"],
+                    iterations=r["iterations"], violation=r["violation"], time=r["time"])
 
 
 _PROGRAMS: dict = {}

@@ -41,7 +41,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 
-__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "regrid",
+__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
            "resimulation_error", "check_budget"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
@@ -249,7 +249,57 @@ def check_budget(budget) -> str:
     return budget
 
 
-class _Program:
+class MeshProgram:
+    """A nonlinear program stated in a ``casadi.Opti`` around a ``HermiteSimpson`` mesh ``hs``:
+    ``compile`` expands it to CasADi's SX graph once (its exact Jacobian and Hessian) and builds
+    IPOPT; ``run`` solves it from the Opti's initial values and returns the mesh's trajectory
+    beside the ``extra`` outputs asked for at compile time.  The law-based stroke and the free
+    control (``skilib.ocp.control``) are both such programs."""
+
+    def compile(self, name: str, opts: dict, extra: list) -> None:
+        ca, opti, hs = self.ca, self.opti, self.hs
+        nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
+        xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
+        f, g = nlp(xs, ps)
+        self.solver = ca.nlpsol(name, "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
+                                {"print_time": False, "error_on_fail": False, "ipopt": opts})
+        self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
+        self.n_extra = len(extra)
+        self.out = ca.Function("out", [opti.x, opti.p],
+                               list(extra) + [hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm, hs.U, hs.Um,
+                                              hs.tau_knots, hs.tau_mid, hs.Mu]
+                               + ([hs.G] if hs.G is not None else []))
+
+    def run(self, p) -> dict:
+        """Solve from the Opti's initial values with parameters ``p``: {x (the solution vector),
+        extra (the extra outputs, arrays), traj (``HermiteSimpson.solution``'s arrays with
+        max_slack), solved, status, iterations, violation (the largest constraint residual), time}."""
+        opti, N = self.opti, self.hs.N
+        w0 = opti.debug.value(opti.x, opti.initial())
+        lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
+        t0 = time.perf_counter()
+        r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
+        elapsed = time.perf_counter() - t0
+        stats = self.solver.stats()
+        gv = np.ravel(np.asarray(r["g"]))
+        out = [np.asarray(v, dtype=float) for v in self.out(r["x"], p)]
+
+        def interleave(k, m):
+            z = np.zeros((k.shape[0], 2 * N + 1))
+            z[:, 0::2], z[:, 1::2] = k, m
+            return z.T
+
+        mesh = out[self.n_extra:]
+        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = mesh[:13]
+        slack = [np.abs(Mu).max()] + ([np.abs(mesh[13]).max()] if len(mesh) > 13 else [])
+        traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
+                    lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)))
+        return dict(x=r["x"], extra=out[: self.n_extra], traj=traj, solved=bool(stats.get("success", False)),
+                    status=str(stats.get("return_status", "unknown")), iterations=int(stats.get("iter_count", -1)),
+                    violation=float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg]))), time=elapsed)
+
+
+class _Program(MeshProgram):
     """One nonlinear program of ``adapter``'s stroke on ``nodes`` intervals with the parameters
     ``free`` set free (scaled to [0, 1] within bounds that are parameters of the program), the
     other law parameters and the budget also parameters: built once (CasADi's expansion to SX and
@@ -302,17 +352,8 @@ class _Program:
                 self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
         opti.minimize(-speed if free else 0)
         self.x = x
-        nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
-        xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
-        f, g = nlp(xs, ps)
-        self.solver = ca.nlpsol("stroke", "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
-                                {"print_time": False, "error_on_fail": False, "ipopt": opts})
-        self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
-        self.out = ca.Function("out", [opti.x, opti.p],
-                               [speed, mean_power, ca.vertcat(*x.values()), budget_power,
-                                self.budget.complementarity()]
-                               + [hs.Q, hs.V, hs.A, hs.L, hs.Qm, hs.Vm, hs.Am, hs.Lm, hs.U, hs.Um,
-                                  hs.tau_knots, hs.tau_mid, hs.Mu] + ([hs.G] if hs.G is not None else []))
+        self.compile("stroke", opts, [speed, mean_power, ca.vertcat(*x.values()), budget_power,
+                                      self.budget.complementarity()])
 
     def parameters(self, x0: dict, bounds: dict, power) -> list:
         """The program's parameter vector, in Opti's order: fixed values, lows, highs, power."""
@@ -345,41 +386,21 @@ class _Program:
             if low < 0:
                 raise ValueError(f"{name}: falls to {low:.6g} (it must stay ≥ 0) for the technique "
                                  f"{ {k: x0[k] for k in self.fixed} }: the {self.adapter.name} cannot skate it")
-        lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
         self.initial(x0, bounds, guess)
         self.budget.initial(self.opti, p)
-        w0 = self.opti.debug.value(self.opti.x, self.opti.initial())
-        t0 = time.perf_counter()
-        r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
-        elapsed = time.perf_counter() - t0
-        stats = self.solver.stats()
-        w = r["x"]
-        gv = np.ravel(np.asarray(r["g"]))
-        violation = float(np.max(np.concatenate([[0.0], lbg - gv, gv - ubg])))
-        out = [np.asarray(v, dtype=float) for v in self.out(w, p)]
-        speed, mean_power, xval = out[0].item(), out[1].item(), np.ravel(out[2])
+        r = self.run(p)
+        speed, mean_power, xval, budget_power, complementarity = r["extra"]
         # IPOPT relaxes bounds by 1e-8 (bound_relax_factor): a free parameter may end that far
         # outside its range, and is put back on it
-        xs = dict(zip(self.adapter.law_parameters, map(float, xval)))
+        xs = dict(zip(self.adapter.law_parameters, map(float, np.ravel(xval))))
         for k in self.free:
             xs[k] = min(max(xs[k], bounds[k][0]), bounds[k][1])
-        N = hs.N
-
-        def interleave(k, m):
-            z = np.zeros((k.shape[0], 2 * N + 1))
-            z[:, 0::2], z[:, 1::2] = k, m
-            return z.T
-
-        budget_power, complementarity = out[3].item(), out[4].item()
-        Q, V, A, L, Qm, Vm, Am, Lm, U, Um, tk, tm, Mu = out[5:18]
-        slack = [np.abs(Mu).max()] + ([np.abs(out[18]).max()] if len(out) > 18 else [])
-        traj = dict(tau=interleave(tk, tm)[:, 0], q=interleave(Q, Qm), v=interleave(V, Vm), a=interleave(A, Am),
-                    lam=interleave(L, Lm), u=interleave(U, Um), max_slack=float(max(slack)), T=xs["stroke_time"])
-        return dict(x=xs, speed=speed, power=mean_power, budget_power=budget_power, complementarity=complementarity,
-                    u0=self.adapter.u0(traj),
-                    solved=bool(stats.get("success", False)), status=str(stats.get("return_status", "unknown")),
-                    iterations=int(stats.get("iter_count", -1)), violation=violation, time=elapsed, trajectory=traj,
-                    max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))
+        traj = r["traj"]
+        traj["T"] = xs["stroke_time"]
+        return dict(x=xs, speed=speed.item(), power=mean_power.item(), budget_power=budget_power.item(),
+                    complementarity=complementarity.item(), u0=self.adapter.u0(traj), solved=r["solved"],
+                    status=r["status"], iterations=r["iterations"], violation=r["violation"], time=r["time"],
+                    trajectory=traj, max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))
 
 
 #: the programs built, by the adapter's structure (``structure_key``: everything its program bakes
