@@ -174,7 +174,7 @@ def test_bad_arguments_are_named(stroke, kwargs, name):
 
 @pytest.mark.parametrize("kwargs, name", [
     (dict(model="thesis"), "method"), (dict(speed="cm"), "speed"), (dict(power=None), "power"),
-    (dict(method="newton"), "method"),
+    (dict(method="newton"), "method"), (dict(options={"tol": 1e-8}), "options"), (dict(scheduler=None), "scheduler"),
 ])
 def test_collocation_refuses_what_it_does_not_transcribe(kwargs, name):
     args = dict(model="free", power=200.0, method="collocation", starts=1)

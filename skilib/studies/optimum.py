@@ -749,6 +749,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     if method not in METHODS:
         raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
     if method == "collocation":
+        if options or scheduler != "serial" or n_workers is not None:
+            raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
+                             "settings do not apply to method='collocation' (its starts run here, one IPOPT "
+                             "program each)")
         return _collocated(model, power, b, seed, starts, x0, params, speed, budget, _integer("nodes", nodes, 4, 1000))
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",

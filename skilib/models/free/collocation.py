@@ -166,6 +166,8 @@ class FreeStroke:
         w = 2 * math.pi / T
         rows = [-half + steer * sig, steer * sig1 / T, steer * sig2 / T**2, *off,
                 zbar - dz / 2 + dz / 2 * ca.cos(w * tau), -dz / 2 * w * ca.sin(w * tau), -dz / 2 * w**2 * ca.cos(w * tau)]
+        # a law whose entry is constant in τ (ψ̇ with no steer, ḧ of a linear offset) is a number
+        # or a parameter: spread it over the row of times
         return ca.vertcat(*[r if hasattr(r, "shape") and r.shape[1] == tau.shape[1] else r + 0 * tau for r in rows])
 
     # -- the period -----------------------------------------------------------------------------
