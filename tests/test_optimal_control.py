@@ -92,11 +92,11 @@ def test_bad_splines_and_caps_are_refused_by_name():
 
 @pytest.fixture(scope="module")
 def control():
-    return optimal_control("free", 600.0, nodes=40, control_nodes=10, starts=1)
+    return optimal_control("free", 600.0, nodes=20, control_nodes=5, starts=0)
 
 
 def test_free_control_is_resimulated_and_no_slower_than_the_laws(control, measured):
-    """The free-control stroke (600 W metabolic, 40 intervals, splines on 10): IPOPT solves it, the
+    """The free-control stroke (600 W metabolic, 20 intervals, splines on 5): IPOPT solves it, the
     simulator with the splines as laws agrees in speed and power, and the stroke is at least as
     fast as the law-based optimum it started from (less its smoothness penalty)."""
     s = control
@@ -127,8 +127,8 @@ def test_caps_no_stroke_can_meet_are_reported_not_solved():
     """A leg force capped at one body weight cannot both carry the body and push it at 600 W: the
     program has no solution, and the result says so (IPOPT's status, success False), never an
     optimum."""
-    s = optimal_control("free", 600.0, nodes=20, control_nodes=5, starts=1,
-                        caps=FreeControlCaps(peak_leg_force_bw=1.0), ipopt={"max_iter": 150})
+    s = optimal_control("free", 600.0, nodes=20, control_nodes=5, starts=0,
+                        caps=FreeControlCaps(peak_leg_force_bw=1.0), ipopt={"max_iter": 30})
     assert not s.success
     assert s.status != "Solve_Succeeded"
     assert s.max_violation > 1e-6 or not s.resimulation_ok
