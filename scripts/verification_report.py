@@ -55,6 +55,7 @@ VERIFICATION_FILES = (
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
+    "test_edge_collocation.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -123,6 +124,10 @@ EXEMPT = {
         "test_bad_arguments_are_named": _EXCEPTIONS,
         "test_collocation_refuses_what_it_does_not_transcribe": _EXCEPTIONS,
         "test_poles_are_refused_by_name": _EXCEPTIONS,
+    },
+    "test_edge_collocation.py": {
+        "test_poles_are_refused_by_name": _EXCEPTIONS,
+        "test_a_model_without_a_transcription_is_named": _EXCEPTIONS,
     },
     "test_optimal_control.py": {
         "test_bad_splines_and_caps_are_refused_by_name": _EXCEPTIONS,
@@ -252,7 +257,7 @@ SECTIONS = (
              "test_edge_compiled.py")),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
-            ("test_collocation.py", "test_optimal_control.py")),
+            ("test_collocation.py", "test_edge_collocation.py", "test_optimal_control.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
     Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
 )

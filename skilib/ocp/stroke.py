@@ -173,7 +173,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     while True:
         sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget)
         t_all += sol["time"]
-        res = adapter.resimulate(sol["x"], sol["u0"]) if sol["solved"] else {}
+        res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
         err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
         meshes.append(dict(nodes=n, status=sol["status"], iterations=sol["iterations"], speed=sol["speed"],
                            power=sol["power"], budget_power=sol["budget_power"], resimulation_error=err,
@@ -313,6 +313,8 @@ class _Program(MeshProgram):
         self.fixed = {k: opti.parameter() for k in names if k not in free}
         self.lo, self.hi = (opti.parameter(len(free)), opti.parameter(len(free))) if free else (None, None)
         self.power = opti.parameter()
+        #: the period's own variables (the edged skater's leg length at touch-down), shared by the laws
+        self.extra = adapter.period_variables(opti)
         if free:
             # the free parameters lifted, one copy per knot made equal, and the laws' values at the
             # points variables equal to the laws: every equation stays local to its interval, so the
@@ -323,6 +325,7 @@ class _Program(MeshProgram):
             opti.subject_to(opti.bounded(0, self.xv[:, 0], 1))
             x_knots = {k: (self.lo[free.index(k)] + (self.hi[free.index(k)] - self.lo[free.index(k)])
                            * self.xv[free.index(k), :] if k in free else self.fixed[k]) for k in names}
+            x_knots.update(self.extra)
             x_mid = {k: (v[:, :N] if k in free else v) for k, v in x_knots.items()}
             T_knots, T_mid = x_knots["stroke_time"], x_mid["stroke_time"]
             self.Uk, self.Um = opti.variable(adapter.terms.nu, N + 1), opti.variable(adapter.terms.nu, N)
@@ -333,11 +336,11 @@ class _Program(MeshProgram):
             x = {k: (v[0, 0] if k in free else v) for k, v in x_knots.items()}
         else:
             self.xv = None
-            x = dict(self.fixed)
+            x = {**self.fixed, **self.extra}
             T = x["stroke_time"]
             hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T),
                                           force_scale=adapter.force_scale)
-        adapter.close_period(opti, hs)
+        adapter.close_period(opti, hs, x)
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget_kind)
         mean_power, budget_power = self.budget.work / hs.T, self.budget.energy / hs.T
@@ -352,8 +355,8 @@ class _Program(MeshProgram):
                 self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
         opti.minimize(-speed if free else 0)
         self.x = x
-        self.compile("stroke", opts, [speed, mean_power, ca.vertcat(*x.values()), budget_power,
-                                      self.budget.complementarity()])
+        self.compile("stroke", opts, [speed, mean_power, ca.vertcat(*(x[k] for k in names)), budget_power,
+                                      self.budget.complementarity(), ca.vertcat(ca.MX(0.0), *self.extra.values())])
 
     def parameters(self, x0: dict, bounds: dict, power) -> list:
         """The program's parameter vector, in Opti's order: fixed values, lows, highs, power."""
@@ -368,13 +371,16 @@ class _Program(MeshProgram):
 
     def initial(self, x0: dict, bounds: dict, guess: dict) -> np.ndarray:
         opti, hs = self.opti, self.hs
+        extra = guess.get("extra", {})
+        for k, var in self.extra.items():
+            opti.set_initial(var, extra[k])
         if self.free:
             N = hs.N
             col = np.array([(x0[k] - bounds[k][0]) / (bounds[k][1] - bounds[k][0]) for k in self.free])
             opti.set_initial(self.xv, np.repeat(col[:, None], N + 1, axis=1))
-            T = x0["stroke_time"]
-            opti.set_initial(self.Uk, self.adapter.controls(x0, self.ca.DM(np.arange(N + 1) * T / N).T, T))
-            opti.set_initial(self.Um, self.adapter.controls(x0, self.ca.DM((np.arange(N) + 0.5) * T / N).T, T))
+            T, xe = x0["stroke_time"], {**x0, **extra}
+            opti.set_initial(self.Uk, self.adapter.controls(xe, self.ca.DM(np.arange(N + 1) * T / N).T, T))
+            opti.set_initial(self.Um, self.adapter.controls(xe, self.ca.DM((np.arange(N) + 0.5) * T / N).T, T))
         hs.initial(guess)
         return opti.debug.value(opti.x, opti.initial())
 
@@ -389,7 +395,7 @@ class _Program(MeshProgram):
         self.initial(x0, bounds, guess)
         self.budget.initial(self.opti, p)
         r = self.run(p)
-        speed, mean_power, xval, budget_power, complementarity = r["extra"]
+        speed, mean_power, xval, budget_power, complementarity, extra = r["extra"]
         # IPOPT relaxes bounds by 1e-8 (bound_relax_factor): a free parameter may end that far
         # outside its range, and is put back on it
         xs = dict(zip(self.adapter.law_parameters, map(float, np.ravel(xval))))
@@ -397,6 +403,7 @@ class _Program(MeshProgram):
             xs[k] = min(max(xs[k], bounds[k][0]), bounds[k][1])
         traj = r["traj"]
         traj["T"] = xs["stroke_time"]
+        traj["extra"] = dict(zip(self.extra, map(float, np.ravel(extra)[1:])))
         return dict(x=xs, speed=speed.item(), power=mean_power.item(), budget_power=budget_power.item(),
                     complementarity=complementarity.item(), u0=self.adapter.u0(traj), solved=r["solved"],
                     status=r["status"], iterations=r["iterations"], violation=r["violation"], time=r["time"],
@@ -427,4 +434,5 @@ def regrid(traj: dict, nodes: int) -> dict:
     out = {k: np.column_stack([np.interp(s_new, s_old, col) for col in np.asarray(traj[k]).T])
            for k in ("q", "v", "a", "lam", "u") if k in traj}
     out["s"] = s_new
+    out["extra"] = dict(traj.get("extra", {}))  # the period's own variables (``SkiStroke.period_variables``)
     return out

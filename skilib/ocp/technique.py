@@ -9,8 +9,10 @@ each of the same seeded starts (``skilib.studies.optimum.latin_starts``: the fir
 start whose re-simulation agrees wins, and the result is the shooting optimum's ``Optimum``
 (``method="collocation"``, the collocated ``solution`` attached).
 
-The free skater is transcribed (``skilib.models.free.collocation``); its budgets are the leg's
-net mean power, or the actuators' positive or metabolic power (``skilib.ocp.stroke.PowerBudget``).
+The free skater (``skilib.models.free.collocation``) and the edged skater
+(``skilib.models.edge.collocation``) are transcribed; their budgets are the net mean power of the
+actuators the shooting model budgets (the free skater's leg; the edged skater's three drivers),
+or the actuators' positive or metabolic power (``skilib.ocp.stroke.PowerBudget``).
 """
 from __future__ import annotations
 
@@ -19,21 +21,36 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["collocate_starts"]
+__all__ = ["collocate_starts", "stroke_adapter", "ADAPTERS"]
 
 
-def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=20, max_nodes=80, resimulation_tol=1e-4,
-                     budget="net"):
-    """The free skater's collocated optimum from each start (rows of ``starts``, in the order of
+#: the models transcribed for collocation: their stroke adapters (module, class)
+ADAPTERS = {"free": ("..models.free.collocation", "FreeStroke"), "edge": ("..models.edge.collocation", "EdgeStroke")}
+
+
+def stroke_adapter(model: str, params=None):
+    """The stroke adapter of ``model`` (``ADAPTERS``) for ``params`` (None: the model's defaults)."""
+    import importlib
+
+    if model not in ADAPTERS:
+        raise ValueError(f"model: collocation is transcribed for {tuple(ADAPTERS)}, got {model!r}")
+    module, name = ADAPTERS[model]
+    return getattr(importlib.import_module(module, __package__), name)(params)
+
+
+def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,
+                     budget="net", model="free"):
+    """The collocated optimum of ``model`` (``ADAPTERS``) from each start (rows of ``starts``, in the order of
     ``bounds``' names): (the fastest solution that IPOPT solved and its re-simulation confirmed,
     or None; a DataFrame with one row per start: the start, its end point ``end_*``, speed,
     power, IPOPT's status and iterations, the re-simulation's error, the solve time, or the
     error that stopped it).  If no start succeeds, the solution closest to the constraints is
     returned with ``success=False``, never as an optimum."""
-    from ..models.free.collocation import FreeStroke
     from .stroke import collocate_stroke
 
-    adapter = FreeStroke(params)
+    adapter = stroke_adapter(model, params)
+    nodes = adapter.nodes if nodes is None else nodes  # the mesh its speed needs (``SkiStroke.nodes``)
+    max_nodes = max(4 * nodes, 80) if max_nodes is None else max_nodes
     names = tuple(bounds)
     rows, best, tried = [], None, []
     for k, pt in enumerate(np.atleast_2d(starts)):

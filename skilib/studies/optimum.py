@@ -697,7 +697,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
-                       n_workers=None, budget: str = "net", method: str = "shooting", nodes: int = 20) -> Optimum:
+                       n_workers=None, budget: str = "net", method: str = "shooting", nodes: int | None = None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -730,8 +730,11 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
       with CasADi's exact derivatives on a mesh of ``nodes`` intervals, ``skilib.ocp.technique``;
-      the free skater and the progress speed only, every budget; every solution re-simulated
-      by the model's simulator; needs ``pip install 'skilib[ocp]'``).  The same seeded starts.
+      the free and edged skaters and the progress speed only, every budget; every solution
+      re-simulated by the model's simulator; needs ``pip install 'skilib[ocp]'``).  The same
+      seeded starts.  ``nodes`` None: the model's adapter's ``nodes``, the mesh whose truncation
+      leaves the speed within 1e-6 (relative) of the shooting optimum's (the free skater 20, the
+      edged skater 40).
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
@@ -753,7 +756,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
             raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
                              "settings do not apply to method='collocation' (its starts run here, one IPOPT "
                              "program each)")
-        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, _integer("nodes", nodes, 4, 1000))
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, None if nodes is None else _integer("nodes", nodes, 4, 1000))
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
                                                budget=budget)
@@ -776,13 +779,13 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
     wins (``feasible`` False if none does)."""
-    if model != "free":
-        raise ValueError(f"method: collocation is transcribed for the free skater (model='free'), not {model!r}; "
-                         "use method='shooting'")
+    if model not in ("free", "edge"):
+        raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
+                         f"'edge'), not {model!r}; use method='shooting'")
     if speed != "progress":
         raise ValueError(f"speed: collocation maximises the progress speed (speed='progress'), got {speed!r}")
     if power is None:
-        raise ValueError("power: collocation needs a power budget (without one the free skater's speed rises to the "
+        raise ValueError("power: collocation needs a power budget (without one the skater's speed rises to the "
                          "bounds)")
     from ..ocp.technique import collocate_starts
 
@@ -793,7 +796,8 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     if x0:
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
-    best, table = collocate_starts(params, b, power, pts, nodes=nodes, max_nodes=max(4 * nodes, 80), budget=budget)
+    best, table = collocate_starts(_default_params(model) if params is None else params, b, power, pts, nodes=nodes,
+                                   budget=budget, model=model)
     if best is None:
         raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])

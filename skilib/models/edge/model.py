@@ -50,7 +50,7 @@ from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
 from ...strokes.poles import Poled, pole_columns
 from ...strokes.ski import FlatSki
 from ...strokes.work import extra_states
-from .params import EdgeSkaterParams
+from .params import EdgeLaws, EdgeSkaterParams
 
 __all__ = ["EdgeSkaterModel", "EDGE_WORK_TERMS", "EDGE_ACTUATORS", "SkiStopped"]
 
@@ -111,7 +111,7 @@ class EdgeSkaterModel(Poled, FlatSki):
     N_FRAME_ROWS = 0
 
     def __init__(self, params: EdgeSkaterParams, side: str, start_point, leg_start: float, rotation: str = "zxz",
-                 landing_offset: float | None = None):
+                 landing_offset: float | None = None, laws: EdgeLaws | None = None):
         if side not in SIDES:
             raise ValueError(f"side: must be one of {SIDES}, got {side!r}")
         if rotation not in ROTATIONS:
@@ -124,9 +124,14 @@ class EdgeSkaterModel(Poled, FlatSki):
         #: landing rule chose another)
         self.landing_offset = p.landing_offset if landing_offset is None else float(landing_offset)
         T = p.stroke_time
-        self.heading_law = mirrored(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
-                                    self.sign)
-        self.leg_law = smooth_turn(self.leg_start, p.leg_extension, T)
+        if laws is None:
+            laws = EdgeLaws(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
+                            smooth_turn(self.leg_start, p.leg_extension, T))
+        elif not isinstance(laws, EdgeLaws):
+            raise ValueError(f"laws: must be None (the params' laws) or an EdgeLaws, got {type(laws).__name__}")
+        self.laws = laws
+        self.heading_law = mirrored(laws.heading, self.sign)
+        self.leg_law = laws.leg
         rows, self.forces_common = self.build_on_snow(p, rotation)
         O, ex = np.zeros(3), [1.0, 0.0, 0.0]
         self.constraints = (

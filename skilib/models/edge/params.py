@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ...strokes.params import check_fields
 from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
 
-__all__ = ["EdgeSkaterParams", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
+__all__ = ["EdgeSkaterParams", "EdgeLaws", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 
 #: the plausible range [low, high] (inclusive, SI units) of every number of ``EdgeSkaterParams``;
 #: a value outside is refused by name.  As the free skater's (``skilib.models.free.params``)
@@ -126,6 +127,17 @@ class EdgeSkaterParams:
         """ℓ0 = √(d0² + z_B²) [m]: the leg's length across the ski at touch-down when the centre
         of mass is at height z_B (the new ski lands d0 outside it)."""
         return math.hypot(self.landing_offset, cm_height)
+
+
+class EdgeLaws(NamedTuple):
+    """The laws of a right-ski stroke as time functions of τ with two derivatives (each
+    ``law(τ) -> (f, ḟ, f̈)``): ``heading`` ψ [rad] (a left stroke mirrors it) and ``leg`` ℓ [m],
+    the leg's length across the ski.  The params' laws (the module's docstring) unless a model
+    is given others: an optimal-control transcription leaves both open
+    (``skilib.engine.controls.ControlLaw``)."""
+
+    heading: object
+    leg: object
 
 
 def with_edge_overrides(params: EdgeSkaterParams | None, **over) -> EdgeSkaterParams:

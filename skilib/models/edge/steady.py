@@ -33,7 +33,7 @@ from .params import EdgeSkaterParams, with_edge_overrides
 from .run import EdgeSkating, edge_run_options
 
 __all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible", "edge_stroke_map",
-           "design_balance"]
+           "edge_stroke", "design_balance"]
 
 #: the start of the search (u [m/s], φ̇ [rad/s], z_B [m]): near the defaults' periodic stroke
 DEFAULT_GUESS = (3.7, -0.35, 0.835)  # the landing offset is the parameter
@@ -164,6 +164,33 @@ def edge_stroke_map(skating: EdgeSkating):
     return phi
 
 
+def _tabulated(skating: EdgeSkating, phi, x):
+    """One stroke of the map ``phi`` from x, tabulated as a run's first stroke: (x′, the run's
+    tables, the touch-down that ends it, m* just before it); the stroke's row has
+    ke_loss_at_touchdown, the loss of that touch-down."""
+    x_next, (model, (stroke, y0, segments, y_end, events), change, m_star) = phi(x, dense=True)
+    tables = RunTables([], [], [], [], [])
+    tabulate_stroke(skating, skating.settings(), 0, model, stroke, y0, segments, y_end, events, None, tables)
+    tables.strokes[0]["ke_loss_at_touchdown"] = change["ke_loss"]
+    return x_next, tables, change, m_star
+
+
+def edge_stroke(params: EdgeSkaterParams | None, x, **kwargs) -> tuple:
+    """One stroke of the edged skater from the touch-down state x = (u, φ̇, z_B, d) on the right
+    ski and the plastic change of ski that ends it (the stroke map Φ, the module's docstring),
+    integrated by ``simulate_edge``'s machinery with its solver keywords ``kwargs``: (x′ = Φ(x),
+    the stroke's row of a run's ``strokes`` table as a dict, with ke_loss_at_touchdown).  The leg's
+    reach is not refused at the touch-down (the row's max_leg_length says it): a collocated
+    stroke with its leg at full reach is re-simulated here (``skilib.models.edge.collocation``)."""
+    p = with_edge_overrides(params)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (4,) or not np.all(np.isfinite(x)) or x[0] <= 0 or x[2] <= 0:
+        raise ValueError(f"x: must be (u > 0 m/s, lean rate rad/s, CM height > 0 m, landing offset m), got {x!r}")
+    skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(x[0]), **{**_solver(kwargs), "reach": False}))
+    x_next, tables, _, _ = _tabulated(skating, edge_stroke_map(skating), x)
+    return x_next, dict(tables.strokes[0])
+
+
 def _jacobians(phi, x0, steps):
     """A = ∂Φ/∂x and M = ∂m/∂x at x0 (m: the touch-down measure, the payload's last entry) by
     central differences from the same stroke maps (steps ten times the Newton steps: error
@@ -248,12 +275,8 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
         if x0 is None:
             raise first
     # the periodic stroke once more, with its interpolant for the frame (the same steps)
-    _, (model, (stroke, y0, segments, y_end, events), change, m_star) = phi(x0, dense=True)
-    settings = skating.settings()
-    tables = RunTables([], [], [], [], [])
-    tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, tables)
+    _, tables, change, m_star = _tabulated(skating, phi, x0)
     row = tables.strokes[0]
-    row["ke_loss_at_touchdown"] = change["ke_loss"]
     if check:
         check_admissible(row, p, "edge_steady_state")
     # with a fixed offset, A and M of this map serve the multipliers and the rule's design alike

@@ -17,14 +17,16 @@ The period closes at τ = T with the plastic touch-down of the model (``skilib.m
 the old ski merges into B, (M + m_s) v_c = M Ṙ_B + m_s Ṙ_s; the new ski, on the left, leaves B at
 v_c and the impact projects the velocities, mass-weighted, onto the new stance's rows.  The left
 stroke is the mirror image (Y → −Y) of the right one, so the state after touch-down, mirrored,
-is this stroke's start: with S the mirror (Y and every ZXZ angle negated, ``MIRROR``)
+is this stroke's start: with S the mirror (Y and every ZXZ angle negated,
+``skilib.ocp.adapter.MIRROR``)
 
     M(q₀)(q̇₀ − q̇_c) + C_q(q₀)ᵀ ν = 0,   C_q(q₀) q̇₀ + C_t = 0,   q̇_c = (S₃v_c, 0, S₃v_c, 0)
 
 (the KKT conditions of the projection, ν its impulses), and the start pose satisfies the rows at
 τ = 0 with the ski's origin at X = Y = 0 (the equations do not depend on where the ski is: the
-new ski lands under the centre of mass, which keeps its position).  The ski's speed along itself
-at τ = 0 is then the steady state's u0.
+new ski lands under the centre of mass, which keeps its position): the period every model with a
+swing ski shares, ``skilib.ocp.adapter.SkiStroke``.  The ski's speed along itself at τ = 0 is then
+the steady state's u0.
 
 Admissibility, at every knot: the ski slides forwards (u ≥ 0, the friction mode the program
 assumes), the snow carries the ski (N = (M + m_s) g cos α + M z̈ ≥ 0, as
@@ -40,7 +42,7 @@ Not transcribed yet: the poles (a stroke with phases) and the "along_ski" touch-
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,17 +50,15 @@ from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
 from ...engine.timefunctions import QuinticSpline
 from ...engine.validation import check_number
+from ...ocp.adapter import SkiStroke
 from ...strokes.params import slope_factors
 from .model import FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, MAX_REACH, FreeLaws, FreeSkaterParams, with_overrides
 
-__all__ = ["FreeStroke", "FreeControlCaps", "LAW_PARAMETERS", "MIRROR"]
+__all__ = ["FreeStroke", "FreeControlCaps", "LAW_PARAMETERS"]
 
 #: the technique's parameters the laws are made of (the ones collocation may set free)
 LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "offset_start", "offset_end", "cm_height", "cm_dip")
-#: the mirror Y → −Y on the coordinates of the ski and B (positions: Y negated; ZXZ angles: all
-#: three negated, S R_z(φ) S = R_z(−φ), S R_x(θ) S = R_x(−θ))
-MIRROR = np.array([1.0, -1.0, 1.0, -1.0, -1.0, -1.0] * 2)
 _CONTROLS = ("heading", "offset", "height")
 
 
@@ -112,12 +112,18 @@ class FreeControlCaps:
                              f"and within the reach {self.reach:g} m")
 
 
-class FreeStroke:
+class FreeStroke(SkiStroke):
     """The free skater's stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's
-    docstring), for the parameters ``params`` (their law parameters are the technique's start)."""
+    docstring), for the parameters ``params`` (their law parameters are the technique's start).
+    The period, the actuators' power and the net work are ``skilib.ocp.adapter.SkiStroke``'s."""
 
     name = "free skater"
     law_parameters = LAW_PARAMETERS
+    #: the drivers a muscle works (``skilib.models.free.model.FREE_ACTUATORS``): their positive and
+    #: negative works make the "positive" and "metabolic" budgets; the leg's net work is the
+    #: shooting model's ``mean_power``
+    actuators = ("leg", "heading")
+    net_actuators = ("leg",)
 
     def __init__(self, params: FreeSkaterParams | None = None):
         p = with_overrides(params)
@@ -136,20 +142,9 @@ class FreeStroke:
         self.cm = self.model.cm
         #: the multipliers' scale in the programs: the body's weight [N]
         self.force_scale = p.body_mass * p.g
-
-    def structure_key(self) -> tuple:
-        """What a program of this stroke bakes in: every parameter but the laws' (those are the
-        program's parameters), so a program built once serves every technique and budget."""
-        return (type(self).__name__,) + tuple((f.name, getattr(self.base, f.name)) for f in fields(self.base)
-                                              if f.name not in LAW_PARAMETERS)
+        self.actuator_rows = {"leg": [self.leg], "heading": [self.system.rows(n) for n in self.model.heading_rows]}
 
     # -- the technique ------------------------------------------------------------------------
-    def technique(self) -> dict:
-        return {k: float(getattr(self.base, k)) for k in LAW_PARAMETERS}
-
-    def params_at(self, x: dict) -> FreeSkaterParams:
-        return replace(self.base, **{k: float(v) for k, v in x.items()})
-
     def controls(self, x: dict, tau, T):
         """The laws' (f, ḟ, f̈) at the times ``tau`` (a row), heading, offset, height: 9 × K."""
         ca = require_casadi()
@@ -170,58 +165,6 @@ class FreeStroke:
         # or a parameter: spread it over the row of times
         return ca.vertcat(*[r if hasattr(r, "shape") and r.shape[1] == tau.shape[1] else r + 0 * tau for r in rows])
 
-    # -- the period -----------------------------------------------------------------------------
-    def close_period(self, opti, hs) -> None:
-        """The start on the rows with the ski at the origin, its velocities the mirrored plastic
-        touch-down of the end (the module's docstring)."""
-        ca = require_casadi()
-        p, N = self.base, hs.N
-        hs.on_rows(0)
-        opti.subject_to(hs.Q[0, 0] == 0)
-        opti.subject_to(hs.Q[1, 0] == 0)
-        v_end = hs.V[:, N]
-        S3 = ca.DM(np.diag(MIRROR[:3]))
-        vc = S3 @ (p.body_mass * v_end[self.cm] + p.ski_mass * v_end[0:3]) / (p.body_mass + p.ski_mass)
-        qd_c = ca.vertcat(vc, ca.DM.zeros(3), vc, ca.DM.zeros(3))
-        T0 = hs.terms_at(0)
-        nu = opti.variable(self.terms.nc)
-        opti.subject_to(T0["M"] @ (hs.V[:, 0] - qd_c) + T0["Cq"].T @ nu == 0)
-
-    def progress_speed(self, hs):
-        """ΔX_B / T over the stroke."""
-        i = self.cm.start
-        return (hs.Q[i, hs.N] - hs.Q[i, 0]) / hs.T
-
-    #: the drivers a muscle works (``skilib.models.free.model.FREE_ACTUATORS``): their positive and
-    #: negative works make the "positive" and "metabolic" budgets
-    actuators = ("leg", "heading")
-
-    def actuator_power(self, name: str):
-        """The power of actuator ``name`` ("leg": the placement rows; "heading": the ski's
-        orientation drivers) as a one-point function (t, q, v, a, λ, u, terms) → Σ λ_r C_t,r.
-
-        On the rows (C_q v + C_t = 0) this is the rows' power −Σ λ_r (C_q v)_r that the simulator
-        integrates; written with C_t = Cvel − C_q v it stays exact at the midpoints too, where
-        the Hermite interpolant of the velocity leaves the rows by O(h³) and −λ·(C_q v) would
-        carry that violation times a force of a body weight into the work."""
-        ca = require_casadi()
-        rows = {"leg": [self.leg], "heading": [self.system.rows(n) for n in self.model.heading_rows]}[name]
-        idx = [r for sl in rows for r in range(sl.start, sl.stop)]
-
-        def power(t, q, v, a, lam, u, T):
-            return ca.dot(lam[idx], (T["Cvel"] - T["Cq"] @ v)[idx])
-
-        return power
-
-    def efficiencies(self) -> tuple:
-        """(η⁺, η⁻) of the params (the cost of work, ``skilib.strokes.work``)."""
-        return self.base.eta_positive, self.base.eta_negative
-
-    def work(self, hs):
-        """The leg's work over the stroke: the placement rows' power integrated by Simpson's
-        rule (its mean over T is the steady state's ``mean_power``)."""
-        return hs.simpson(hs.one_point(self.actuator_power("leg")))
-
     def _leg_force(self, t, q, v, a, lam, u, T):
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
         return -T["Cq"][leg, cm].T @ lam[leg]
@@ -237,9 +180,8 @@ class FreeStroke:
         p = self.base
         weight = p.body_mass * p.g
         cos_a = slope_factors(p.slope_deg)[1]
-        along = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0)))
         force = hs.one_point(lambda *a: ca.sumsqr(self._leg_force(*a)))
-        speed = ca.horzcat(hs.point(along, knots=True), hs.point(along, knots=False))
+        speed = self.ski_speed(hs)
         zdd = ca.horzcat(hs.U[8, :], hs.Um[8, :])
         load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd) / weight
         F2 = ca.horzcat(hs.point(force, knots=True), hs.point(force, knots=False))
@@ -266,10 +208,6 @@ class FreeStroke:
         ev = [system.evaluate(float(si * T), qi, vi) for si, qi, vi in zip(s, q, v)]
         return dict(s=s, q=q, v=v, a=np.array([e.qdd for e in ev]), lam=np.array([e.lam for e in ev]))
 
-    def u0(self, traj: dict) -> float:
-        q, v = traj["q"][0], traj["v"][0]
-        return float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))
-
     def peak_leg_force_bw(self, traj: dict) -> float:
         """The largest leg force over the knots and midpoints [body weights]."""
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
@@ -279,12 +217,14 @@ class FreeStroke:
             F.append(np.linalg.norm(-Cq[leg, cm].T @ lam[leg]))
         return float(max(F)) / (self.base.body_mass * self.base.g)
 
-    def resimulate(self, x: dict, u0: float) -> dict:
+    def resimulate(self, x: dict, traj: dict) -> dict:
         """The model's own simulator (``simulate_free``, two strokes, plastic touch-down) from
-        the collocated start: the first stroke's progress speed and mean power, and the ski's
-        speed after its touch-down (u0 again if the stroke is periodic)."""
+        the collocated start (the ski's speed u0 at τ = 0 of ``traj``): the first stroke's
+        progress speed and mean power, and the ski's speed after its touch-down (u0 again if
+        the stroke is periodic)."""
         from .run import simulate_free
 
+        u0 = self.u0(traj)
         r = simulate_free(self.params_at(x), strokes=2, v0=u0)
         st = r.strokes
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),

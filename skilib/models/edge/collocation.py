@@ -1,0 +1,187 @@
+"""The edged skater's stroke stated for collocation (``skilib.ocp.stroke``; the book's chapters
+"The edged skater" and "Optimal control").
+
+The model is the edged skater of ``skilib.models.edge.model`` on the right ski, its two laws
+(heading ψ and the leg's length ℓ across the ski) left open as controls (``ControlLaw``): the
+engine's trace gives its equations of motion, with the friction μN on the snow row's load, as
+CasADi functions of the laws' values and derivatives.  The laws take the values of the params'
+laws (``skilib.models.edge.params``) as expressions of the technique, for s = τ/T::
+
+    ψ = −a/2 + Δψ σ(s),   ℓ = ℓ0 + Δℓ σ(s),   σ = 10s³ − 15s⁴ + 6s⁵
+
+with their first and second time derivatives, so the stroke time T can be free.  ℓ0 is not a
+parameter: it is the leg's length at touch-down, √(d0² + z_B²), so it is a variable of the
+period (``period_variables``).
+
+The period is the shared mirrored plastic change of ski (``skilib.ocp.adapter.SkiStroke``), with
+what the edged skater's touch-down says of the start (``skilib.models.edge.run``): the new ski
+lands the landing offset d0 outside the centre of mass, which keeps its place, so at τ = 0
+
+    (R_B − P) · n = d0   (the CM d0 inside the right ski, n its left normal),
+    z_B(0) = z_B(T)      (the CM's height is kept through the touch-down),
+
+and the leg's row at τ = 0 then makes ℓ0 = √(d0² + z_B(0)²).  The program has as many equations
+as the shooting stroke map's fixed point in (u, φ̇, z_B) (``skilib.models.edge.steady``): with no
+free parameter it is square.  Its stability does not matter here: collocation finds the periodic
+stroke whatever its multipliers, where the open-loop skater run forwards falls within a few
+strokes.
+
+Admissibility, at every knot and midpoint (the shooting optimum's ``EDGE_MARGINS`` there): the
+ski slides forwards (u ≥ 0), the leg pushes (F = −λ_leg ≥ 0), the snow pushes (N = −λ_snow ≥ 0),
+the leg within reach (ℓ ≤ ℓ_max) and its lean within ``max_lean_deg`` (|(R_B − P)·n| ≤
+tan φ_max (Z_B − Z_P), two rows).
+
+The budgets: the drivers' net work (leg, fore–aft and heading: the shooting model's
+``mean_power``), or their positive work or metabolic cost (``skilib.ocp.stroke.PowerBudget``).
+
+Not transcribed: the poles (a stroke in phases) and a balance rule (the periodic stroke is the
+same with one; its stability is the shooting steady state's business).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
+from ...engine.controls import ControlLaw
+from ...ocp.adapter import SkiStroke
+from .model import EdgeSkaterModel
+from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
+
+__all__ = ["EdgeStroke", "EDGE_LAW_PARAMETERS"]
+
+#: the technique's parameters the edged skater's laws are made of (the ones collocation may set
+#: free; ``skilib.studies.optimum.EDGE_BOUNDS`` has the same names)
+EDGE_LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "landing_offset", "leg_extension")
+_CONTROLS = ("heading", "leg")
+
+
+class EdgeStroke(SkiStroke):
+    """The edged skater's stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's
+    docstring), for the parameters ``params`` (their law parameters are the technique's start;
+    default ``EdgeSkaterParams()``)."""
+
+    name = "edged skater"
+    #: at 20 intervals the optimum's speed is 2e-6 below the shooting optimum's (60–120 W), at 40
+    #: within 3e-9 of it
+    nodes = 40
+    law_parameters = EDGE_LAW_PARAMETERS
+    #: the drivers a muscle works (``skilib.models.edge.model.EDGE_ACTUATORS``); their net work is
+    #: the shooting model's ``mean_power``
+    actuators = ("leg", "fore_aft", "heading")
+    net_actuators = actuators
+
+    def __init__(self, params: EdgeSkaterParams | None = None):
+        p = with_edge_overrides(params)
+        if p.pole_force_max > 0:
+            raise ValueError("pole_force_max: the poles (a stroke in phases) are not transcribed for collocation yet; "
+                             "use the shooting optimum (method='shooting')")
+        self.base = p
+        laws = EdgeLaws(ControlLaw("heading"), ControlLaw("leg"))
+        self.model = EdgeSkaterModel(p, "right", np.zeros(3), p.leg_start(p.cm_height), laws=laws)
+        self.system = self.model.system(1)
+        self.terms = casadi_terms(self.system, controls=_CONTROLS)
+        self.cm = self.model.cm
+        self.leg, self.snow = self.system.rows("leg"), self.system.rows("snow")
+        #: the multipliers' scale in the programs: the body's weight [N]
+        self.force_scale = p.body_mass * p.g
+        self.actuator_rows = {"leg": [self.leg], "fore_aft": [self.system.rows("fore_aft")],
+                              "heading": [self.system.rows(n) for n in self.model.heading_rows]}
+
+    # -- the technique ------------------------------------------------------------------------
+    def period_variables(self, opti) -> dict:
+        """ℓ0, the leg's length at touch-down [m] (the module's docstring)."""
+        return {"leg_start": opti.variable()}
+
+    def controls(self, x: dict, tau, T):
+        """The laws' (f, ḟ, f̈) at the times ``tau`` (a row), heading and leg: 6 × K."""
+        ca = require_casadi()
+        half, steer = x["skating_angle_deg"] * math.pi / 360, x["steer_deg"] * math.pi / 180
+        ell0, dl = x["leg_start"], x["leg_extension"]
+        s = tau / T
+        sig = 10 * s**3 - 15 * s**4 + 6 * s**5
+        sig1, sig2 = (30 * s**2 - 60 * s**3 + 30 * s**4) / T, (60 * s - 180 * s**2 + 120 * s**3) / T**2
+        return ca.vertcat(-half + steer * sig, steer * sig1, steer * sig2, ell0 + dl * sig, dl * sig1, dl * sig2)
+
+    # -- the period -----------------------------------------------------------------------------
+    def start_conditions(self, opti, hs, x) -> None:
+        """The CM the landing offset d0 inside the new ski, its height kept (the module's
+        docstring)."""
+        ca = require_casadi()
+        q0, cm = hs.Q[:, 0], self.cm.start
+        n = ca.vertcat(-ca.sin(q0[3]), ca.cos(q0[3]))
+        opti.subject_to(ca.dot(q0[cm: cm + 2] - q0[0:2], n) == x["landing_offset"])
+        opti.subject_to(hs.Q[cm + 2, 0] == hs.Q[cm + 2, hs.N])
+
+    # -- admissibility ------------------------------------------------------------------------------
+    def admissibility(self, hs, x) -> dict:
+        """{name: rows ≥ 0} at the knots and the midpoints (the module's docstring): u, F/(M g),
+        N/(M g), ℓ_max − ℓ, and tan φ_max Z ∓ Y of the CM relative to the ski's origin across it."""
+        ca = require_casadi()
+        p, cm = self.base, self.cm.start
+        weight = p.body_mass * p.g
+        lam = ca.horzcat(hs.L, hs.Lm)
+        Q = ca.horzcat(hs.Q, hs.Qm)
+        ell = ca.horzcat(hs.U[3, :], hs.Um[3, :])
+        across = -ca.sin(Q[3, :]) * (Q[cm, :] - Q[0, :]) + ca.cos(Q[3, :]) * (Q[cm + 1, :] - Q[1, :])
+        height = Q[cm + 2, :] - Q[2, :]
+        tan_max = math.tan(math.radians(p.max_lean_deg))
+        rows = {"ski_speed": self.ski_speed(hs), "leg_force": -lam[self.leg.start, :] / weight,
+                "snow_load": -lam[self.snow.start, :] / weight, "reach": p.max_leg_length - ell,
+                "lean_inwards": tan_max * height - across, "lean_outwards": tan_max * height + across}
+        return {k: ca.vec(v) for k, v in rows.items()}
+
+    # -- numbers ----------------------------------------------------------------------------------
+    def guess(self, x: dict, nodes: int) -> dict:
+        """A first guess on 2N + 1 points evenly spaced in τ/T: the shooting periodic stroke of the
+        technique x (``edge_steady_state``: its frame's coordinates and velocities, interpolated),
+        with the accelerations and multipliers of the numeric engine there, and its ℓ0."""
+        from .steady import edge_steady_state
+
+        p = self.params_at(x)
+        ss = edge_steady_state(p, multipliers=False, check=False)
+        fr = ss.frame
+        d, z0 = p.landing_offset, float(ss.x0[2])
+        ell0 = math.hypot(d, z0)
+        model = EdgeSkaterModel(p, "right", np.zeros(3), ell0, landing_offset=d)
+        system = model.system(1)
+        n, T = model.nq, p.stroke_time
+        s = np.linspace(0.0, 1.0, 2 * nodes + 1)
+        tau_f = fr["tau"].to_numpy()
+        q = np.column_stack([np.interp(s * T, tau_f, fr[f"q{i}"]) for i in range(n)])
+        q[:, :2] -= q[0, :2]  # the program's ski starts at the origin
+        q[:, self.cm.start: self.cm.start + 2] -= fr[["ski_x", "ski_y"]].to_numpy()[0]
+        v = np.column_stack([np.interp(s * T, tau_f, fr[f"qd{i}"]) for i in range(n)])
+        ev = [system.evaluate(float(si * T), qi, vi) for si, qi, vi in zip(s, q, v)]
+        return dict(s=s, q=q, v=v, a=np.array([e.qdd for e in ev]), lam=np.array([e.lam for e in ev]),
+                    extra={"leg_start": ell0})
+
+    def touchdown_state(self, traj: dict) -> np.ndarray:
+        """(u, φ̇, z_B, d) at τ = 0 of a solution's trajectory: the shooting stroke map's variables
+        (``skilib.models.edge.run.EdgeSkating.state_of``)."""
+        q, v, cm = traj["q"][0], traj["v"][0], self.cm
+        n, ez = np.array([-math.sin(q[3]), math.cos(q[3]), 0.0]), np.array([0.0, 0.0, 1.0])
+        r, w = q[cm] - q[:3], v[cm] - v[:3]
+        y, z, yd, zd = float(r @ n), float(r @ ez), float(w @ n), float(w @ ez)
+        return np.array([self.u0(traj), (yd * z - y * zd) / (y * y + z * z), float(q[cm][2]), y])
+
+    def peak_leg_force_bw(self, traj: dict) -> float:
+        """The largest leg force over the knots and midpoints [body weights]."""
+        return float(np.max(-np.asarray(traj["lam"])[:, self.leg.start])) / (self.base.body_mass * self.base.g)
+
+    def resimulate(self, x: dict, traj: dict) -> dict:
+        """The model's own stroke map (``edge_stroke``: one stroke integrated by the simulator's
+        machinery and the plastic touch-down) from the collocated touch-down state
+        (``touchdown_state``): its progress speed and powers, its least leg force, and the
+        ski's speed after the touch-down (u0 again if the stroke is periodic; one stroke only:
+        the open-loop skater is unstable, and a second stroke would grow the first one's
+        truncation error)."""
+        from .steady import edge_stroke
+
+        x_td = self.touchdown_state(traj)
+        x_next, row = edge_stroke(self.params_at(x), x_td)
+        return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
+                    cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
+                    metabolic_power=float(row["metabolic_power"]), min_leg_force=float(row["min_leg_force"]),
+                    u0=float(x_td[0]), u_after=float(x_next[0]))

@@ -1,0 +1,134 @@
+"""What every skating model's stroke adapter shares: a flat ski and a body B whose period closes
+by the plastic change of ski, mirrored (the book's chapter "Optimal control").
+
+The models with a swing ski (the free skater, the edged skater) change ski the same way
+(``skilib.strokes.touchdown``): the old ski merges into B, (M + m_s) v_c = M Ṙ_B + m_s Ṙ_s; the
+new ski, on the other side, leaves B at v_c; the plastic impact projects the velocities,
+mass-weighted, onto the new stance's rows.  The next stroke is this one's mirror image
+(Y → −Y), so the state after the touch-down, mirrored, is this stroke's start.  With S the
+mirror (``MIRROR``: Y and every ZXZ angle negated) the period closes by the projection's KKT
+conditions at τ = 0::
+
+    M(q₀)(q̇₀ − q̇_c) + C_q(q₀)ᵀ ν = 0,   C_q(q₀) q̇₀ + C_t = 0,   q̇_c = (S₃v_c, 0, S₃v_c, 0)
+
+(ν the impulses), the start on its rows with the ski's origin at X = Y = 0 (nothing in the
+equations depends on where the ski is) and what the model's touch-down says of the pose
+(``start_conditions``: where the new ski lands beside the centre of mass, which keeps its
+place).
+
+``SkiStroke`` states these once; a model's adapter adds its system (``model``, ``system``,
+``terms``), its laws as expressions of the technique (``controls``), its admissibility and its
+re-simulation (``skilib.models.free.collocation``, ``skilib.models.edge.collocation``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import fields, replace
+
+import numpy as np
+
+from ..engine.codegen.casadi_terms import require_casadi
+
+__all__ = ["SkiStroke", "MIRROR"]
+
+#: the mirror Y → −Y on the coordinates of the ski and B (positions: Y negated; ZXZ angles: all
+#: three negated, S R_z(φ) S = R_z(−φ), S R_x(θ) S = R_x(−θ))
+MIRROR = np.array([1.0, -1.0, 1.0, -1.0, -1.0, -1.0] * 2)
+
+
+class SkiStroke:
+    """The shared part of a stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's
+    docstring).  A subclass sets ``name``, ``law_parameters``, ``actuators`` (the drivers a
+    muscle works), ``net_actuators`` (those whose net work is the model's ``mean_power``) and,
+    on construction, ``base`` (the params), ``model``, ``system``, ``terms`` (its CasADi terms),
+    ``cm`` (B's position in q), ``force_scale`` (the multipliers' scale, a body weight) and
+    ``actuator_rows`` ({actuator: [row slices]})."""
+
+    name = "skater"
+    #: the mesh (intervals) whose truncation leaves the optimum's speed within 1e-6 (relative) of
+    #: the shooting optimum's (measured per model; ``optimize_technique``'s default)
+    nodes = 20
+    law_parameters: tuple = ()
+    actuators: tuple = ()
+    net_actuators: tuple = ()
+
+    def structure_key(self) -> tuple:
+        """What a program of this stroke bakes in: every parameter but the laws' (those are the
+        program's parameters), so a program built once serves every technique and budget."""
+        return (type(self).__name__,) + tuple((f.name, getattr(self.base, f.name)) for f in fields(self.base)
+                                              if f.name not in self.law_parameters)
+
+    # -- the technique ------------------------------------------------------------------------
+    def technique(self) -> dict:
+        return {k: float(getattr(self.base, k)) for k in self.law_parameters}
+
+    def params_at(self, x: dict):
+        return replace(self.base, **{k: float(v) for k, v in x.items() if k in self.law_parameters})
+
+    def period_variables(self, opti) -> dict:
+        """Variables of the period that are neither law parameters nor the mesh's, {name:
+        variable} (none here); the laws may use them (``controls``' x has them)."""
+        return {}
+
+    # -- the period -----------------------------------------------------------------------------
+    def close_period(self, opti, hs, x: dict | None = None) -> None:
+        """The start on the rows with the ski at the origin, its velocities the mirrored plastic
+        touch-down of the end (the module's docstring), and the model's ``start_conditions``."""
+        ca = require_casadi()
+        p, N = self.base, hs.N
+        hs.on_rows(0)
+        opti.subject_to(hs.Q[0, 0] == 0)
+        opti.subject_to(hs.Q[1, 0] == 0)
+        v_end = hs.V[:, N]
+        S3 = ca.DM(np.diag(MIRROR[:3]))
+        vc = S3 @ (p.body_mass * v_end[self.cm] + p.ski_mass * v_end[0:3]) / (p.body_mass + p.ski_mass)
+        qd_c = ca.vertcat(vc, ca.DM.zeros(3), vc, ca.DM.zeros(3))
+        T0 = hs.terms_at(0)
+        nu = opti.variable(self.terms.nc)
+        opti.subject_to(T0["M"] @ (hs.V[:, 0] - qd_c) + T0["Cq"].T @ nu == 0)
+        self.start_conditions(opti, hs, x)
+
+    def start_conditions(self, opti, hs, x) -> None:
+        """What the model's touch-down says of the start's pose beyond its rows (nothing here)."""
+
+    def progress_speed(self, hs):
+        """ΔX_B / T over the stroke."""
+        i = self.cm.start
+        return (hs.Q[i, hs.N] - hs.Q[i, 0]) / hs.T
+
+    # -- power and work ---------------------------------------------------------------------------
+    def actuator_power(self, name: str):
+        """The power of actuator ``name`` (its rows, ``actuator_rows``) as a one-point function
+        (t, q, v, a, λ, u, terms) → Σ λ_r C_t,r.
+
+        On the rows (C_q v + C_t = 0) this is the rows' power −Σ λ_r (C_q v)_r that the simulator
+        integrates; written with C_t = Cvel − C_q v it stays exact at the midpoints too, where
+        the Hermite interpolant of the velocity leaves the rows by O(h³) and −λ·(C_q v) would
+        carry that violation times a force of a body weight into the work."""
+        ca = require_casadi()
+        idx = [r for sl in self.actuator_rows[name] for r in range(sl.start, sl.stop)]
+
+        def power(t, q, v, a, lam, u, T):
+            return ca.dot(lam[idx], (T["Cvel"] - T["Cq"] @ v)[idx])
+
+        return power
+
+    def efficiencies(self) -> tuple:
+        """(η⁺, η⁻) of the params (the cost of work, ``skilib.strokes.work``)."""
+        return self.base.eta_positive, self.base.eta_negative
+
+    def work(self, hs):
+        """The net work of ``net_actuators`` over the stroke, their rows' power integrated by
+        Simpson's rule (its mean over T is the model's ``mean_power``)."""
+        return sum(hs.simpson(hs.one_point(self.actuator_power(a))) for a in self.net_actuators)
+
+    def ski_speed(self, hs):
+        """u = e·Ṙ_ski at the knots and midpoints (one row), e = (cos ψ, sin ψ, 0) of the flat ski."""
+        ca = require_casadi()
+        along = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0)))
+        return ca.horzcat(hs.point(along, knots=True), hs.point(along, knots=False))
+
+    def u0(self, traj: dict) -> float:
+        """The ski's speed along itself at τ = 0 of a solution's trajectory."""
+        q, v = traj["q"][0], traj["v"][0]
+        return float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))

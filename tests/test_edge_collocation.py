@@ -1,0 +1,144 @@
+"""The edged skater by collocation (``skilib.models.edge.collocation``): its periodic stroke and its
+optimum technique, checked against the shooting model of the same skater.
+
+- One technique (the defaults), collocated as a square program — the stroke with the leg's
+  length at touch-down a variable of the period, the plastic touch-down onto the mirrored start,
+  the landing offset and the kept CM height — against the shooting stroke map's fixed point
+  (``edge_steady_state``, rtol 1e-10): the touch-down state (u, φ̇, z_B), the progress speed and
+  the drivers' mean power converge at fourth order (Hermite–Simpson).
+- The collocated stroke re-simulated by the model's own stroke map from its touch-down state
+  gives that state back (Φ(x) = x to the truncation error) and the same speed and power.
+- The collocated optimum at 60 W (the five technique parameters free within ``EDGE_BOUNDS``)
+  meets the shooting model's first-order conditions: over the parameters inside their bounds
+  the speed's gradient lies in the span of the gradients of the power and of the active margins
+  (central differences of shooting steady states), with multipliers of the right sign.
+
+Tolerances.  The errors of the square program are written beside their bounds; the observed
+order is asserted ≥ 3.7 between successive meshes, as for the free skater.  The steady states'
+own error is ≈ 1e-10, so central differences at 1e-4 of a parameter's range carry ≈ 1e-6 of noise
+per unit of gradient.
+"""
+import numpy as np
+import pytest
+
+pytest.importorskip("casadi")
+
+import skilib as sk  # noqa: E402
+from skilib.models.edge.collocation import EdgeStroke  # noqa: E402
+from skilib.ocp import collocate_stroke  # noqa: E402
+from skilib.studies.optimum import EDGE_BOUNDS, EDGE_MARGINS, edge_margins, optimize_technique  # noqa: E402
+
+ORDER = 3.7
+
+
+def _order(errors):
+    e = np.asarray(errors, dtype=float)
+    return np.log2(e[:-1] / e[1:])
+
+
+def _base():
+    # the first touch-down at the periodic stroke's height (the shooting optimum's base): the
+    # leg's reach is checked there when the params are made
+    return sk.EdgeSkaterParams(cm_height=0.834)
+
+
+@pytest.fixture(scope="module")
+def shooting():
+    return sk.edge_steady_state(_base(), multipliers=False)
+
+
+@pytest.fixture(scope="module")
+def stroke():
+    return EdgeStroke(_base())
+
+
+def test_the_collocated_periodic_stroke_is_the_shooting_fixed_point(stroke, shooting, measured):
+    """The default technique collocated on 10, 20 and 40 intervals converges to the shooting
+    stroke map's fixed point at fourth order: the touch-down state, the progress speed and the
+    drivers' mean power; the landing offset is the parameter exactly."""
+    err = {k: [] for k in ("u0", "lean_rate", "height", "progress", "power")}
+    for N in (10, 20, 40):
+        s = collocate_stroke(stroke, nodes=N, max_nodes=N)
+        assert s.status == "Solve_Succeeded", s.status
+        x = stroke.touchdown_state(s.trajectory)
+        assert x[3] == pytest.approx(shooting.x0[3], abs=1e-12)
+        err["u0"].append(abs(x[0] / shooting.x0[0] - 1))
+        err["lean_rate"].append(abs(x[1] / shooting.x0[1] - 1))
+        err["height"].append(abs(x[2] / shooting.x0[2] - 1))
+        err["progress"].append(abs(s.progress_speed / shooting.progress_speed - 1))
+        err["power"].append(abs(s.mean_power / shooting.mean_power - 1))
+    measured.check("u0, N = 40, vs edge_steady_state", err["u0"][-1], 1e-7, "rel.")
+    measured.check("lean rate at touch-down, N = 40", err["lean_rate"][-1], 1e-7, "rel.")
+    measured.check("CM height at touch-down, N = 40", err["height"][-1], 1e-7, "rel.")
+    measured.check("progress speed, N = 40, vs edge_steady_state", err["progress"][-1], 1e-7, "rel.")
+    measured.check("drivers' mean power, N = 40, vs edge_steady_state", err["power"][-1], 1e-7, "rel.")
+    for k, e in err.items():
+        measured.exceeds(f"observed order, {k}", _order(e), ORDER)
+
+
+def test_the_collocated_stroke_resimulated_is_periodic(stroke, measured):
+    """The model's own stroke map run from the collocated touch-down state returns to it (the
+    ski's speed after the plastic touch-down is u0 again) with the collocated speed and power."""
+    s = collocate_stroke(stroke, nodes=20, max_nodes=20)
+    assert s.success and s.resimulation_ok
+    measured.check("re-simulated speed and power vs collocated, N = 20", s.resimulation_error, 1e-5, "rel.")
+    measured.check("re-simulated u after touch-down vs u0, N = 20", abs(s.resimulated["u_after"] / s.u0 - 1), 1e-5,
+                   "rel.")
+
+
+@pytest.fixture(scope="module")
+def optimum():
+    x0 = {n: getattr(sk.EdgeSkaterParams(), n) for n in EDGE_BOUNDS}
+    return optimize_technique("edge", power=60.0, params=_base(), starts=0, x0=x0, method="collocation", nodes=20)
+
+
+def _shooting(params, guess, **x):
+    ss = sk.edge_steady_state(params.__class__(**{**params.__dict__, **x}), guess=guess, multipliers=False, check=False)
+    return np.array([ss.progress_speed, ss.mean_power, *edge_margins(ss).values()])
+
+
+def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(optimum, measured):
+    """At the collocated optimum (60 W), central differences of the shooting model give
+    ∇v = μ∇P + Σ ν_j ∇(−g_j) over the parameters inside their bounds, g_j the margins that are
+    active (≈ 0), with ν_j ≥ 0 (a margin held at zero costs speed), and the collocated speed
+    is the shooting steady state's at that technique."""
+    assert optimum.feasible and optimum.method == "collocation" and optimum.model == "edge"
+    p, b = optimum.params, optimum.bounds
+    guess = tuple(EdgeStroke(_base()).touchdown_state(optimum.solution.trajectory)[:3])  # the search starts there
+    at = _shooting(p, guess)
+    measured.check("collocated speed vs the shooting steady state at the optimum",
+                   abs(optimum.progress_speed / at[0] - 1), 1e-5, "rel.")
+    margins = dict(zip(EDGE_MARGINS, at[2:]))
+    active = [k for k, g in margins.items() if g < 1e-4]
+    # the rows hold at the collocation's points; the shooting stroke at the same technique differs
+    # from the collocated one by the truncation error (N = 20: ≈ 1e-6 of the CM's height at
+    # touch-down, so of the leg's length at full reach)
+    measured.check("margins of the shooting stroke at the optimum below zero (truncation)",
+                   max(0.0, -min(margins.values())), 1e-5, "m or body weights or rad")
+    tol = 1e-3
+    inside = [n for n in b if b[n][0] + tol * (b[n][1] - b[n][0]) < getattr(p, n) < b[n][1] - tol * (b[n][1] - b[n][0])]
+    assert len(inside) > 1 + len(active)  # the check has something left to test
+    G = []
+    for n in inside:
+        h = 1e-4 * (b[n][1] - b[n][0])
+        x = getattr(p, n)
+        G.append((_shooting(p, guess, **{n: x + h}) - _shooting(p, guess, **{n: x - h})) / (2 * h) * (b[n][1] - b[n][0]))
+    G = np.array(G)  # rows: parameters (per unit range); columns: speed, power, margins
+    gv = G[:, 0]
+    A = np.column_stack([G[:, 1]] + [-G[:, 2 + EDGE_MARGINS.index(k)] for k in active])
+    coef, *_ = np.linalg.lstsq(A, gv, rcond=None)
+    measured.check("|∇v − μ∇P + Σν∇g| / |∇v| over the free parameters (unit ranges)",
+                   np.linalg.norm(gv - A @ coef) / np.linalg.norm(gv), 1e-3, "rel.")
+    assert coef[0] > 0  # more power, more speed
+    for k, nu in zip(active, coef[1:]):
+        assert nu > -1e-6 * abs(coef[0]), (k, nu)
+
+
+def test_poles_are_refused_by_name():
+    with pytest.raises(ValueError, match="pole_force_max"):
+        EdgeStroke(sk.EdgeSkaterParams(pole_force_max=100.0, pole_start=0.1, cm_height=0.834))
+
+
+def test_a_model_without_a_transcription_is_named():
+    with pytest.raises(ValueError, match="method"):
+        optimize_technique("thesis", power=200.0, method="collocation", starts=1)
