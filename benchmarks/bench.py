@@ -23,6 +23,9 @@ Targets:
 - the same optimum by collocation (``method="collocation"``, one start, IPOPT with CasADi's exact
   derivatives) in ≤ 5 s per power, a front of five powers in ≤ 30 s (the program is built by
   the first power and reused), beside the shooting optimum with the same start;
+- the edged skater's optimum by collocation (40 intervals, from the default technique) in ≤ 5 s
+  per power after the first, a front of four powers (60–150 W) in ≤ 30 s, beside its shooting
+  optimum at 90 W from the same start;
 - the free-control optimum (``optimal_control``, 100 intervals) in ≤ 30 s;
 - the force loader on a large SYNTHETIC CSV (~220 MB, generated at bench time in a
   temporary folder) close to ``pandas.read_csv`` in time and peak memory.
@@ -199,6 +202,28 @@ def bench_collocation(powers=(100.0, 200.0, 300.0, 400.0, 500.0)):
     return {"powers": rows, "front_seconds": sum(r["seconds"] for r in rows), "shooting_200": shooting}
 
 
+def bench_edge_collocation(powers=(60.0, 90.0, 120.0, 150.0)):
+    """``optimize_technique("edge", P, method="collocation", starts=0, x0=default)`` at each power
+    (its default mesh, 40 intervals), in one process: the first call builds the program.  Beside
+    it, the shooting optimum at 90 W from the same start."""
+    import skilib as sk
+    from skilib.studies.optimum import EDGE_BOUNDS, optimize_technique
+
+    base = sk.EdgeSkaterParams(cm_height=0.834)
+    x0 = {n: getattr(sk.EdgeSkaterParams(), n) for n in EDGE_BOUNDS}
+    rows = []
+    for P in powers:
+        t0 = time.perf_counter()
+        o = optimize_technique("edge", power=P, params=base, method="collocation", starts=0, x0=x0)
+        rows.append({"power": P, "seconds": time.perf_counter() - t0, "speed": o.progress_speed,
+                     "feasible": o.feasible, "resimulation_error": o.solution.resimulation_error,
+                     "ipopt_seconds": o.solution.solve_time, "nodes": o.solution.nodes})
+    t0 = time.perf_counter()
+    sh = optimize_technique("edge", power=90.0, params=base, starts=0, x0=x0)
+    shooting = {"seconds": time.perf_counter() - t0, "speed": sh.progress_speed}
+    return {"powers": rows, "front_seconds": sum(r["seconds"] for r in rows), "shooting_90": shooting}
+
+
 def bench_control(power=600.0, nodes=100, control_nodes=25):
     """``optimal_control("free", power)`` (metabolic budget) on ``nodes`` intervals, laws free as
     splines on ``control_nodes``; its law-based start included."""
@@ -358,6 +383,20 @@ def table(r) -> str:
         rows.append(("optimum by shooting, 200 W, one start, serial [s]", f"{sh['seconds']:.0f}",
                      f"{sh['speed']:.6f} m/s (collocation "
                      f"{next(x['speed'] for x in co['powers'] if x['power'] == 200.0):.6f})"))
+    ec = r.get("edge_collocation")
+    if ec:
+        first, later = ec["powers"][0], ec["powers"][1:]
+        rows.append(("edged skater's optimum by collocation, first power (builds) [s]", f"{first['seconds']:.1f}",
+                     f"{first['nodes']} intervals; " + ", ".join(f"{x['power']:g} W {x['speed']:.7f} m/s"
+                                                                for x in ec["powers"])))
+        rows.append(("edged skater's optimum by collocation, slowest later power [s]",
+                     f"{max(x['seconds'] for x in later):.1f}" if later else "–", "target ≤ 5"))
+        rows.append(("edged skater's optimum by collocation, front of four powers [s]", f"{ec['front_seconds']:.1f}",
+                     f"target ≤ 30; max re-simulation error {max(x['resimulation_error'] for x in ec['powers']):.1e}"))
+        sh = ec["shooting_90"]
+        rows.append(("edged skater's optimum by shooting, 90 W, same start [s]", f"{sh['seconds']:.0f}",
+                     f"{sh['speed']:.7f} m/s (collocation "
+                     f"{next(x['speed'] for x in ec['powers'] if x['power'] == 90.0):.7f})"))
     ct = r.get("control")
     if ct:
         rows.append((f"free control, {ct['nodes']} intervals, {ct['power']:g} W metabolic [s]", f"{ct['seconds']:.1f}",
@@ -423,7 +462,8 @@ def git_commit():
 
 
 #: the rows, in the order they run (``--only`` picks some)
-STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "collocation", "control", "peer", "loader",
+STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "collocation", "edge_collocation",
+         "control", "peer", "loader",
          "numeric", "numeric_memory", "sweep")
 
 
@@ -448,6 +488,7 @@ def main(argv=None) -> int:
              ("edge_steady", lambda: bench_edge_steady(min(args.repeat, 3))),
              ("optimum", bench_optimum),
              ("collocation", bench_collocation),
+             ("edge_collocation", bench_edge_collocation),
              ("control", bench_control),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
