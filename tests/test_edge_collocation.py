@@ -12,6 +12,11 @@ optimum technique, checked against the shooting model of the same skater.
   meets the shooting model's first-order conditions: over the parameters inside their bounds
   the speed's gradient lies in the span of the gradients of the power and of the active margins
   (central differences of shooting steady states), with multipliers of the right sign.
+- Free control of its heading and leg (``optimal_control("edge", ...)``, 20 intervals, splines on
+  5): the splines run as the simulator's laws from the collocated touch-down state give the same
+  speed and powers, return to that state after the touch-down, push with the leg and load the
+  snow on the simulator's own grid, close the energy balance, and are no slower than the
+  law-based optimum they started from.
 
 Tolerances.  The errors of the square program are written beside their bounds; the observed
 order is asserted ≥ 3.7 between successive meshes, as for the free skater.  The steady states'
@@ -25,7 +30,7 @@ pytest.importorskip("casadi")
 
 import skilib as sk  # noqa: E402
 from skilib.models.edge.collocation import EdgeStroke  # noqa: E402
-from skilib.ocp import collocate_stroke  # noqa: E402
+from skilib.ocp import collocate_stroke, optimal_control  # noqa: E402
 from skilib.studies.optimum import EDGE_BOUNDS, EDGE_MARGINS, edge_margins, optimize_technique  # noqa: E402
 
 ORDER = 3.7
@@ -142,3 +147,39 @@ def test_poles_are_refused_by_name():
 def test_a_model_without_a_transcription_is_named():
     with pytest.raises(ValueError, match="method"):
         optimize_technique("thesis", power=200.0, method="collocation", starts=1)
+
+
+@pytest.fixture(scope="module")
+def edge_control():
+    return optimal_control("edge", 360.0, nodes=20, control_nodes=5, starts=0)
+
+
+def test_free_control_of_the_edged_skater_is_resimulated_and_admissible(edge_control, measured):
+    """At 360 W metabolic on 20 intervals (splines on 5): IPOPT solves it, the splines as laws of
+    one stroke of the model's stroke map from the collocated touch-down state give the collocated
+    speed and powers and return to that state (the stroke is periodic), the leg pushes and the
+    snow carries on the simulator's grid, the laws start at rest, and the free stroke is no
+    slower than the law-based one."""
+    s = edge_control
+    assert s.success and s.status == "Solve_Succeeded", s.status
+    measured.check("edge free control: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
+    start = EdgeStroke(_base()).touchdown_state(s.trajectory)
+    after = s.resimulated["state_after"]
+    measured.check("edge free control: touch-down state after one re-simulated stroke vs its start",
+                   float(np.max(np.abs(after - start) / np.maximum(np.abs(start), 1e-3))), 1e-4, "rel.")
+    measured.check("edge free control: energy balance of the re-simulated stroke", s.resimulated["energy_residual"],
+                   1e-8, "J")
+    assert s.resimulated["min_leg_force_bw"] > 0 and s.resimulated["min_snow_load_bw"] > 0
+    assert s.frame["heading_rate_deg_s"].iloc[0] == pytest.approx(0.0, abs=1e-9)
+    assert s.frame["extension_speed"].iloc[0] == pytest.approx(0.0, abs=1e-9)
+    assert s.progress_speed >= s.law_based.progress_speed
+    assert s.budget_power == pytest.approx(360.0, rel=1e-8)
+    assert all(v["value"] <= v["cap"] * (1 + 1e-6) for k, v in s.caps_active.items()
+               if k in ("peak_leg_force_bw", "heading_rate_deg_s", "extension_speed"))
+
+
+def test_free_control_names_a_wrong_caps_class():
+    from skilib.models.free.collocation import FreeControlCaps
+
+    with pytest.raises(ValueError, match="caps: model .edge. takes EdgeControlCaps"):
+        optimal_control("edge", 360.0, caps=FreeControlCaps(), nodes=20, control_nodes=5, starts=0)

@@ -3,7 +3,8 @@
 
 Where the law-based optimum (``skilib.ocp.stroke``) chooses a few numbers of prescribed laws,
 here each law — for the free skater the ski's heading ψ, the centre of mass's lateral offset h
-and its height z — is a C² quintic spline through the mesh's knots
+and its height z; for the edged skater the heading and the leg's length ℓ, with its landing offset
+a number of the program — is a C² quintic spline through the mesh's knots
 (``skilib.engine.timefunctions.QuinticSpline``), its value, rate and acceleration at every knot
 variables of the program.  On each interval the spline is the quintic Hermite interpolant of
 its two knots, so the midpoint's values (which the collocation needs) are exact linear
@@ -91,7 +92,7 @@ class ControlSolution:
       ``StrokeSolution``; success needs IPOPT's success and the re-simulation's agreement.
     - resimulated, resimulation_error, resimulation_ok: the model's simulator with the
       splines as laws, from the collocated start.
-    - laws : the splines (a ``FreeLaws`` of ``QuinticSpline``).
+    - laws : the splines (a ``FreeLaws`` or ``EdgeLaws`` of ``QuinticSpline``).
     """
 
     progress_speed: float
@@ -158,7 +159,10 @@ class _ControlProgram(MeshProgram):
         self.Um = ca.vertcat(*[ca.horzcat(*row) for row in mids])
         hs = self.hs = HermiteSimpson(opti, adapter.terms, N, self.Tk, controls=(self.Uk, self.Um),
                                       force_scale=adapter.force_scale)
-        adapter.close_period(opti, hs)
+        # the stroke's numbers beside the laws that free control chooses too (the edged skater's
+        # landing offset; none for the free skater)
+        self.xc = adapter.control_variables(opti, caps)
+        adapter.close_period(opti, hs, self.xc)
         adapter.control_period(opti, hs)
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget)
@@ -181,6 +185,8 @@ class _ControlProgram(MeshProgram):
         opti.set_initial(self.Tk, np.full((1, hs.N), start.stroke_time))
         r = hs.N // (self.Z.shape[1] - 1)
         opti.set_initial(self.Z, tr["u"][0::2 * r].T)
+        for k, v in self.adapter.control_start(start).items():
+            opti.set_initial(self.xc[k], v)
         hs.initial(tr)
         self.budget.initial(opti, p)
         r = self.run(p)
@@ -201,33 +207,39 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                     resimulation_tol: float = 1e-4, ipopt: dict | None = None, starts: int = 4,
                     seed: int = 0) -> ControlSolution:
     """The fastest stroke of ``model`` at mean power ``power`` [W] with its laws free (the
-    module's docstring): the free skater's heading, lateral offset and height as C² quintic
+    module's docstring): ``model`` "free" (the free skater's heading, lateral offset and height)
+    or "edge" (the edged skater's heading and leg length, and its landing offset) as C² quintic
     splines on ``nodes`` intervals, the stroke time free, within ``caps``
-    (``skilib.models.free.collocation.FreeControlCaps``, default its defaults), the objective
-    the progress speed less ``smoothness`` × the laws' mean squared jerk.
+    (``skilib.models.free.collocation.FreeControlCaps`` or
+    ``skilib.models.edge.collocation.EdgeControlCaps``, default their defaults), the objective
+    the progress speed less ``smoothness`` × the laws' mean squared jerk.  ``params``: the
+    model's parameters (default ``skilib.studies.optimum.default_params``).
 
     Starts from the law-based optimum at the same power and budget (``optimize_technique`` by
-    collocation over ``skilib.studies.optimum.FREE_BOUNDS`` from the params' technique and
-    ``starts`` seeded starts: the law-based problem has several local optima of nearly equal
-    speed), returned as
-    ``law_based``, and re-simulates the
-    solution by ``simulate_free`` with the splines as laws.  A program IPOPT does not solve is
+    collocation over ``FREE_BOUNDS`` or ``EDGE_BOUNDS`` of ``skilib.studies.optimum`` from the
+    params' technique and ``starts`` seeded starts: the law-based problem has several local
+    optima of nearly equal speed), returned as ``law_based``, and re-simulates the solution by
+    the model's simulator with the splines as laws (``simulate_free``; the edged skater's stroke
+    map, one stroke from the collocated touch-down state).  A program IPOPT does not solve is
     returned with ``success=False`` and IPOPT's status, never as an optimum.  ValueError naming
     the argument on bad input (model, power, caps, nodes, smoothness)."""
     ca = require_casadi()
-    if model != "free":
-        raise ValueError(f"model: free control is transcribed for the free skater ('free'), got {model!r}")
-    from ..models.free.collocation import FreeControlCaps, FreeStroke
-    from ..studies.optimum import FREE_BOUNDS, optimize_technique
+    if model not in ("free", "edge"):
+        raise ValueError(f"model: free control is transcribed for the free skater ('free') and the edged skater "
+                         f"('edge'), got {model!r}")
+    from ..studies.optimum import EDGE_BOUNDS, FREE_BOUNDS, default_params, optimize_technique
+    from .technique import stroke_adapter
 
     power = check_number("power", power, positive=True, unit="W")
     if check_budget(budget) == "net":
         raise ValueError("budget: free control needs a budget that counts every actuator's work ('positive' or "
                          "'metabolic'); with the leg's net work alone ('net') the optimizer drives the stroke with "
                          "the ski's heading, whose work that budget does not count")
-    caps = FreeControlCaps() if caps is None else caps
-    if not isinstance(caps, FreeControlCaps):
-        raise ValueError(f"caps: must be a FreeControlCaps, got {type(caps).__name__}")
+    params = default_params(model) if params is None else params
+    adapter = stroke_adapter(model, params)
+    caps = adapter.caps_class() if caps is None else caps
+    if not isinstance(caps, adapter.caps_class):
+        raise ValueError(f"caps: model {model!r} takes {adapter.caps_class.__name__}, got {type(caps).__name__}")
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 4 <= nodes <= 400:
         raise ValueError(f"nodes: must be an integer in [4, 400], got {nodes!r}")
     if (isinstance(control_nodes, bool) or not isinstance(control_nodes, (int, np.integer)) or control_nodes < 2
@@ -235,11 +247,11 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
         raise ValueError(f"control_nodes: must be an integer ≥ 2 that divides nodes ({nodes}), got {control_nodes!r}")
     smoothness = check_number("smoothness", smoothness, positive=True)
     resimulation_tol = check_number("resimulation_tol", resimulation_tol, positive=True)
-    adapter = FreeStroke(params)
     base = adapter.technique()
-    law = optimize_technique("free", power=power, bounds=dict(FREE_BOUNDS), params=params, budget=budget,
+    bounds = dict(FREE_BOUNDS if model == "free" else EDGE_BOUNDS)
+    law = optimize_technique(model, power=power, bounds=bounds, params=params, budget=budget,
                              method="collocation", starts=starts, seed=seed, nodes=int(nodes),
-                             x0={k: base[k] for k in FREE_BOUNDS})
+                             x0={k: base[k] for k in bounds})
     start = law.solution
     if not start.success:
         raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
@@ -251,7 +263,7 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
         _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget)
     sol = _PROGRAMS[key].solve(power, start)
     laws = adapter.spline_laws(sol["traj"])
-    res = adapter.resimulate_laws(sol["T"], laws, adapter.u0(sol["traj"])) if sol["solved"] else {}
+    res = adapter.resimulate_laws(sol["T"], laws, sol["traj"]) if sol["solved"] else {}
     err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
     ok = bool(sol["solved"] and err <= resimulation_tol)
     active = adapter.caps_report(sol["traj"], caps)

@@ -83,7 +83,7 @@ from scipy.optimize import minimize
 from ..engine.validation import check_number
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
-           "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts",
+           "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts", "default_params",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
            "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin"]
 
@@ -375,7 +375,9 @@ def _import(module_name):
     return getattr(importlib.import_module(module, __package__), name)
 
 
-def _default_params(model):
+def default_params(model):
+    """The parameters ``optimize_technique`` starts from when given none: the model's defaults (the
+    edged skater's with its first touch-down at the periodic stroke's height, ``_edge_base``)."""
     return _edge_base() if model == "edge" else _params_class(model)()
 
 
@@ -427,7 +429,7 @@ class TechniqueModel:
 
     def params(self, x):
         values = {n: float(v) for n, v in zip(self.names, x)}
-        return replace(self.base if self.base is not None else _default_params(self.model), **values)
+        return replace(self.base if self.base is not None else default_params(self.model), **values)
 
     def steady(self, x):
         """The steady state at x; the secant starts from the last steady state's u0 (the points
@@ -796,7 +798,7 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     if x0:
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
-    best, table = collocate_starts(_default_params(model) if params is None else params, b, power, pts, nodes=nodes,
+    best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts, nodes=nodes,
                                    budget=budget, model=model)
     if best is None:
         raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")

@@ -40,21 +40,74 @@ same with one; its stability is the shooting steady state's business).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
+from ...engine.timefunctions import QuinticSpline
+from ...engine.validation import check_number
 from ...ocp.adapter import SkiStroke
 from .model import EdgeSkaterModel
 from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
 
-__all__ = ["EdgeStroke", "EDGE_LAW_PARAMETERS"]
+__all__ = ["EdgeStroke", "EdgeControlCaps", "EDGE_LAW_PARAMETERS"]
 
 #: the technique's parameters the edged skater's laws are made of (the ones collocation may set
 #: free; ``skilib.studies.optimum.EDGE_BOUNDS`` has the same names)
 EDGE_LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "landing_offset", "leg_extension")
 _CONTROLS = ("heading", "leg")
+
+
+@dataclass(frozen=True)
+class EdgeControlCaps:
+    """What the edged skater's free control may do (``skilib.ocp.optimal_control``), each a row ≥ 0
+    at every knot and midpoint, beside its admissibility (the leg pushes, the snow pushes, the leg
+    within ``max_leg_length``, the lean within ``max_lean_deg``).  The defaults contain every
+    technique of the law-based optimum's bounds (``skilib.studies.optimum.EDGE_BOUNDS``), so free
+    control starts inside them and can only gain:
+
+    - stroke_time (0.5, 1.2) s and landing_offset (0.1, 0.3) m: the law-based bounds (the landing
+      offset stays a number of the stroke, chosen by the optimizer).
+    - heading_deg (−15, 15)°: the law-based ψ runs from −a/2 ∈ [−15°, −5°] by a steer of 0–20°.
+    - leg (0.7, 1.3) m: the leg's length across the ski (its reach is the params' max_leg_length,
+      an admissibility row); 0.7 m is a deep knee bend.
+    - heading_rate_deg_s 120°/s: the law-based fastest turn is 20° × 1.875 / 0.5 s = 75°/s.
+    - extension_speed 2.5 m/s: |ℓ̇| (law-based ≤ 0.15 × 1.875 / 0.5 = 0.56 m/s).
+    - peak_leg_force_bw 2.5: measured skating leg forces peak at ≈ 1.5–2.5 body weights.
+    """
+
+    stroke_time: tuple = (0.5, 1.2)
+    landing_offset: tuple = (0.1, 0.3)
+    heading_deg: tuple = (-15.0, 15.0)
+    leg: tuple = (0.7, 1.3)
+    heading_rate_deg_s: float = 120.0
+    extension_speed: float = 2.5
+    peak_leg_force_bw: float = 2.5
+
+    def __post_init__(self):
+        for name in ("stroke_time", "landing_offset", "heading_deg", "leg"):
+            v = getattr(self, name)
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
+                raise ValueError(f"caps.{name}: must be a pair (low, high), got {v!r}")
+            lo, hi = (check_number(f"caps.{name}", x) for x in v)
+            if not lo < hi:
+                raise ValueError(f"caps.{name}: must be (low, high) with low < high, got {v!r}")
+            object.__setattr__(self, name, (lo, hi))
+        for name in ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw"):
+            object.__setattr__(self, name, check_number(f"caps.{name}", getattr(self, name), positive=True))
+        if not 0.2 <= self.stroke_time[0] and self.stroke_time[1] <= 3.0:
+            raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
+        if not 0.0 <= self.landing_offset[0] and self.landing_offset[1] <= 0.6:
+            raise ValueError(f"caps.landing_offset: must lie within the model's plausible 0–0.6 m, got "
+                             f"{self.landing_offset}")
+        if self.leg[0] <= self.landing_offset[1]:
+            raise ValueError(f"caps.leg: the shortest leg {self.leg[0]:g} m must reach past the widest landing offset "
+                             f"{self.landing_offset[1]:g} m (the centre of mass above the snow)")
+        if self.peak_leg_force_bw < 1.0:
+            raise ValueError(f"caps.peak_leg_force_bw: {self.peak_leg_force_bw:g} body weights cannot carry the body "
+                             "(the leg's mean vertical force over a stroke is about one body weight)")
 
 
 class EdgeStroke(SkiStroke):
@@ -115,9 +168,10 @@ class EdgeStroke(SkiStroke):
         opti.subject_to(hs.Q[cm + 2, 0] == hs.Q[cm + 2, hs.N])
 
     # -- admissibility ------------------------------------------------------------------------------
-    def admissibility(self, hs, x) -> dict:
+    def admissibility(self, hs, x, leg_force_cap: float | None = None) -> dict:
         """{name: rows ≥ 0} at the knots and the midpoints (the module's docstring): u, F/(M g),
-        N/(M g), ℓ_max − ℓ, and tan φ_max Z ∓ Y of the CM relative to the ski's origin across it."""
+        N/(M g), ℓ_max − ℓ, and tan φ_max Z ∓ Y of the CM relative to the ski's origin across it;
+        with ``leg_force_cap`` [body weights] also cap − F/(M g) (free control's cap)."""
         ca = require_casadi()
         p, cm = self.base, self.cm.start
         weight = p.body_mass * p.g
@@ -130,6 +184,8 @@ class EdgeStroke(SkiStroke):
         rows = {"ski_speed": self.ski_speed(hs), "leg_force": -lam[self.leg.start, :] / weight,
                 "snow_load": -lam[self.snow.start, :] / weight, "reach": p.max_leg_length - ell,
                 "lean_inwards": tan_max * height - across, "lean_outwards": tan_max * height + across}
+        if leg_force_cap is not None:
+            rows["max_leg_force_bw"] = leg_force_cap + lam[self.leg.start, :] / weight
         return {k: ca.vec(v) for k, v in rows.items()}
 
     # -- numbers ----------------------------------------------------------------------------------
@@ -185,3 +241,111 @@ class EdgeStroke(SkiStroke):
                     cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
                     metabolic_power=float(row["metabolic_power"]), min_leg_force=float(row["min_leg_force"]),
                     u0=float(x_td[0]), u_after=float(x_next[0]))
+
+    # -- free control (``skilib.ocp.control``) -------------------------------------------------
+    #: the caps' class of free control
+    caps_class = EdgeControlCaps
+
+    def control_variables(self, opti, caps: EdgeControlCaps) -> dict:
+        """The numbers of a stroke free control chooses beside the laws: the landing offset d0,
+        within ``caps.landing_offset`` (the period's ``start_conditions`` use it)."""
+        d = opti.variable()
+        opti.subject_to(opti.bounded(caps.landing_offset[0], d, caps.landing_offset[1]))
+        return {"landing_offset": d}
+
+    def control_start(self, solution) -> dict:
+        """Those numbers at a law-based ``StrokeSolution`` (free control's start)."""
+        return {"landing_offset": solution.x["landing_offset"]}
+
+    def control_period(self, opti, hs) -> None:
+        """The laws' rates zero at τ = 0: the drivers do no impulsive work in the plastic impact
+        (C_t = 0), as the params' laws (whose σ starts at rest).  The height's return is the
+        period's own (``start_conditions``)."""
+        opti.subject_to(hs.U[[1, 4], 0] == 0)
+
+    def control_caps(self, hs, caps: EdgeControlCaps) -> dict:
+        """The caps as rows ≥ 0 at every knot and midpoint (``EdgeControlCaps``)."""
+        ca = require_casadi()
+        U = ca.horzcat(hs.U, hs.Um)
+        psi, psid, ell, elld = U[0, :], U[1, :], U[3, :], U[4, :]
+        lo, hi = (math.radians(v) for v in caps.heading_deg)
+        rate = math.radians(caps.heading_rate_deg_s)
+        rows = {"heading_low": psi - lo, "heading_high": hi - psi, "leg_low": ell - caps.leg[0],
+                "leg_high": caps.leg[1] - ell, "heading_rate": (rate**2 - psid**2) / rate**2,
+                "extension_speed": (caps.extension_speed**2 - elld**2) / caps.extension_speed**2}
+        return {k: ca.vec(v) for k, v in rows.items()}
+
+    def spline_laws(self, traj: dict) -> EdgeLaws:
+        """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
+        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T])."""
+        z = traj["control_knots"]
+        tau = np.linspace(0.0, traj["T"], len(z))
+        return EdgeLaws(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(2)))
+
+    def resimulate_laws(self, T: float, laws: EdgeLaws, traj: dict) -> dict:
+        """One stroke of the model's stroke map (``edge_stroke``) with the splines as laws, stroke
+        time T and the collocated landing offset, from the collocated touch-down state: its
+        progress speed and powers, its least leg force and snow load, its energy balance's
+        residual, and the ski's speed after the touch-down."""
+        from .steady import edge_stroke
+
+        x_td = self.touchdown_state(traj)
+        p = replace(self.base, stroke_time=float(T), landing_offset=float(x_td[3]))
+        x_next, row = edge_stroke(p, x_td, laws=laws)
+        weight = p.body_mass * p.g
+        return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
+                    cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
+                    metabolic_power=float(row["metabolic_power"]), min_leg_force_bw=float(row["min_leg_force"]) / weight,
+                    min_snow_load_bw=float(row["min_snow_load"]) / weight,
+                    energy_residual=abs(float(row["energy_residual"])), u0=float(x_td[0]), u_after=float(x_next[0]),
+                    state_after=x_next)
+
+    def push_frame(self, traj: dict):
+        """The push over the stroke, one row per knot and midpoint: tau [s], heading_deg and
+        heading_rate_deg_s, leg_length [m] and extension_speed ℓ̇ [m/s], lean_deg (from the
+        vertical, + inwards), leg_force_bw, snow_load_bw, u [m/s]."""
+        import pandas as pd
+
+        weight = self.base.body_mass * self.base.g
+        cm = self.cm
+        rows = []
+        for t, q, v, lam, u in zip(traj["tau"], traj["q"], traj["v"], traj["lam"], traj["u"]):
+            n = np.array([-math.sin(q[3]), math.cos(q[3]), 0.0])
+            r = q[cm] - q[:3]
+            rows.append(dict(tau=t, heading_deg=math.degrees(u[0]), heading_rate_deg_s=math.degrees(u[1]),
+                             leg_length=u[3], extension_speed=u[4],
+                             lean_deg=math.degrees(math.atan2(float(r @ n), float(r[2]))),
+                             leg_force_bw=-lam[self.leg.start] / weight, snow_load_bw=-lam[self.snow.start] / weight,
+                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))))
+        return pd.DataFrame(rows)
+
+    def caps_report(self, traj: dict, caps: EdgeControlCaps) -> dict:
+        """{cap: (the value nearest it at the solution, the cap, whether it binds within 1e-6)}
+        over the knots and midpoints, with the admissibility's leg force and snow load (≥ 0)."""
+        fr = self.push_frame(traj)
+        out = {}
+
+        def add(name, value, cap, on):
+            out[name] = dict(value=float(value), cap=float(cap), active=bool(on))
+
+        for name, col, cap in (("peak_leg_force_bw", "leg_force_bw", caps.peak_leg_force_bw),
+                               ("heading_rate_deg_s", "heading_rate_deg_s", caps.heading_rate_deg_s),
+                               ("extension_speed", "extension_speed", caps.extension_speed)):
+            top = fr[col].abs().max()
+            add(name, top, cap, top >= cap * (1 - 1e-6))
+        add("least_leg_force_bw", fr["leg_force_bw"].min(), 0.0, fr["leg_force_bw"].min() <= 1e-6)
+        add("least_snow_load_bw", fr["snow_load_bw"].min(), 0.0, fr["snow_load_bw"].min() <= 1e-6)
+        T = traj["T"]
+        add("stroke_time", T, min(caps.stroke_time, key=lambda b: abs(T - b)),
+            min(abs(T - b) for b in caps.stroke_time) <= 1e-6)
+        d = float(self.touchdown_state(traj)[3])
+        add("landing_offset", d, min(caps.landing_offset, key=lambda b: abs(d - b)),
+            min(abs(d - b) for b in caps.landing_offset) <= 1e-6 * (caps.landing_offset[1] - caps.landing_offset[0]))
+        for name, col in (("heading_deg", "heading_deg"), ("leg", "leg_length")):
+            lo, hi = getattr(caps, name)
+            low, high = fr[col].min(), fr[col].max()
+            near, cap = (low, lo) if low - lo < hi - high else (high, hi)
+            add(name, near, cap, min(low - lo, hi - high) <= 1e-6 * (hi - lo))
+        reach = self.base.max_leg_length
+        add("reach", fr["leg_length"].max(), reach, fr["leg_length"].max() >= reach - 1e-6)
+        return out

@@ -32,7 +32,7 @@ from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, C
 from ...strokes.touchdown import plastic_change
 from .model import EDGE_WORK_TERMS, EdgeSkaterModel
 from .balance import BalanceRule, touchdown_measure
-from .params import EDGE_PARAMETER_BOUNDS, EdgeSkaterParams, with_edge_overrides
+from .params import EDGE_PARAMETER_BOUNDS, EdgeLaws, EdgeSkaterParams, with_edge_overrides
 
 _EZ = np.array([0.0, 0.0, 1.0])
 
@@ -60,11 +60,14 @@ class EdgeRunOptions:
     #: refuse a touch-down whose leg would reach beyond max_leg_length (False: the periodic
     #: stroke's search, which checks the reach of the stroke it finds, ``check_admissible``)
     reach: bool = True
+    #: the right stroke's laws (``EdgeLaws``; None: the params' laws, the leg's from the ℓ0 of
+    #: each touch-down)
+    laws: EdgeLaws | None = None
 
 
 def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
                      dt_out, n_out, max_evaluations, max_wall_time, balance=None,
-                     compiled: bool = True, reach: bool = True) -> EdgeRunOptions:
+                     compiled: bool = True, reach: bool = True, laws: EdgeLaws | None = None) -> EdgeRunOptions:
     p = with_edge_overrides(params)
     strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
     v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
@@ -82,8 +85,10 @@ def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation,
                                                                     unit="s"))
     if balance is not None and not isinstance(balance, BalanceRule):
         raise ValueError(f"balance: must be None (a fixed landing offset) or a BalanceRule, got {balance!r}")
+    if laws is not None and not isinstance(laws, EdgeLaws):
+        raise ValueError(f"laws: must be None (the params' laws) or an EdgeLaws, got {type(laws).__name__}")
     return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
-                          budget, balance, check_bool("compiled", compiled), check_bool("reach", reach))
+                          budget, balance, check_bool("compiled", compiled), check_bool("reach", reach), laws)
 
 
 class EdgeSkating(Skating):
@@ -118,7 +123,8 @@ class EdgeSkating(Skating):
         u, lean_rate, z, d = (float(v) for v in x)
         p = self.o.params
         ell0 = math.hypot(d, z)
-        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d)
+        self.check_leg_law(ell0, "the start")
+        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d, laws=self.o.laws)
         q = model.pose(0.0)
         e, n = model.axes(0.0)
         phi = math.atan2(d, z)
@@ -166,13 +172,29 @@ class EdgeSkating(Skating):
                              f"the centre of mass is {R_b[2]:.4g} m high and the ski lands {offset:.4g} m outside it, so "
                              f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "
                              f"{p.max_leg_length:g} m")
-        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset)
+        self.check_leg_law(ell0, f"the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s)")
+        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset, laws=self.o.laws)
         e, n = probe.axes(0.0)
         P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * offset * n - p.fore_aft * e
-        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset)
+        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset, laws=self.o.laws)
         q1 = new.pose(0.0)
         q1[new.cm] = R_b  # exactly where it was (pose gives it to rounding)
         return new, q1
+
+    #: how far a given leg law's ℓ(0) may lie from the ℓ0 a touch-down puts the leg at [m]: the
+    #: collocation's truncation of a periodic stroke's touch-down height, far below a millimetre
+    LEG_LAW_TOL = 1e-6
+
+    def check_leg_law(self, ell0: float, where: str) -> None:
+        """With laws given (``laws``), the leg's law must start where the touch-down puts the leg,
+        ℓ(0) = ℓ0 = √(d0² + z_B²): a ValueError naming ``laws`` and ``where`` otherwise (the pose
+        would not be on the leg's row; nothing is moved to make it so)."""
+        if self.o.laws is None:
+            return
+        start = float(self.o.laws.leg(0.0)[0])
+        if abs(start - ell0) > self.LEG_LAW_TOL:
+            raise ValueError(f"laws: the leg's law starts at ℓ(0) = {start:.9g} m, but at {where} the centre of mass's "
+                             f"height and the landing offset put the leg at ℓ0 = {ell0:.9g} m")
 
     def touch_down(self, k, model, q, qd):
         new, q1 = self.landed(k, model, q, self.landing_offset(k, model, q, qd))

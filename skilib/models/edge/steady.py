@@ -175,10 +175,12 @@ def _tabulated(skating: EdgeSkating, phi, x):
     return x_next, tables, change, m_star
 
 
-def edge_stroke(params: EdgeSkaterParams | None, x, **kwargs) -> tuple:
+def edge_stroke(params: EdgeSkaterParams | None, x, *, laws=None, **kwargs) -> tuple:
     """One stroke of the edged skater from the touch-down state x = (u, φ̇, z_B, d) on the right
     ski and the plastic change of ski that ends it (the stroke map Φ, the module's docstring),
-    integrated by ``simulate_edge``'s machinery with its solver keywords ``kwargs``: (x′ = Φ(x),
+    integrated by ``simulate_edge``'s machinery with its solver keywords ``kwargs`` and the right
+    stroke's ``laws`` (an ``EdgeLaws``; None: the params'; given ones must start the leg where the
+    touch-down puts it, ``EdgeSkating.check_leg_law``): (x′ = Φ(x),
     the stroke's row of a run's ``strokes`` table as a dict, with ke_loss_at_touchdown).  The leg's
     reach is not refused at the touch-down (the row's max_leg_length says it): a collocated
     stroke with its leg at full reach is re-simulated here (``skilib.models.edge.collocation``)."""
@@ -186,7 +188,8 @@ def edge_stroke(params: EdgeSkaterParams | None, x, **kwargs) -> tuple:
     x = np.asarray(x, dtype=float)
     if x.shape != (4,) or not np.all(np.isfinite(x)) or x[0] <= 0 or x[2] <= 0:
         raise ValueError(f"x: must be (u > 0 m/s, lean rate rad/s, CM height > 0 m, landing offset m), got {x!r}")
-    skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(x[0]), **{**_solver(kwargs), "reach": False}))
+    skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(x[0]), laws=laws,
+                                           **{**_solver(kwargs), "reach": False}))
     x_next, tables, _, _ = _tabulated(skating, edge_stroke_map(skating), x)
     return x_next, dict(tables.strokes[0])
 

@@ -233,6 +233,17 @@ class FreeStroke(SkiStroke):
                     u0=float(u0), u_after=float(st["u_start"].iloc[1]))
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
+    #: the caps' class of free control
+    caps_class = FreeControlCaps
+
+    def control_variables(self, opti, caps: FreeControlCaps) -> dict:
+        """The numbers of a stroke free control chooses beside the laws: none for the free skater
+        (its new ski lands under the centre of mass, where its laws put it)."""
+        return {}
+
+    def control_start(self, solution) -> dict:
+        return {}
+
     def control_period(self, opti, hs) -> None:
         """What free laws must do at touch-down: their rates zero at τ = 0 (the drivers do no
         impulsive work there, C_t = 0), and the height back where it started, z(T) = z(0): the
@@ -266,11 +277,13 @@ class FreeStroke(SkiStroke):
         tau = np.linspace(0.0, traj["T"], len(z))
         return FreeLaws(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(3)))
 
-    def resimulate_laws(self, T: float, laws: FreeLaws, u0: float) -> dict:
-        """``simulate_free`` with the splines as laws (two strokes from u0, stroke time T): the
-        first stroke's progress speed and mean power, the speed after its touch-down."""
+    def resimulate_laws(self, T: float, laws: FreeLaws, traj: dict) -> dict:
+        """``simulate_free`` with the splines as laws (two strokes from the ski's speed u0 at τ = 0
+        of ``traj``, stroke time T): the first stroke's progress speed and mean power, the speed
+        after its touch-down."""
         from .run import simulate_free
 
+        u0 = self.u0(traj)
         r = simulate_free(replace(self.base, stroke_time=float(T)), strokes=2, v0=u0, laws=laws)
         st = r.strokes
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
