@@ -28,12 +28,29 @@ from dataclasses import fields, replace
 import numpy as np
 
 from ..engine.codegen.casadi_terms import require_casadi
+from ..engine.validation import check_number
 
-__all__ = ["SkiStroke", "MIRROR"]
+__all__ = ["SkiStroke", "MIRROR", "check_caps"]
 
 #: the mirror Y → −Y on the coordinates of the ski and B (positions: Y negated; ZXZ angles: all
 #: three negated, S R_z(φ) S = R_z(−φ), S R_x(θ) S = R_x(−θ))
 MIRROR = np.array([1.0, -1.0, 1.0, -1.0, -1.0, -1.0] * 2)
+
+
+def check_caps(caps, pairs: tuple, positives: tuple) -> None:
+    """Check a frozen caps dataclass of free control in place: each field of ``pairs`` a pair
+    (low, high) of numbers with low < high (stored as floats), each of ``positives`` a number > 0;
+    a ValueError naming ``caps.<field>`` otherwise."""
+    for name in pairs:
+        v = getattr(caps, name)
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
+            raise ValueError(f"caps.{name}: must be a pair (low, high), got {v!r}")
+        lo, hi = (check_number(f"caps.{name}", x) for x in v)
+        if not lo < hi:
+            raise ValueError(f"caps.{name}: must be (low, high) with low < high, got {v!r}")
+        object.__setattr__(caps, name, (lo, hi))
+    for name in positives:
+        object.__setattr__(caps, name, check_number(f"caps.{name}", getattr(caps, name), positive=True))
 
 
 class SkiStroke:
@@ -42,7 +59,8 @@ class SkiStroke:
     muscle works), ``net_actuators`` (those whose net work is the model's ``mean_power``) and,
     on construction, ``base`` (the params), ``model``, ``system``, ``terms`` (its CasADi terms),
     ``cm`` (B's position in q), ``force_scale`` (the multipliers' scale, a body weight) and
-    ``actuator_rows`` ({actuator: [row slices]})."""
+    ``actuator_rows`` ({actuator: [row slices]}); for free control also ``laws_class`` (its laws'
+    container, one ``QuinticSpline`` per law) and ``caps_class``."""
 
     name = "skater"
     #: the mesh (intervals) whose truncation leaves the optimum's speed within 1e-6 (relative) of
@@ -127,6 +145,25 @@ class SkiStroke:
         ca = require_casadi()
         along = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0)))
         return ca.horzcat(hs.point(along, knots=True), hs.point(along, knots=False))
+
+    # -- free control (``skilib.ocp.control``) -------------------------------------------------
+    def heading_caps(self, psi, psid, caps) -> dict:
+        """The ski's heading within ``caps.heading_deg`` and its rate within
+        ``caps.heading_rate_deg_s``, as rows ≥ 0 of the heading's values and rates."""
+        lo, hi = (math.radians(v) for v in caps.heading_deg)
+        rate = math.radians(caps.heading_rate_deg_s)
+        return {"heading_low": psi - lo, "heading_high": hi - psi, "heading_rate": (rate**2 - psid**2) / rate**2}
+
+    def spline_laws(self, traj: dict):
+        """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
+        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T], (f, ḟ, f̈) of each
+        law in turn), as the model's ``laws_class``."""
+        from ..engine.timefunctions import QuinticSpline
+
+        z = traj["control_knots"]
+        tau = np.linspace(0.0, traj["T"], len(z))
+        return self.laws_class(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
+                                 for i in range(z.shape[1] // 3)))
 
     def u0(self, traj: dict) -> float:
         """The ski's speed along itself at τ = 0 of a solution's trajectory."""

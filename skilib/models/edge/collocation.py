@@ -46,9 +46,7 @@ import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
-from ...engine.timefunctions import QuinticSpline
-from ...engine.validation import check_number
-from ...ocp.adapter import SkiStroke
+from ...ocp.adapter import SkiStroke, check_caps
 from .model import EdgeSkaterModel
 from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
 
@@ -87,16 +85,7 @@ class EdgeControlCaps:
     peak_leg_force_bw: float = 2.5
 
     def __post_init__(self):
-        for name in ("stroke_time", "landing_offset", "heading_deg", "leg"):
-            v = getattr(self, name)
-            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
-                raise ValueError(f"caps.{name}: must be a pair (low, high), got {v!r}")
-            lo, hi = (check_number(f"caps.{name}", x) for x in v)
-            if not lo < hi:
-                raise ValueError(f"caps.{name}: must be (low, high) with low < high, got {v!r}")
-            object.__setattr__(self, name, (lo, hi))
-        for name in ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw"):
-            object.__setattr__(self, name, check_number(f"caps.{name}", getattr(self, name), positive=True))
+        check_caps(self, ("stroke_time", "landing_offset", "heading_deg", "leg"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw"))
         if not 0.2 <= self.stroke_time[0] and self.stroke_time[1] <= 3.0:
             raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
         if not 0.0 <= self.landing_offset[0] and self.landing_offset[1] <= 0.6:
@@ -243,7 +232,8 @@ class EdgeStroke(SkiStroke):
                     u0=float(x_td[0]), u_after=float(x_next[0]))
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
-    #: the caps' class of free control
+    #: free control's laws (``spline_laws``) and caps
+    laws_class = EdgeLaws
     caps_class = EdgeControlCaps
 
     def control_variables(self, opti, caps: EdgeControlCaps) -> dict:
@@ -268,19 +258,9 @@ class EdgeStroke(SkiStroke):
         ca = require_casadi()
         U = ca.horzcat(hs.U, hs.Um)
         psi, psid, ell, elld = U[0, :], U[1, :], U[3, :], U[4, :]
-        lo, hi = (math.radians(v) for v in caps.heading_deg)
-        rate = math.radians(caps.heading_rate_deg_s)
-        rows = {"heading_low": psi - lo, "heading_high": hi - psi, "leg_low": ell - caps.leg[0],
-                "leg_high": caps.leg[1] - ell, "heading_rate": (rate**2 - psid**2) / rate**2,
+        rows = {**self.heading_caps(psi, psid, caps), "leg_low": ell - caps.leg[0], "leg_high": caps.leg[1] - ell,
                 "extension_speed": (caps.extension_speed**2 - elld**2) / caps.extension_speed**2}
         return {k: ca.vec(v) for k, v in rows.items()}
-
-    def spline_laws(self, traj: dict) -> EdgeLaws:
-        """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
-        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T])."""
-        z = traj["control_knots"]
-        tau = np.linspace(0.0, traj["T"], len(z))
-        return EdgeLaws(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(2)))
 
     def resimulate_laws(self, T: float, laws: EdgeLaws, traj: dict) -> dict:
         """One stroke of the model's stroke map (``edge_stroke``) with the splines as laws, stroke

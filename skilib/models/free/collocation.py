@@ -48,9 +48,7 @@ import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
-from ...engine.timefunctions import QuinticSpline
-from ...engine.validation import check_number
-from ...ocp.adapter import SkiStroke
+from ...ocp.adapter import SkiStroke, check_caps
 from ...strokes.params import slope_factors
 from .model import FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, MAX_REACH, FreeLaws, FreeSkaterParams, with_overrides
@@ -91,16 +89,7 @@ class FreeControlCaps:
     reach: float = MAX_REACH
 
     def __post_init__(self):
-        for name in ("stroke_time", "heading_deg", "offset", "height"):
-            v = getattr(self, name)
-            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) != 2:
-                raise ValueError(f"caps.{name}: must be a pair (low, high), got {v!r}")
-            lo, hi = (check_number(f"caps.{name}", x) for x in v)
-            if not lo < hi:
-                raise ValueError(f"caps.{name}: must be (low, high) with low < high, got {v!r}")
-            object.__setattr__(self, name, (lo, hi))
-        for name in ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "reach"):
-            object.__setattr__(self, name, check_number(f"caps.{name}", getattr(self, name), positive=True))
+        check_caps(self, ("stroke_time", "heading_deg", "offset", "height"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "reach"))
         lo, hi = self.stroke_time
         if not 0.2 <= lo and hi <= 3.0:
             raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
@@ -233,7 +222,8 @@ class FreeStroke(SkiStroke):
                     u0=float(u0), u_after=float(st["u_start"].iloc[1]))
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
-    #: the caps' class of free control
+    #: free control's laws (``spline_laws``) and caps
+    laws_class = FreeLaws
     caps_class = FreeControlCaps
 
     def control_variables(self, opti, caps: FreeControlCaps) -> dict:
@@ -259,23 +249,13 @@ class FreeStroke(SkiStroke):
         ca = require_casadi()
         U = ca.horzcat(hs.U, hs.Um)
         psi, psid, h, hd, z, zd = U[0, :], U[1, :], U[3, :], U[4, :], U[6, :], U[7, :]
-        lo, hi = (math.radians(v) for v in caps.heading_deg)
-        rate = math.radians(caps.heading_rate_deg_s)
         ell2 = h**2 + z**2
         ext = (h * hd + z * zd) ** 2 / ell2
-        rows = {"heading_low": psi - lo, "heading_high": hi - psi, "offset_low": h - caps.offset[0],
+        rows = {**self.heading_caps(psi, psid, caps), "offset_low": h - caps.offset[0],
                 "offset_high": caps.offset[1] - h, "height_low": z - caps.height[0], "height_high": caps.height[1] - z,
-                "heading_rate": (rate**2 - psid**2) / rate**2,
                 "extension_speed": (caps.extension_speed**2 - ext) / caps.extension_speed**2,
                 "reach": caps.reach**2 - ell2}
         return {k: ca.vec(v) for k, v in rows.items()}
-
-    def spline_laws(self, traj: dict) -> FreeLaws:
-        """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
-        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T])."""
-        z = traj["control_knots"]
-        tau = np.linspace(0.0, traj["T"], len(z))
-        return FreeLaws(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(3)))
 
     def resimulate_laws(self, T: float, laws: FreeLaws, traj: dict) -> dict:
         """``simulate_free`` with the splines as laws (two strokes from the ski's speed u0 at τ = 0
