@@ -129,6 +129,7 @@ EXEMPT = {
         "test_poles_are_refused_by_name": _EXCEPTIONS,
         "test_a_model_without_a_transcription_is_named": _EXCEPTIONS,
         "test_free_control_names_a_wrong_caps_class": _EXCEPTIONS,
+        "test_a_stroke_from_a_touchdown_state_refuses_bad_input_by_name": _EXCEPTIONS,
     },
     "test_optimal_control.py": {
         "test_bad_splines_and_caps_are_refused_by_name": _EXCEPTIONS,

@@ -183,3 +183,24 @@ def test_free_control_names_a_wrong_caps_class():
 
     with pytest.raises(ValueError, match="caps: model .edge. takes EdgeControlCaps"):
         optimal_control("edge", 360.0, caps=FreeControlCaps(), nodes=20, control_nodes=5, starts=0)
+
+
+def test_a_stroke_from_a_touchdown_state_refuses_bad_input_by_name():
+    """``edge_stroke`` (the re-simulation's stroke map): a touch-down state that is not four
+    numbers, laws of the wrong kind, and a leg law that does not start where the touch-down puts
+    the leg (ℓ(0) = 1 m against √(d0² + z_B²) = 0.858 m) are refused by name before anything runs."""
+    from skilib.models.edge.params import EdgeLaws
+    from skilib.models.edge.steady import edge_stroke
+    from skilib.strokes.laws import smooth_turn
+
+    p = _base()
+    x = (3.68, -0.34, 0.834, 0.2)
+    with pytest.raises(ValueError, match="^x: "):
+        edge_stroke(p, ("fast", 0, 0.8, 0.2))
+    with pytest.raises(ValueError, match="^x: "):
+        edge_stroke(p, x[:3])
+    with pytest.raises(ValueError, match="^laws: must be None"):
+        edge_stroke(p, x, laws=(1, 2))
+    laws = EdgeLaws(smooth_turn(-0.17, 0.17, p.stroke_time), smooth_turn(1.0, 0.1, p.stroke_time))
+    with pytest.raises(ValueError, match="^laws: the leg's law starts at"):
+        edge_stroke(p, x, laws=laws)

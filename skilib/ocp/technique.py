@@ -24,18 +24,22 @@ import pandas as pd
 __all__ = ["collocate_starts", "stroke_adapter", "ADAPTERS"]
 
 
-#: the models transcribed for collocation: their stroke adapters (module, class)
-ADAPTERS = {"free": ("..models.free.collocation", "FreeStroke"), "edge": ("..models.edge.collocation", "EdgeStroke")}
+#: the models transcribed for collocation (their stroke adapters: ``stroke_adapter``)
+ADAPTERS = ("free", "edge")
 
 
 def stroke_adapter(model: str, params=None):
-    """The stroke adapter of ``model`` (``ADAPTERS``) for ``params`` (None: the model's defaults)."""
-    import importlib
+    """The stroke adapter of ``model`` (``ADAPTERS``: the free skater's ``FreeStroke``, the edged
+    skater's ``EdgeStroke``) for ``params`` (None: the model's defaults)."""
+    if model == "free":
+        from ..models.free.collocation import FreeStroke
 
-    if model not in ADAPTERS:
-        raise ValueError(f"model: collocation is transcribed for {tuple(ADAPTERS)}, got {model!r}")
-    module, name = ADAPTERS[model]
-    return getattr(importlib.import_module(module, __package__), name)(params)
+        return FreeStroke(params)
+    if model == "edge":
+        from ..models.edge.collocation import EdgeStroke
+
+        return EdgeStroke(params)
+    raise ValueError(f"model: collocation is transcribed for {ADAPTERS}, got {model!r}")
 
 
 def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,

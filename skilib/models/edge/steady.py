@@ -185,7 +185,10 @@ def edge_stroke(params: EdgeSkaterParams | None, x, *, laws=None, **kwargs) -> t
     reach is not refused at the touch-down (the row's max_leg_length says it): a collocated
     stroke with its leg at full reach is re-simulated here (``skilib.models.edge.collocation``)."""
     p = with_edge_overrides(params)
-    x = np.asarray(x, dtype=float)
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"x: must be four numbers (u, lean rate, CM height, landing offset), got {x!r}") from None
     if x.shape != (4,) or not np.all(np.isfinite(x)) or x[0] <= 0 or x[2] <= 0:
         raise ValueError(f"x: must be (u > 0 m/s, lean rate rad/s, CM height > 0 m, landing offset m), got {x!r}")
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(x[0]), laws=laws,
