@@ -356,7 +356,9 @@ class _Program(MeshProgram):
         opti.minimize(-speed if free else 0)
         self.x = x
         self.compile("stroke", opts, [speed, mean_power, ca.vertcat(*(x[k] for k in names)), budget_power,
-                                      self.budget.complementarity(), ca.vertcat(ca.MX(0.0), *self.extra.values())])
+                                      self.budget.complementarity(),
+                                      # a leading 0: the output is never empty (the free skater has no extra)
+                                      ca.vertcat(ca.MX(0.0), *self.extra.values())])
 
     def parameters(self, x0: dict, bounds: dict, power) -> list:
         """The program's parameter vector, in Opti's order: fixed values, lows, highs, power."""

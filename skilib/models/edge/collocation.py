@@ -34,6 +34,11 @@ tan φ_max (Z_B − Z_P), two rows).
 The budgets: the drivers' net work (leg, fore–aft and heading: the shooting model's
 ``mean_power``), or their positive work or metabolic cost (``skilib.ocp.stroke.PowerBudget``).
 
+Free control (``skilib.ocp.optimal_control(model="edge")``): both laws become splines, the
+landing offset a number of the program (``control_variables``), within ``EdgeControlCaps``; the
+laws' rates are zero at τ = 0, and the solution is re-simulated by one stroke of the model's
+stroke map with the splines as its laws (``resimulate_laws``).
+
 Not transcribed: the poles (a stroke in phases) and a balance rule (the periodic stroke is the
 same with one; its stability is the shooting steady state's business).
 """
@@ -218,18 +223,27 @@ class EdgeStroke(SkiStroke):
     def resimulate(self, x: dict, traj: dict) -> dict:
         """The model's own stroke map (``edge_stroke``: one stroke integrated by the simulator's
         machinery and the plastic touch-down) from the collocated touch-down state
-        (``touchdown_state``): its progress speed and powers, its least leg force, and the
-        ski's speed after the touch-down (u0 again if the stroke is periodic; one stroke only:
-        the open-loop skater is unstable, and a second stroke would grow the first one's
-        truncation error)."""
+        (``touchdown_state``), with the technique x's laws (``stroke_numbers``)."""
+        return self.stroke_numbers(self.params_at(x), traj)
+
+    def stroke_numbers(self, params: EdgeSkaterParams, traj: dict, laws: EdgeLaws | None = None) -> dict:
+        """One stroke of ``edge_stroke`` for ``params`` (and ``laws``; None: the params') from the
+        touch-down state of ``traj``: its progress speed and powers, its least leg force and snow
+        load [body weights], its energy balance's residual, the ski's speed after the touch-down
+        (u0 again if the stroke is periodic) and the state after it.  One stroke only: the
+        open-loop skater is unstable, and a second stroke would grow the first one's truncation
+        error."""
         from .steady import edge_stroke
 
         x_td = self.touchdown_state(traj)
-        x_next, row = edge_stroke(self.params_at(x), x_td)
+        x_next, row = edge_stroke(params, x_td, laws=laws)
+        weight = params.body_mass * params.g
         return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
                     cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
-                    metabolic_power=float(row["metabolic_power"]), min_leg_force=float(row["min_leg_force"]),
-                    u0=float(x_td[0]), u_after=float(x_next[0]))
+                    metabolic_power=float(row["metabolic_power"]), min_leg_force_bw=float(row["min_leg_force"]) / weight,
+                    min_snow_load_bw=float(row["min_snow_load"]) / weight,
+                    energy_residual=abs(float(row["energy_residual"])), u0=float(x_td[0]), u_after=float(x_next[0]),
+                    state_after=x_next)
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
     #: free control's laws (``spline_laws``) and caps
@@ -263,22 +277,10 @@ class EdgeStroke(SkiStroke):
         return {k: ca.vec(v) for k, v in rows.items()}
 
     def resimulate_laws(self, T: float, laws: EdgeLaws, traj: dict) -> dict:
-        """One stroke of the model's stroke map (``edge_stroke``) with the splines as laws, stroke
-        time T and the collocated landing offset, from the collocated touch-down state: its
-        progress speed and powers, its least leg force and snow load, its energy balance's
-        residual, and the ski's speed after the touch-down."""
-        from .steady import edge_stroke
-
-        x_td = self.touchdown_state(traj)
-        p = replace(self.base, stroke_time=float(T), landing_offset=float(x_td[3]))
-        x_next, row = edge_stroke(p, x_td, laws=laws)
-        weight = p.body_mass * p.g
-        return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
-                    cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
-                    metabolic_power=float(row["metabolic_power"]), min_leg_force_bw=float(row["min_leg_force"]) / weight,
-                    min_snow_load_bw=float(row["min_snow_load"]) / weight,
-                    energy_residual=abs(float(row["energy_residual"])), u0=float(x_td[0]), u_after=float(x_next[0]),
-                    state_after=x_next)
+        """One stroke of the model's stroke map with the splines as laws, stroke time T and the
+        collocated landing offset, from the collocated touch-down state (``stroke_numbers``)."""
+        d = float(self.touchdown_state(traj)[3])
+        return self.stroke_numbers(replace(self.base, stroke_time=float(T), landing_offset=d), traj, laws)
 
     def push_frame(self, traj: dict):
         """The push over the stroke, one row per knot and midpoint: tau [s], heading_deg and
