@@ -24,9 +24,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (skilib .venv)" > /dev/null
 	touch $(STAMP)
 
-# Test files are spread over the cores whole (--dist loadfile: a file's fixtures are built once).
+# Test files are spread over the cores whole (a file's fixtures are built once), the notebook
+# runs one by one and first (--dist loadgroup, the groups of tests/conftest.py, in their order).
 test: $(STAMP)
-	$(BIN)/python -m pytest $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadfile)
+	$(BIN)/python -m pytest $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup --no-loadscope-reorder)
 
 # Executes notebooks/<NB>_*.ipynb with papermill, in notebooks/ (it finds ../data there), into
 # runs/<name>.ipynb, its result files into runs/results_<NB>/ (runs/ is not tracked by git).

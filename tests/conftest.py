@@ -199,6 +199,19 @@ def _git_state() -> dict:
 _KEY = pytest.StashKey["_Recorder | None"]()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """How `make test` spreads the suite over the cores (``--dist loadgroup``): the tests of one
+    file share a worker, so that its module fixtures are built once, unless a test names its own
+    ``xdist_group`` (the notebook runs, each a minute or more); those run first, so that no core
+    is left with one long test at the end. Without xdist the marks do nothing."""
+    own = [item for item in items if any(item.iter_markers("xdist_group"))]
+    rest = [item for item in items if item not in own]
+    for item in rest:
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    items[:] = own + rest
+
+
 def pytest_configure(config):
     path = os.environ.get(OUT_ENV)
     config.stash[_KEY] = _Recorder(Path(path).resolve()) if path else None

@@ -1,6 +1,7 @@
 """Every notebook in notebooks/ runs end to end under papermill at its small settings.
 
-The notebooks are executed in name order in a temporary copy of notebooks/ (so that they find
+The notebooks are executed in name order, in groups that share no results (``RUNS``: 01–06,
+then each later one alone), each in a temporary copy of notebooks/ (so that they find
 ../data through the repository and write their results/ into the temporary directory, not into
 the checkout), with the parameter ``quick=True`` (shorter runs and fewer sweep points) and one
 non-default input each, which the output must reflect (``NON_DEFAULT``); an unknown or invalid
@@ -138,14 +139,24 @@ def test_an_unknown_or_invalid_parameter_stops_the_notebook(tmp_path, params, ma
     assert err.value.exec_count <= 3, "the parameters are checked at the top, before any work"
 
 
-def test_notebooks_run_quick(tmp_path):
+# The notebooks run in groups that share nothing: the conclusions (06) read what 01–05 wrote,
+# every later notebook stands alone. Each group is one test with its own xdist group, so that
+# `make test` runs them on both cores at once (tests/conftest.py).
+CHAIN = [p for p in NOTEBOOKS if p.name[:2] <= "06"]
+RUNS = [CHAIN] + [[p] for p in NOTEBOOKS if p.name[:2] > "06"]
+
+
+@pytest.mark.parametrize("group", [pytest.param(g, id="-".join(p.name[:2] for p in g),
+                                                marks=pytest.mark.xdist_group("notebooks-" + g[-1].name[:2]))
+                                   for g in RUNS])
+def test_notebooks_run_quick(tmp_path, group):
     work = tmp_path / "notebooks"
     work.mkdir()
     results = work / "results"
     # notebooks locate the data set through skilib (repository path), so only cwd moves
     timings = {}
     t_all = time.perf_counter()
-    for src in NOTEBOOKS:
+    for src in group:
         out = work / src.name
         t0 = time.perf_counter()
         extra, expect = NON_DEFAULT[src.name[:2]]
@@ -175,3 +186,7 @@ def test_notebooks_run_quick(tmp_path):
     print("notebook timings (quick):", {k: round(v, 1) for k, v in timings.items()}, f"total {total:.0f} s")
     assert sorted(p.name for p in results.iterdir()), "the notebooks wrote no results"
     # their run time is printed, not asserted: speed targets live in `make bench`
+
+
+def test_the_notebook_groups_cover_every_notebook_once():
+    assert sorted(p for g in RUNS for p in g) == NOTEBOOKS

@@ -265,13 +265,29 @@ def trace_blocks(walk: Walk, system):
     return blocks, s
 
 
+def _symbols(exprs) -> set:
+    """The symbols of sympy expressions, each shared subexpression visited once (``free_symbols``
+    walks a subexpression again wherever it is shared: the terms of eq. 101 share most of theirs)."""
+    seen, found, stack = set(), set(), list(exprs)
+    while stack:
+        e = stack.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        if e.is_Symbol:
+            found.add(e)
+        else:
+            stack.extend(e.args)
+    return found
+
+
 def refuse_controls(blocks, what: str) -> None:
     """A ValueError naming the controls (``skilib.engine.controls``) a system's terms hold: they
     have values only in an optimal-control transcription, not in ``what``."""
     import sympy as sp
 
-    names = sorted({str(x).split(":")[1] for arr in blocks.values() for e in arr.ravel()
-                    for x in sp.sympify(e).free_symbols if is_control_symbol(x)})
+    names = sorted({str(x).split(":")[1] for x in _symbols(sp.sympify(e) for arr in blocks.values()
+                                                             for e in arr.ravel()) if is_control_symbol(x)})
     if names:
         raise ValueError(f"controls {', '.join(names)}: a system with a ControlLaw or ControlSignal cannot be "
                          f"evaluated in {what}; only its CasADi functions take controls "
