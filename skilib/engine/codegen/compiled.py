@@ -118,6 +118,13 @@ class CompiledSystem:
                 Qx += f.generalized(s)
         return Qx
 
+    @property
+    def kernel_context(self):
+        """(address of the C kernel's ``eom_ctx``, address of its buffer table, the objects that keep
+        them alive), for a loop in C around the kernel (``skilib.engine.codegen.stepper``); None for
+        the numba and Python backends."""
+        return getattr(self._kernel_solve, "context", None)
+
     def terms(self, t, q, qd) -> dict:
         """The generated terms at (t, q, q̇): M, Qv, C, Cq, Cvel, Cquad and QF (traced forces)."""
         self._fill_inputs(t)

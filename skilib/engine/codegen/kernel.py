@@ -23,7 +23,7 @@ import numpy as np
 from ..system import MultibodySystem
 from .trace import trace_system, Walk
 
-__all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'clear_kernel_cache',
+__all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'c_library', 'clear_kernel_cache',
            'default_backend', 'kernel_cache_dir']
 
 
@@ -143,6 +143,34 @@ def check_backend(backend, use_numba):
 def _digest(key, backend) -> str:
     tag = (key, _FORMAT, backend, sys.implementation.cache_tag, platform.machine(), np.__version__)
     return hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
+
+
+def c_library(stem: str, src: str) -> ctypes.CDLL:
+    """A C library (no generated kernel in it) built from ``src`` into the kernel cache as
+    ``<stem><digest>.so``, once per source, compiler target and format, and checked like a
+    kernel before it is loaded (its sha256 in the metadata); ``RuntimeError`` without a
+    working C compiler."""
+    digest = hashlib.sha256(repr((src, _FORMAT, sys.implementation.cache_tag, platform.machine())).encode()
+                            ).hexdigest()[:32]
+    folder = kernel_cache_dir()
+    so, meta_path = folder / f"{stem}{digest}.so", folder / f"{stem}{digest}.json"
+    meta = _read_meta(meta_path, digest, so) if so.exists() and meta_path.exists() else None
+    if meta is None:
+        cc = c_compiler()
+        if cc is None:
+            raise RuntimeError(f"{stem}: no C compiler found: set $CC, or install cc/gcc")
+        try:
+            try:
+                _compile_c(cc, src, so, meta_path, {"digest": digest})
+            except _CacheUnwritable:
+                folder = _process_dir()
+                so, meta_path = folder / so.name, folder / meta_path.name
+                _compile_c(cc, src, so, meta_path, {"digest": digest})
+        except _BackendUnusable as exc:
+            raise RuntimeError(f"{stem}: {exc}") from exc
+        if _read_meta(meta_path, digest, so) is None:
+            raise RuntimeError(f"{stem}: the library just compiled into {so} does not match its metadata")
+    return ctypes.CDLL(str(so))
 
 
 class Kernel:
@@ -284,6 +312,8 @@ class Kernel:
                 return None
             return rhs
 
+        # for a loop in C around the kernel (``skilib.engine.codegen.stepper``): eom_ctx and its table
+        solve.context = (ctypes.cast(eom, ctypes.c_void_p).value, ctx, (keep, table))
         return terms, solve
 
 

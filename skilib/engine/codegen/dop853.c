@@ -1,0 +1,188 @@
+/* Dormand and Prince's explicit Runge-Kutta method of order 8 (Hairer, Norsett and Wanner,
+   Solving ODEs I, sec. II.10), stepped in C around a generated kernel's eq. 101 (eom_driver.c).
+
+   The steps are SciPy's DOP853 (scipy.integrate.DOP853) decision for decision: the same first
+   step (Hairer's selection), the same error norm (the 5th- and 3rd-order estimates combined),
+   the same step-size factors, so that a run through this loop is the run solve_ivp makes, only
+   without Python between the stages.  The tableau (A, B, C, E3, E5, D) is written into
+   dop853_tableau.h from SciPy's own coefficients when the library is built.
+
+   y = [q; qd] and f = [qd; qdd] with qdd from the kernel's eom (Baumgarte alpha, beta); the
+   kernel's context table holds its buffers: ctx[0] q, ctx[1] qd, ctx[13] the solution
+   [qdd; lambda]. */
+#include <math.h>
+#include <string.h>
+#include "dop853_tableau.h"
+
+typedef int (*eom_fn)(double t, double alpha, double beta, double **ctx);
+
+#define GIMBAL 1000  /* a body's ZXZ angle theta reached its singularity (|sin theta| < tol) */
+
+typedef struct {
+    eom_fn eom;
+    double **ctx;
+    int n;              /* coordinates; the state has 2n entries */
+    double alpha, beta;
+    long nfev;
+    const int *theta;   /* indices in q of the ZXZ angles theta that must stay off 0 and pi */
+    int n_theta;
+    double gimbal_tol;
+    double *y_fail;     /* the state of an evaluation that failed */
+} Problem;
+
+static int rhs(Problem *P, double t, const double *y, double *f)
+{
+    const int n = P->n;
+    int r;
+    for (r = 0; r < P->n_theta; r++)
+        if (fabs(sin(y[P->theta[r]])) < P->gimbal_tol) {
+            memcpy(P->y_fail, y, 2 * n * sizeof(double));
+            return GIMBAL;
+        }
+    memcpy(P->ctx[0], y, n * sizeof(double));
+    memcpy(P->ctx[1], y + n, n * sizeof(double));
+    P->nfev++;
+    r = P->eom(t, P->alpha, P->beta, P->ctx);
+    if (r) { memcpy(P->y_fail, y, 2 * n * sizeof(double)); return r; }
+    memcpy(f, y + n, n * sizeof(double));
+    memcpy(f + n, P->ctx[13], n * sizeof(double));
+    return 0;
+}
+
+static double rms(const double *x, const double *scale, int m)
+{
+    double s = 0.0;
+    int i;
+    for (i = 0; i < m; i++) { double v = x[i] / scale[i]; s += v * v; }
+    return sqrt(s) / sqrt((double)m);
+}
+
+/* Integrate from t0 towards tf.  Accepted steps k = 1 .. *n_steps go to ts[k], ys[k * m ..]
+   (ts[0], ys[0..] the start), and, if Fs is not NULL, the step's interpolant coefficients to
+   Fs[(k - 1) * 7 * m ..] (SciPy's Dop853DenseOutput F).  h_abs: the first step (<= 0: chosen
+   as SciPy chooses it); on return the next step's size.  At most max_steps steps.
+   Returns 0 at tf, 1 when max_steps were taken before tf (call again from the last state),
+   2 for a step below SciPy's smallest, 3 for max_eval evaluations used, GIMBAL, or the kernel's
+   non-zero code (its solve failed), with *t_fail the time of that evaluation and its state in
+   work[23 m ..].  work holds 24 m doubles. */
+int dop853(eom_fn eom, double **ctx, int n, double alpha, double beta, double t0, double tf,
+           const double *y0, double rtol, double atol, double max_step, double *h_abs_io,
+           long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol, double *ts,
+           double *ys, double *Fs, long *n_steps, long *nfev, double *t_fail, double *work)
+{
+    const int m = 2 * n;
+    Problem P = {eom, ctx, n, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m};
+    double *K = work;                          /* N_STAGES_EXTENDED x m */
+    double *y = K + N_STAGES_EXTENDED * m, *y_new = y + m, *ytmp = y_new + m, *err5 = ytmp + m, *err3 = err5 + m;
+    double *scale = err3 + m, *f = scale + m;
+    double t = t0, h_abs = *h_abs_io, dir = tf > t0 ? 1.0 : -1.0;
+    const double exponent = -1.0 / (ERROR_ESTIMATOR_ORDER + 1);
+    long k = 0;
+    int i, j, s, r;
+
+    *n_steps = 0;
+    memcpy(y, y0, m * sizeof(double));
+    ts[0] = t;
+    memcpy(ys, y, m * sizeof(double));
+    if ((r = rhs(&P, t, y, f))) { *t_fail = t; *nfev = P.nfev; return r; }
+    if (!(h_abs > 0.0)) {  /* Hairer's first step, as scipy.integrate._ivp.common.select_initial_step */
+        double interval = fabs(tf - t0), d0, d1, d2, h0, h1;
+        for (i = 0; i < m; i++) scale[i] = atol + fabs(y[i]) * rtol;
+        d0 = rms(y, scale, m);
+        d1 = rms(f, scale, m);
+        h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+        if (h0 > interval) h0 = interval;
+        for (i = 0; i < m; i++) ytmp[i] = y[i] + h0 * dir * f[i];
+        if ((r = rhs(&P, t + h0 * dir, ytmp, K))) { *t_fail = t + h0 * dir; *nfev = P.nfev; return r; }
+        for (i = 0; i < m; i++) err5[i] = K[i] - f[i];
+        d2 = rms(err5, scale, m) / h0;
+        if (d1 <= 1e-15 && d2 <= 1e-15) h1 = fmax(1e-6, h0 * 1e-3);
+        else h1 = pow(0.01 / fmax(d1, d2), 1.0 / (ERROR_ESTIMATOR_ORDER + 1));
+        h_abs = fmin(fmin(100 * h0, h1), fmin(interval, max_step));
+    }
+    while (dir * (tf - t) > 0) {
+        double min_step = 10 * fabs(nextafter(t, dir * INFINITY) - t), h, t_new, error_norm;
+        int accepted = 0, rejected = 0;
+        if (k >= max_steps) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; return 1; }
+        if (h_abs > max_step) h_abs = max_step;
+        else if (h_abs < min_step) h_abs = min_step;
+        while (!accepted) {
+            double e5 = 0.0, e3 = 0.0;
+            if (h_abs < min_step) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; *t_fail = t; return 2; }
+            h = h_abs * dir;
+            t_new = t + h;
+            if (dir * (t_new - tf) > 0) t_new = tf;
+            h = t_new - t;
+            h_abs = fabs(h);
+            memcpy(K, f, m * sizeof(double));
+            for (s = 1; s < N_STAGES; s++) {  /* rk_step: the stages */
+                for (i = 0; i < m; i++) {
+                    double d = 0.0;
+                    for (j = 0; j < s; j++) d += K[j * m + i] * A[s][j];
+                    ytmp[i] = y[i] + d * h;
+                }
+                if ((r = rhs(&P, t + C[s] * h, ytmp, K + s * m))) { *t_fail = t + C[s] * h; *nfev = P.nfev; return r; }
+            }
+            for (i = 0; i < m; i++) {
+                double d = 0.0;
+                for (j = 0; j < N_STAGES; j++) d += K[j * m + i] * B[j];
+                y_new[i] = y[i] + h * d;
+            }
+            if ((r = rhs(&P, t + h, y_new, K + N_STAGES * m))) { *t_fail = t + h; *nfev = P.nfev; return r; }
+            for (i = 0; i < m; i++) {
+                double a5 = 0.0, a3 = 0.0;
+                scale[i] = atol + fmax(fabs(y[i]), fabs(y_new[i])) * rtol;
+                for (j = 0; j <= N_STAGES; j++) { a5 += K[j * m + i] * E5[j]; a3 += K[j * m + i] * E3[j]; }
+                a5 /= scale[i];
+                a3 /= scale[i];
+                e5 += a5 * a5;
+                e3 += a3 * a3;
+            }
+            if (e5 == 0.0 && e3 == 0.0) error_norm = 0.0;
+            else error_norm = fabs(h) * e5 / sqrt((e5 + 0.01 * e3) * m);
+            if (error_norm < 1) {
+                double factor = error_norm == 0.0 ? MAX_FACTOR : fmin(MAX_FACTOR, SAFETY * pow(error_norm, exponent));
+                if (rejected) factor = fmin(1.0, factor);
+                h_abs *= factor;
+                accepted = 1;
+            } else {
+                h_abs *= fmax(MIN_FACTOR, SAFETY * pow(error_norm, exponent));
+                rejected = 1;
+            }
+            if (P.nfev > max_eval) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; *t_fail = t; return 3; }
+        }
+        if (Fs != NULL) {  /* the step's interpolant (_dense_output_impl): three more stages */
+            double *F = Fs + k * INTERPOLATOR_POWER * m, *f_new = K + N_STAGES * m;
+            for (s = N_STAGES + 1; s < N_STAGES_EXTENDED; s++) {
+                for (i = 0; i < m; i++) {
+                    double d = 0.0;
+                    for (j = 0; j < s; j++) d += K[j * m + i] * A[s][j];
+                    ytmp[i] = y[i] + d * h;
+                }
+                if ((r = rhs(&P, t + C[s] * h, ytmp, K + s * m))) { *t_fail = t + C[s] * h; *nfev = P.nfev; return r; }
+            }
+            for (i = 0; i < m; i++) {
+                double dy = y_new[i] - y[i];
+                F[i] = dy;
+                F[m + i] = h * K[i] - dy;
+                F[2 * m + i] = 2 * dy - h * (f_new[i] + K[i]);
+            }
+            for (s = 0; s < INTERPOLATOR_POWER - 3; s++)
+                for (i = 0; i < m; i++) {
+                    double d = 0.0;
+                    for (j = 0; j < N_STAGES_EXTENDED; j++) d += D[s][j] * K[j * m + i];
+                    F[(3 + s) * m + i] = h * d;
+                }
+        }
+        memcpy(f, K + N_STAGES * m, m * sizeof(double));
+        memcpy(y, y_new, m * sizeof(double));
+        t = t_new;
+        k++;
+        ts[k] = t;
+        memcpy(ys + k * m, y, m * sizeof(double));
+    }
+    *h_abs_io = h_abs;
+    *n_steps = k;
+    *nfev = P.nfev;
+    return 0;
+}

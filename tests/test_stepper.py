@@ -1,0 +1,77 @@
+"""DOP853 stepped in C around a compiled kernel (``solve_dynamics(stepper='c')``) takes SciPy's
+steps: the same run as ``solve_ivp`` to rounding, on the thesis's skier and a pendulum."""
+import numpy as np
+import pytest
+
+import skilib as sk
+from skilib.engine import examples
+from skilib.engine.codegen import c_compiler, compile_system
+from skilib.engine.codegen.stepper import why_not
+from skilib.models.thesis.cases import TABLE9
+from skilib.models.thesis.model import SkierModel
+from skilib.models.thesis.run import initial_state, options_of
+from skilib.models.thesis.params import ski_heading
+
+pytestmark = pytest.mark.skipif(c_compiler() is None, reason="no C compiler")
+
+
+@pytest.fixture(scope="module")
+def skier():
+    """The table 9 skier's sliding system (C kernel) and its consistent start at 2 m/s."""
+    kw = {k: v for k, v in TABLE9.kwargs().items() if k not in ("strokes", "v0")}
+    o = options_of(sk.SkierParams(), kw)
+    hdg, side = ski_heading(o.params, 0, o.first_ski)
+    model = SkierModel(o.params, hdg, side, np.zeros(3), o.push)
+    q0, qd0 = initial_state(model, 2.0)
+    return compile_system(model.system(1), backend="c"), q0, qd0
+
+
+def test_the_skier_in_c_is_scipy_s_run(skier, measured):
+    """A 0.6 s slide with Baumgarte's terms: as many accepted steps (their times drift apart by
+    ~1e-6 s: the error estimate is a difference of stages, whose rounding the two loops form in
+    another order, and the step-size factor passes it on), and at 51 output times q, q̇, q̈ and λ
+    agree with solve_ivp's to ≤ 1e-9 relative."""
+    system, q0, qd0 = skier
+    assert why_not(system) is None
+    kw = dict(method="DOP853", rtol=1e-10, atol=1e-10, h=0.01)
+    steps_py = sk.solve_dynamics(system, (0.0, 0.6), q0, qd0, **kw)
+    steps_c = sk.solve_dynamics(system, (0.0, 0.6), q0, qd0, stepper="c", **kw)
+    assert abs(len(steps_c.t) - len(steps_py.t)) <= 1 and len(steps_py.t) > 20
+    grid = np.linspace(0.0, 0.6, 51)
+    a = sk.solve_dynamics(system, (0.0, 0.6), q0, qd0, stepper="c", t_eval=grid, **kw)
+    b = sk.solve_dynamics(system, (0.0, 0.6), q0, qd0, t_eval=grid, **kw)
+    for name in ("q", "qd", "qdd", "lam"):
+        x, y = getattr(a, name), getattr(b, name)
+        measured.check("skier at 51 times, C steps vs solve_ivp", np.abs(x - y).max() / np.abs(y).max(), 1e-9,
+                       "rel.", where=name)
+    assert a.constraint_norm.max() < 1e-8
+
+
+def test_the_pendulum_in_c_keeps_its_energy_and_is_scipy_s():
+    """The §4 pendulum in Euler parameters released from 60°: energy and constraint kept, and the
+    final state is solve_ivp's to rounding."""
+    ex = examples.pendulum(angle_deg=60.0, rotation="euler_parameters")
+    system = compile_system(ex.system, backend="c")
+    kw = dict(method="DOP853", rtol=1e-10, atol=1e-12, stabilization="none")
+    a = sk.solve_dynamics(system, (0.0, 2.0), ex.q0, ex.qd0, stepper="c", **kw)
+    b = sk.solve_dynamics(system, (0.0, 2.0), ex.q0, ex.qd0, **kw)
+    energy = [ex.energy(q, v) for q, v in zip(a.q, a.qd)]
+    assert abs(energy[-1] - energy[0]) < 1e-7 and a.constraint_norm.max() < 1e-8
+    assert np.abs(a.q[-1] - b.q[-1]).max() < 1e-11 and np.abs(a.qd[-1] - b.qd[-1]).max() < 1e-10
+
+
+def test_what_c_cannot_step_is_refused_by_name(skier):
+    system, q0, qd0 = skier
+    run = dict(stepper="c", rtol=1e-8, atol=1e-8)
+    with pytest.raises(ValueError, match="method: only DOP853"):
+        sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, method="RK45", **run)
+    with pytest.raises(ValueError, match="events: are located by solve_ivp"):
+        sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, method="DOP853", events=lambda t, y: y[0], **run)
+    with pytest.raises(ValueError, match="stabilization: projection"):
+        sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, method="DOP853", stabilization="projection", **run)
+    with pytest.raises(ValueError, match="not a compiled system with the C backend"):
+        sk.solve_dynamics(system.system, (0.0, 0.1), q0, qd0, method="DOP853", **run)
+    with pytest.raises(ValueError, match="stepper: 'scipy' or 'c'"):
+        sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, stepper="fortran")
+    with pytest.raises(ValueError, match="t_eval"):
+        sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, method="DOP853", t_eval=[0.0, 0.2], **run)
