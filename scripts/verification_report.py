@@ -55,7 +55,7 @@ VERIFICATION_FILES = (
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
-    "test_edge_collocation.py",
+    "test_edge_collocation.py", "test_stepper.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -139,6 +139,10 @@ EXEMPT = {
         "test_gimbal_lock_names_body_and_time": _EXCEPTIONS, "test_redundant_constraint_is_named": _EXCEPTIONS,
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
         "test_bad_body_parameters": _EXCEPTIONS, "test_bad_solver_inputs": _EXCEPTIONS,
+    },
+    "test_stepper.py": {
+        "test_what_c_cannot_step_is_refused_by_name": _EXCEPTIONS,
+        "test_a_budget_used_up_in_c_is_refused_by_name": _EXCEPTIONS,
     },
     "test_codegen.py": {
         "test_c_kernel_is_cached_on_disk_and_loaded_without_sympy": _API,
@@ -256,7 +260,7 @@ SECTIONS = (
              "test_artefacts.py", "test_thesis_energy_account.py")),
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
-             "test_edge_compiled.py")),
+             "test_edge_compiled.py", "test_stepper.py")),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
             ("test_collocation.py", "test_edge_collocation.py", "test_optimal_control.py")),

@@ -47,17 +47,19 @@ def test_the_skier_in_c_is_scipy_s_run(skier, measured):
     assert a.constraint_norm.max() < 1e-8
 
 
-def test_the_pendulum_in_c_keeps_its_energy_and_is_scipy_s():
-    """The §4 pendulum in Euler parameters released from 60°: energy and constraint kept, and the
-    final state is solve_ivp's to rounding."""
+def test_the_pendulum_in_c_keeps_its_energy_and_is_scipy_s(measured):
+    """The §4 pendulum in Euler parameters released from 60°, without stabilization: energy and
+    constraint kept over 2 s, and the final state is solve_ivp's to rounding."""
     ex = examples.pendulum(angle_deg=60.0, rotation="euler_parameters")
     system = compile_system(ex.system, backend="c")
     kw = dict(method="DOP853", rtol=1e-10, atol=1e-12, stabilization="none")
     a = sk.solve_dynamics(system, (0.0, 2.0), ex.q0, ex.qd0, stepper="c", **kw)
     b = sk.solve_dynamics(system, (0.0, 2.0), ex.q0, ex.qd0, **kw)
     energy = [ex.energy(q, v) for q, v in zip(a.q, a.qd)]
-    assert abs(energy[-1] - energy[0]) < 1e-7 and a.constraint_norm.max() < 1e-8
-    assert np.abs(a.q[-1] - b.q[-1]).max() < 1e-11 and np.abs(a.qd[-1] - b.qd[-1]).max() < 1e-10
+    measured.check("pendulum energy drift over 2 s, C steps", abs(energy[-1] - energy[0]), 1e-7, "J")
+    measured.check("pendulum max |C| over 2 s, C steps", a.constraint_norm.max(), 1e-8, "m")
+    measured.check("pendulum final q, C steps vs solve_ivp", np.abs(a.q[-1] - b.q[-1]).max(), 1e-11)
+    measured.check("pendulum final q̇, C steps vs solve_ivp", np.abs(a.qd[-1] - b.qd[-1]).max(), 1e-10, "1/s")
 
 
 def test_what_c_cannot_step_is_refused_by_name(skier):
@@ -75,3 +77,36 @@ def test_what_c_cannot_step_is_refused_by_name(skier):
         sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, stepper="fortran")
     with pytest.raises(ValueError, match="t_eval"):
         sk.solve_dynamics(system, (0.0, 0.1), q0, qd0, method="DOP853", t_eval=[0.0, 0.2], **run)
+
+
+def test_a_run_stepped_in_c_is_the_solve_ivp_run(monkeypatch, measured):
+    """Two strokes of the thesis's skier (a stick phase, ṡ = 0 events, a stroke change), compiled:
+    its sliding segments stepped in C and the same run with every segment stepped by solve_ivp
+    take the same number of evaluations and agree in every frame column to ≤ 1e-9 (× the
+    column's scale), in the events' τ to 1e-12 s and in the strokes' mean speeds to 1e-12."""
+    from skilib.strokes.stroke import Stroke
+
+    kw = dict(strokes=2, phase_time=0.5, skating_angle_deg=50.0, c_ext=0.4, c_rot_deg=45.0, dt_out=0.01)
+    used = []
+    in_c = Stroke.in_c
+    monkeypatch.setattr(Stroke, "in_c", lambda self, system, mode: used.append(in_c(self, system, mode)) or used[-1])
+    a = sk.simulate_run(sk.SkierParams(), compiled=True, **kw)
+    assert any(used) and len(a.events) >= 1
+    monkeypatch.setattr(Stroke, "in_c", lambda self, system, mode: False)
+    b = sk.simulate_run(sk.SkierParams(), compiled=True, **kw)
+    assert a.info["nfev"] == b.info["nfev"]
+    cols = [c for c in b.frame.columns if b.frame[c].dtype.kind == "f"]
+    for c in cols:
+        measured.check("run frame columns, C steps vs solve_ivp", np.abs(a.frame[c] - b.frame[c]).max()
+                       / max(1.0, np.abs(b.frame[c]).max()), 1e-9, "× scale", where=c)
+    measured.check("event times, C steps vs solve_ivp", np.abs(a.events.tau.values - b.events.tau.values).max(),
+                   1e-12, "s")
+    measured.allclose("stroke mean speeds, C steps vs solve_ivp", a.strokes.mean_speed, b.strokes.mean_speed,
+                      rtol=1e-12)
+
+
+def test_a_budget_used_up_in_c_is_refused_by_name():
+    from skilib.engine.errors import BudgetExceededError
+
+    with pytest.raises(BudgetExceededError, match="max_evaluations: the run used its budget of 500"):
+        sk.simulate_run(strokes=2, compiled=True, max_evaluations=500)

@@ -258,8 +258,8 @@ def _solve_in_c(system, t0, tf, q0, qd0, stab, *, method, rtol, atol, max_step, 
         raise ValueError(f"t_eval: must increase within t_span ({t0:g}, {tf:g}) s")
     dense = dense_output or t_eval is not None
     try:
-        t, Y, F, nfev = dop853_steps(system, (t0, tf), np.concatenate([q0, qd0]), alpha=stab.alpha, beta=stab.beta,
-                                     rtol=rtol, atol=atol, max_step=max_step, dense=dense)
+        t, Y, F, nfev, _ = dop853_steps(system, (t0, tf), np.concatenate([q0, qd0]), alpha=stab.alpha,
+                                        beta=stab.beta, rtol=rtol, atol=atol, max_step=max_step, dense=dense)
     except StepperFailure as exc:
         raise IntegrationError(f"integration failed at t={exc.t:.6g} s: {exc}") from exc
     sol = OdeSolution(t, [Dop853DenseOutput(t[k], t[k + 1], Y[k], F[k]) for k in range(len(t) - 1)]) \

@@ -25,9 +25,12 @@ import time
 from typing import Callable, NamedTuple
 
 import numpy as np
-from scipy.integrate import solve_ivp
+from scipy.integrate import OdeSolution, solve_ivp
+from scipy.integrate._ivp.rk import Dop853DenseOutput
+from scipy.optimize import brentq
 
 from ..engine.codegen import compile_system
+from ..engine.codegen.stepper import StepperFailure, dop853_steps, why_not
 from ..engine.errors import BudgetExceededError, IntegrationError
 from ..engine.integrators import ProjectedRK, signed_method
 from ..engine.options import Integrator, Stabilization
@@ -43,6 +46,7 @@ __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_
 DEFAULT_MAX_WALL_TIME = 600.0
 
 _SPEED_EPS = 1e-12  # |ṡ| below this is "at rest" when a stroke starts
+_EPS = np.finfo(float).eps  # solve_ivp locates an event to 4 ε
 #: the integrator's step is at most T / MAX_STEP_DIVISOR, so that the ski's speed cannot
 #: cross zero twice inside one step unseen by the event detection
 MAX_STEP_DIVISOR = 50.0
@@ -65,6 +69,19 @@ class Budget:
     def start(self) -> None:
         self.used, self.t0 = 0, time.perf_counter()
 
+    @property
+    def left(self) -> int:
+        """Evaluations left before the budget is used."""
+        return max(self.max_evaluations - self.used, 0)
+
+    def charge_many(self, tau, count: int) -> None:
+        """``count`` evaluations made by compiled code that ended at τ = ``tau`` (it stops at
+        ``left``): charged at once, the wall clock checked after them."""
+        self.used += int(count) - 1
+        self.charge(tau)
+        if self.max_wall_time is not None:
+            self.check_clock(tau)
+
     def charge(self, tau) -> None:
         self.used += 1
         if self.used > self.max_evaluations:
@@ -73,11 +90,15 @@ class Budget:
                 f"at {self.where}τ = {float(tau):.6g} s; raise max_evaluations, or check the inputs "
                 "(forces, masses, tolerances) that make the integrator take so many steps", budget="max_evaluations")
         if self.max_wall_time is not None and not self.used & 63:
-            spent = time.perf_counter() - self.t0
-            if spent > self.max_wall_time:
-                raise BudgetExceededError(
-                    f"max_wall_time: the run took more than {self.max_wall_time:g} s ({spent:.3g} s) at "
-                    f"{self.where}τ = {float(tau):.6g} s", budget="max_wall_time")
+            self.check_clock(tau)
+
+    def check_clock(self, tau) -> None:
+        """``BudgetExceededError`` if the run has taken more than ``max_wall_time``."""
+        spent = time.perf_counter() - self.t0
+        if spent > self.max_wall_time:
+            raise BudgetExceededError(
+                f"max_wall_time: the run took more than {self.max_wall_time:g} s ({spent:.3g} s) at "
+                f"{self.where}τ = {float(tau):.6g} s", budget="max_wall_time")
 
 
 class CallBudget(Budget):
@@ -137,7 +158,8 @@ class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
     def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool,
-                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None):
+                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None,
+                 c_steps: bool = True):
         self.model = model
         self.budget = budget
         if budget is not None and stroke_number is not None:
@@ -145,6 +167,8 @@ class Stroke:
         self.stab, self.integ = stabilization, integrator
         self.alpha, self.beta = stabilization.alpha, stabilization.beta
         self.compiled = compiled
+        #: compiled segments are stepped in C where they can be (``in_c``); False: by solve_ivp
+        self.c_steps = compiled and c_steps
         self.n = model.nq
         self.nfev = 0
         self.n_projections = 0
@@ -218,6 +242,8 @@ class Stroke:
             system = self.system(mode)
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
+        if self.in_c(system, mode):
+            return self._segment_in_c(system, rows, ledger, mode, tau, y, T, dense)
         # the actuators' positive and negative works, last among the extra states (``signed_method``)
         names, k = m.extra_states, 2 * n
         actuators = getattr(m, "actuators", ())
@@ -250,6 +276,47 @@ class Stroke:
         if hit and len(sol.t_events) > 1 and sol.t_events[1].size:  # the phase's own event: it ends here
             hit = "phase"
         return Segment(tau, t_end, mode, s_stick, system, path, rows), y_end, hit
+
+    def in_c(self, system, mode) -> bool:
+        """Whether this segment is stepped in C (``skilib.engine.codegen.stepper``): a sliding
+        segment of a compiled system the stepper takes, with DOP853 and Baumgarte's terms (or
+        none), no actuators' signed works, no phase that may end early, and the ski's speed a
+        constant row of q̇ (``ski_speed_row``); otherwise ``solve_ivp`` steps it."""
+        m = self.active
+        return (self.c_steps and mode != 0 and self.integ.method == "DOP853" and not self.stab.projects
+                and not getattr(m, "actuators", ()) and not hasattr(m, "phase_event")
+                and hasattr(m, "ski_speed_row") and why_not(system) is None)
+
+    def _segment_in_c(self, system, rows, ledger, mode, tau, y, T, dense):
+        """``segment`` stepped in C: SciPy's DOP853 steps (``dop853_steps``), the event located on
+        the last step's interpolant by ``brentq`` as ``solve_ivp`` locates it."""
+        m, n = self.active, self.n
+        ev = np.zeros(len(y))
+        ev[n: 2 * n] = m.ski_speed_row()
+        ig, budget = self.integ, self.budget
+        try:
+            run = dop853_steps(system, (tau, T), y, alpha=self.alpha, beta=self.beta, rtol=ig.rtol, atol=ig.atol,
+                               max_step=ig.max_step, dense=dense, work_rates=ledger.W, cm=rows.cm, event=ev,
+                               event_direction=-mode, max_eval=budget.left + 1 if budget is not None else 10**12)
+        except StepperFailure as exc:
+            self.nfev += exc.nfev
+            if exc.status == 3 and budget is not None:
+                budget.charge_many(exc.t, exc.nfev)
+            raise IntegrationError(f"integration failed at τ={exc.t:.6g} s: {exc}") from exc
+        self.nfev += run.nfev
+        if budget is not None:
+            budget.charge_many(run.t[-1], run.nfev)
+        t, Y = run.t, run.y
+        steps = [Dop853DenseOutput(t[k], t[k + 1], Y[k], run.F[k]) for k in range(len(t) - 1)] if dense else None
+        if run.event is not None:  # solve_ivp's solve_event_equation, on the event step's interpolant
+            t_old, t_new, y_old, F = run.event
+            step = Dop853DenseOutput(t_old, t_new, y_old, F)
+            root = brentq(lambda s: m.ski_speed(s, *np.split(step(s)[: 2 * n], 2)), t_old, t_new,
+                          xtol=4 * _EPS, rtol=4 * _EPS)
+            t, Y = t.copy(), Y.copy()
+            t[-1], Y[-1] = root, step(root)
+        path = OdeSolution(t, steps) if dense else None
+        return Segment(tau, float(t[-1]), mode, None, system, path, rows), Y[-1].copy(), run.event is not None
 
     def run(self, y0, T, dense: bool = True):
         """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode)).

@@ -7,9 +7,11 @@
    without Python between the stages.  The tableau (A, B, C, E3, E5, D) is written into
    dop853_tableau.h from SciPy's own coefficients when the library is built.
 
-   y = [q; qd] and f = [qd; qdd] with qdd from the kernel's eom (Baumgarte alpha, beta); the
-   kernel's context table holds its buffers: ctx[0] q, ctx[1] qd, ctx[13] the solution
-   [qdd; lambda]. */
+   y = [q; qd; w] and f = [qd; qdd; r] with qdd from the kernel's eom (Baumgarte alpha, beta)
+   and, for a stroke (skilib.strokes.stroke), nw work rates r = W pw of the kernel's powers pw
+   followed by the centre of mass's |v|, |vx|, |vy| (indices cm, cm + 1, cm + 2 of qd) and
+   zeros up to the state's size.  The kernel's context table holds its buffers: ctx[0] q,
+   ctx[1] qd, ctx[13] the solution [qdd; lambda], ctx[14] the powers pw. */
 #include <math.h>
 #include <string.h>
 #include "dop853_tableau.h"
@@ -21,7 +23,10 @@ typedef int (*eom_fn)(double t, double alpha, double beta, double **ctx);
 typedef struct {
     eom_fn eom;
     double **ctx;
-    int n;              /* coordinates; the state has 2n entries */
+    int n;              /* coordinates */
+    int m;              /* the state's size: 2n, and the stroke's extra states */
+    const double *W;    /* nw x npw: the work rates' weights on the kernel's powers */
+    int nw, npw, cm;    /* cm < 0: no integrals of the centre of mass's speed */
     double alpha, beta;
     long nfev;
     const int *theta;   /* indices in q of the ZXZ angles theta that must stay off 0 and pi */
@@ -36,16 +41,32 @@ static int rhs(Problem *P, double t, const double *y, double *f)
     int r;
     for (r = 0; r < P->n_theta; r++)
         if (fabs(sin(y[P->theta[r]])) < P->gimbal_tol) {
-            memcpy(P->y_fail, y, 2 * n * sizeof(double));
+            memcpy(P->y_fail, y, P->m * sizeof(double));
             return GIMBAL;
         }
     memcpy(P->ctx[0], y, n * sizeof(double));
     memcpy(P->ctx[1], y + n, n * sizeof(double));
     P->nfev++;
     r = P->eom(t, P->alpha, P->beta, P->ctx);
-    if (r) { memcpy(P->y_fail, y, 2 * n * sizeof(double)); return r; }
+    if (r) { memcpy(P->y_fail, y, P->m * sizeof(double)); return r; }
     memcpy(f, y + n, n * sizeof(double));
     memcpy(f + n, P->ctx[13], n * sizeof(double));
+    if (P->m > 2 * n) {
+        const double *pw = P->ctx[14], *v = y + n + P->cm;
+        double *w = f + 2 * n;
+        int i, j;
+        for (i = 0; i < P->m - 2 * n; i++) w[i] = 0.0;
+        for (i = 0; i < P->nw; i++) {
+            double s = 0.0;
+            for (j = 0; j < P->npw; j++) s += P->W[i * P->npw + j] * pw[j];
+            w[i] = s;
+        }
+        if (P->cm >= 0) {
+            w[P->nw] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            w[P->nw + 1] = fabs(v[0]);
+            w[P->nw + 2] = fabs(v[1]);
+        }
+    }
     return 0;
 }
 
@@ -61,17 +82,21 @@ static double rms(const double *x, const double *scale, int m)
    (ts[0], ys[0..] the start), and, if Fs is not NULL, the step's interpolant coefficients to
    Fs[(k - 1) * 7 * m ..] (SciPy's Dop853DenseOutput F).  h_abs: the first step (<= 0: chosen
    as SciPy chooses it); on return the next step's size.  At most max_steps steps.
+   event (NULL: none): a terminal event g = event . y in the direction event_dir (as solve_ivp's
+   event.direction); the step in which g changes sign that way is the last, its interpolant in
+   F_event (the root is found by the caller, on it, as solve_ivp finds it).
    Returns 0 at tf, 1 when max_steps were taken before tf (call again from the last state),
+   4 at the event's step,
    2 for a step below SciPy's smallest, 3 for max_eval evaluations used, GIMBAL, or the kernel's
    non-zero code (its solve failed), with *t_fail the time of that evaluation and its state in
    work[23 m ..].  work holds 24 m doubles. */
-int dop853(eom_fn eom, double **ctx, int n, double alpha, double beta, double t0, double tf,
-           const double *y0, double rtol, double atol, double max_step, double *h_abs_io,
-           long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol, double *ts,
-           double *ys, double *Fs, long *n_steps, long *nfev, double *t_fail, double *work)
+int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int npw, int cm, double alpha,
+           double beta, double t0, double tf, const double *y0, double rtol, double atol, double max_step,
+           double *h_abs_io, long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol,
+           const double *event, double event_dir, double *F_event, double *ts, double *ys, double *Fs,
+           long *n_steps, long *nfev, double *t_fail, double *work)
 {
-    const int m = 2 * n;
-    Problem P = {eom, ctx, n, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m};
+    Problem P = {eom, ctx, n, m, W, nw, npw, cm, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m};
     double *K = work;                          /* N_STAGES_EXTENDED x m */
     double *y = K + N_STAGES_EXTENDED * m, *y_new = y + m, *ytmp = y_new + m, *err5 = ytmp + m, *err3 = err5 + m;
     double *scale = err3 + m, *f = scale + m;
@@ -100,6 +125,8 @@ int dop853(eom_fn eom, double **ctx, int n, double alpha, double beta, double t0
         else h1 = pow(0.01 / fmax(d1, d2), 1.0 / (ERROR_ESTIMATOR_ORDER + 1));
         h_abs = fmin(fmin(100 * h0, h1), fmin(interval, max_step));
     }
+    double g = 0.0;
+    if (event != NULL) for (i = 0; i < m; i++) g += event[i] * y[i];
     while (dir * (tf - t) > 0) {
         double min_step = 10 * fabs(nextafter(t, dir * INFINITY) - t), h, t_new, error_norm;
         int accepted = 0, rejected = 0;
@@ -151,8 +178,18 @@ int dop853(eom_fn eom, double **ctx, int n, double alpha, double beta, double t0
             }
             if (P.nfev > max_eval) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; *t_fail = t; return 3; }
         }
-        if (Fs != NULL) {  /* the step's interpolant (_dense_output_impl): three more stages */
-            double *F = Fs + k * INTERPOLATOR_POWER * m, *f_new = K + N_STAGES * m;
+        int hit = 0;
+        if (event != NULL) {  /* solve_ivp's find_active_events */
+            double g_new = 0.0;
+            for (i = 0; i < m; i++) g_new += event[i] * y_new[i];
+            {
+                int up = g <= 0 && g_new >= 0, down = g >= 0 && g_new <= 0;
+                hit = (up && event_dir > 0) || (down && event_dir < 0) || ((up || down) && event_dir == 0);
+            }
+            g = g_new;
+        }
+        if (Fs != NULL || hit) {  /* the step's interpolant (_dense_output_impl): three more stages */
+            double *F = Fs != NULL ? Fs + k * INTERPOLATOR_POWER * m : F_event, *f_new = K + N_STAGES * m;
             for (s = N_STAGES + 1; s < N_STAGES_EXTENDED; s++) {
                 for (i = 0; i < m; i++) {
                     double d = 0.0;
@@ -174,12 +211,14 @@ int dop853(eom_fn eom, double **ctx, int n, double alpha, double beta, double t0
                     F[(3 + s) * m + i] = h * d;
                 }
         }
+        if (hit && Fs != NULL) memcpy(F_event, Fs + k * INTERPOLATOR_POWER * m, INTERPOLATOR_POWER * m * sizeof(double));
         memcpy(f, K + N_STAGES * m, m * sizeof(double));
         memcpy(y, y_new, m * sizeof(double));
         t = t_new;
         k++;
         ts[k] = t;
         memcpy(ys + k * m, y, m * sizeof(double));
+        if (hit) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; return 4; }
     }
     *h_abs_io = h_abs;
     *n_steps = k;

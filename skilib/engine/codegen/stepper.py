@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import ctypes
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from .kernel import c_library
 
-__all__ = ["dop853_steps", "why_not", "StepperFailure"]
+__all__ = ["dop853_steps", "why_not", "StepperFailure", "StepperRun"]
 
 _HERE = Path(__file__).resolve().parent
 _LIB: list = []  # the built library, once per process
@@ -34,9 +35,9 @@ class StepperFailure(RuntimeError):
     """The compiled loop stopped before the end: ``status`` 2 (step too small), 3 (evaluation
     budget) or the kernel's code (its solve failed) at time ``t``."""
 
-    def __init__(self, message, status, t):
+    def __init__(self, message, status, t, nfev=0):
         super().__init__(message)
-        self.status, self.t = status, t
+        self.status, self.t, self.nfev = status, t, nfev
 
 
 def _tableau() -> str:
@@ -67,8 +68,9 @@ def _library():
         lib = c_library("dop853_", src)
         dbl, ptr, lng = ctypes.c_double, ctypes.c_void_p, ctypes.c_long
         lib.dop853.restype = ctypes.c_int
-        lib.dop853.argtypes = [ptr, ptr, ctypes.c_int, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
-                               ptr, ctypes.c_int, dbl, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
+        i = ctypes.c_int
+        lib.dop853.argtypes = [ptr, ptr, i, i, ptr, i, i, i, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
+                               ptr, i, dbl, ptr, dbl, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
         _LIB.append(lib)
     return _LIB[0]
 
@@ -91,27 +93,50 @@ def why_not(system) -> str | None:
     return None
 
 
+class StepperRun(NamedTuple):
+    """What ``dop853_steps`` returns: the accepted steps' times (the start first) and states
+    [step, component]; with ``dense`` their interpolant coefficients F [step, 7, component]
+    (``scipy.integrate._ivp.rk.Dop853DenseOutput``), else None; the evaluations of eq. 101; and
+    ``event``: None, or (t_old, t, y_old, F) of the step in which the event changed sign (the
+    last step)."""
+    t: np.ndarray
+    y: np.ndarray
+    F: np.ndarray | None
+    nfev: int
+    event: tuple | None
+
+
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
                  atol: float = 1e-6, max_step: float = np.inf, dense: bool = False, max_eval: int = 10**9,
-                 chunk: int = 2048):
-    """Integrate y = [q; q̇] of the compiled ``system`` over ``t_span`` with DOP853 in C.
+                 work_rates=None, cm: int | None = None, event=None, event_direction: float = 0.0,
+                 chunk: int = 2048) -> StepperRun:
+    """Integrate y = [q; q̇; w] of the compiled ``system`` over ``t_span`` with DOP853 in C.
 
-    Returns (t, Y, F, nfev): the accepted steps' times (with the start) and states [step,
-    component], and with ``dense`` the steps' interpolant coefficients F [step, 7, component]
-    (``scipy.integrate._ivp.rk.Dop853DenseOutput``), else None.  A system ``why_not`` refuses is
-    a ``ValueError`` naming the reason; a failed step is a ``StepperFailure``."""
+    Without ``work_rates`` y0 is [q; q̇].  A stroke's y0 carries its extra states w after them
+    (``skilib.strokes.stroke``): their rates are ``work_rates`` @ the kernel's powers (an array
+    [work, power]), then, if ``cm`` (the index of the centre of mass's x in q) is given, the
+    centre of mass's |v|, |vx| and |vy|, then zeros.  ``event``: coefficients c of a terminal
+    event g = c · y, in ``event_direction`` (``solve_ivp``'s event.direction).  A system
+    ``why_not`` refuses is a ``ValueError`` naming the reason; a failed step a ``StepperFailure``;
+    a ZXZ singularity the system's ``GimbalLockError``."""
     reason = why_not(system)
     if reason is not None:
         raise ValueError(f"system: cannot be stepped in C: {reason}")
     lib = _library()
-    eom, ctx, _keep = system.kernel_context
+    ctx_eom, ctx, _keep = system.kernel_context
     t0, tf = float(t_span[0]), float(t_span[1])
-    m = 2 * system.nq
+    n = system.nq
     y = np.array(y0, dtype=float)
-    if y.shape != (m,):
-        raise ValueError(f"y0: needs {m} entries (q and q̇), got shape {y.shape}")
+    W = np.zeros((0, 0)) if work_rates is None else np.ascontiguousarray(work_rates, dtype=float)
+    m = len(y)
+    if m < 2 * n or (work_rates is None and m != 2 * n) or m < 2 * n + W.shape[0] + (3 if cm is not None else 0):
+        raise ValueError(f"y0: needs {2 * n} entries (q and q̇) and room for the extra states, got {m}")
+    ev = None if event is None else np.ascontiguousarray(event, dtype=float)
+    if ev is not None and ev.shape != (m,):
+        raise ValueError(f"event: needs {m} coefficients, got shape {ev.shape}")
     work = np.zeros(24 * m)
     theta = np.array([system.slice(b).start + 4 for b in system.gimbal_checked], dtype=np.intc)
+    F_event = np.zeros((7, m))
     h = ctypes.c_double(0.0)
     n_steps, nfev, t_fail = ctypes.c_long(0), ctypes.c_long(0), ctypes.c_double(np.nan)
     ts, Ys, Fs, total = [np.array([t0])], [y[None, :]], [], 0
@@ -119,9 +144,12 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     while True:
         tb, yb = np.zeros(chunk + 1), np.zeros((chunk + 1, m))
         fb = np.zeros((chunk, 7, m)) if dense else None
-        status = lib.dop853(eom, ctx, system.nq, float(alpha), float(beta), t, tf, y.ctypes.data, float(rtol),
-                            float(atol), float(max_step), ctypes.byref(h), chunk, int(max_eval) - total,
-                            theta.ctypes.data, len(theta), float(system.gimbal_tol), tb.ctypes.data, yb.ctypes.data, fb.ctypes.data if dense else None,
+        status = lib.dop853(ctx_eom, ctx, n, m, W.ctypes.data, W.shape[0], W.shape[1] if W.size else 0,
+                            -1 if cm is None else int(cm), float(alpha), float(beta), t, tf, y.ctypes.data,
+                            float(rtol), float(atol), float(max_step), ctypes.byref(h), chunk, int(max_eval) - total,
+                            theta.ctypes.data, len(theta), float(system.gimbal_tol),
+                            None if ev is None else ev.ctypes.data, float(event_direction), F_event.ctypes.data,
+                            tb.ctypes.data, yb.ctypes.data, fb.ctypes.data if dense else None,
                             ctypes.byref(n_steps), ctypes.byref(nfev), ctypes.byref(t_fail), work.ctypes.data)
         k = n_steps.value
         total += nfev.value
@@ -133,11 +161,13 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
             t, y = float(tb[k]), yb[k].copy()
             continue
         if status == 1000:
-            raise system.gimbal_error(t_fail.value, work[23 * m: 23 * m + system.nq].copy())
-        if status != 0:
+            raise system.gimbal_error(t_fail.value, work[23 * m: 23 * m + n].copy())
+        if status not in (0, 4):
             what = {2: "the step size fell below SciPy's smallest", 3: f"max_eval: {max_eval} evaluations used"}
             raise StepperFailure(f"DOP853 in C stopped at t = {t_fail.value:.6g} s: "
                                  f"{what.get(status, f'the kernel could not solve eq. 101 (code {status})')}",
-                                 status, t_fail.value)
+                                 status, t_fail.value, total)
         break
-    return np.concatenate(ts), np.vstack(Ys), (np.concatenate(Fs) if dense else None), total
+    t_all, Y = np.concatenate(ts), np.vstack(Ys)
+    hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
+    return StepperRun(t_all, Y, np.concatenate(Fs) if dense else None, total, hit)

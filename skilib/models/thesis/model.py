@@ -218,6 +218,13 @@ class SkierModel:
         """ṡ, the ski's speed along its line."""
         return float(np.asarray(qd)[:3] @ self.e)
 
+    def ski_speed_row(self) -> np.ndarray:
+        """ṡ = row · q̇ with this constant row (the ski keeps its line): the stroke's event ṡ = 0 can
+        then be watched in compiled code (``skilib.strokes.stroke``)."""
+        row = np.zeros(self.nq)
+        row[:3] = self.e
+        return row
+
     def ski_acceleration(self, tau, q, qd, qdd) -> float:
         return float(np.asarray(qdd)[:3] @ self.e)
 
