@@ -266,6 +266,24 @@ def bench_control(power=600.0, nodes=100, control_nodes=25):
             "resimulation_error": s.resimulation_error, "nodes": nodes, "power": power}
 
 
+def bench_sobol(n=4096):
+    """The sensitivity chapter's Sobol design at N = 4096 (28 672 periodic strokes of the thesis
+    skier) through ``skilib.sweep`` on this machine's cores, timed (its outputs are not kept:
+    ``scripts/sobol_study.py`` keeps them), and the widest 95 % interval of its indices."""
+    from skilib.models.thesis.sobol_study import SOBOL_RANGES, SOBOL_SEED, sobol_study
+    from skilib.studies.sensitivity import sobol_design, sobol_indices
+
+    t0 = time.perf_counter()
+    frame, info = sobol_study(n, progress=False)
+    wall = time.perf_counter() - t0
+    widest = 0.0
+    design = sobol_design(dict(SOBOL_RANGES), n, seed=SOBOL_SEED)
+    for y in ("mean_speed", "mean_power"):
+        si = sobol_indices(design, frame[y], seed=SOBOL_SEED)
+        widest = max(widest, float(si[["S1_conf", "ST_conf"]].to_numpy().max()))
+    return {"n": n, "runs": len(frame), "seconds": wall, "n_workers": info.get("n_workers"), "widest_conf": widest}
+
+
 def bench_peer(repeat):
     """KanesMethod + lambdify on the single coordinate s against skilib, one sliding phase."""
     sys.path.insert(0, str(HERE))
@@ -400,6 +418,11 @@ def table(r) -> str:
     if mem:
         rows.append(("table 9 run peak RSS, fresh process [MB]", f"{mem['peak_rss_mb']:.0f}",
                      f"target ≤ 200; Python heap peak of the run {mem['python_heap_peak_mb']:.1f} MB"))
+    sb = r.get("sobol")
+    if sb:
+        rows.append((f"Sobol design N = {sb['n']}, {sb['runs']} periodic strokes [min]", f"{sb['seconds'] / 60:.1f}",
+                     f"target ≤ 10; {sb['n_workers']} workers; widest 95 % interval ±{sb['widest_conf']:.3f} "
+                     "(target ≤ 0.02)"))
     fs = r.get("free_steady")
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
@@ -501,7 +524,7 @@ def git_commit():
 #: the rows, in the order they run (``--only`` picks some)
 STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "collocation", "edge_collocation",
          "control", "peer", "loader",
-         "numeric", "numeric_memory", "sweep")
+         "numeric", "numeric_memory", "sweep", "sobol")
 
 
 def main(argv=None) -> int:
@@ -531,7 +554,7 @@ def main(argv=None) -> int:
              ("loader", bench_loader)]
     if not args.quick or args.only:
         steps += [("numeric", lambda: bench_long_run(False, 3)), ("numeric_memory", lambda: bench_memory(False)),
-                  ("sweep", bench_sweep)]
+                  ("sweep", bench_sweep), ("sobol", bench_sobol)]
     if args.only:
         steps = [(name, fn) for name, fn in steps if name in args.only]
     for name, fn in steps:

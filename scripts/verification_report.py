@@ -55,7 +55,7 @@ VERIFICATION_FILES = (
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
-    "test_edge_collocation.py", "test_stepper.py",
+    "test_edge_collocation.py", "test_stepper.py", "test_sobol_study.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -140,6 +140,7 @@ EXEMPT = {
         "test_newton_raphson_failure_reports_residual": _EXCEPTIONS, "test_inconsistent_start_is_refused": _EXCEPTIONS,
         "test_bad_body_parameters": _EXCEPTIONS, "test_bad_solver_inputs": _EXCEPTIONS,
     },
+    "test_sobol_study.py": {"test_a_kept_file_that_is_not_its_design_is_refused": _EXCEPTIONS},
     "test_stepper.py": {
         "test_what_c_cannot_step_is_refused_by_name": _EXCEPTIONS,
         "test_a_budget_used_up_in_c_is_refused_by_name": _EXCEPTIONS,
@@ -265,7 +266,7 @@ SECTIONS = (
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
             ("test_collocation.py", "test_edge_collocation.py", "test_optimal_control.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
-    Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py",)),
+    Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py", "test_sobol_study.py")),
 )
 MEASURED_METHODS = {"check", "allclose", "exceeds"}
 

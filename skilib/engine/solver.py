@@ -173,7 +173,8 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
     stepper : 'scipy' (default): ``solve_ivp`` steps; 'c': the same DOP853 steps taken in C
         around a compiled system's C kernel (``skilib.engine.codegen.stepper``), for
         method='DOP853' without events or projection, where the kernel holds the whole
-        right-hand side; its runs are SciPy's to rounding, ≈ 2× faster on the skier.
+        right-hand side; its runs are SciPy's to rounding, without Python between the stages
+        (``make bench`` times both on the skier).
 
     Examples
     --------

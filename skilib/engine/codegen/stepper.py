@@ -2,12 +2,15 @@
 
 ``solve_ivp`` calls Python between the twelve stages of every DOP853 step: the engine's
 right-hand side (``MultibodySystem.evaluate`` or a compiled kernel's) and SciPy's own stage
-arithmetic.  With a C kernel the right-hand side itself costs ≈ 9 µs; the Python around it
-costs more than that.  ``dop853.c`` is the same method (Hairer, Nørsett and Wanner, *Solving
+arithmetic; with a C kernel that Python costs more than the kernel's own solve of eq. 101
+(``make bench``).  ``dop853.c`` is the same method (Hairer, Nørsett and Wanner, *Solving
 ODEs I*, sec. II.10) with SciPy's step-size decisions, stage by stage, and its tableau written
 from ``scipy.integrate._ivp.dop853_coefficients`` when the library is built: a run through it
-takes SciPy's steps to rounding (the sums are formed in another order), and its interpolants
-are SciPy's ``Dop853DenseOutput`` of the same coefficients.
+takes SciPy's steps to rounding (the sums are formed in another order: the step times drift
+apart by rounding that the error estimate passes on, the states at equal times agree to
+rounding), and its interpolants are SciPy's ``Dop853DenseOutput`` of the same coefficients.
+A stroke's extra states (work rates, speed integrals) and a terminal event linear in y (the
+thesis skier's ṡ = e·Ṙ) are formed in the loop too (``skilib.strokes.stroke``).
 
 It integrates eq. 101 with Baumgarte's terms (eqs. 99–101) for a compiled system whose
 right-hand side is all in the kernel: no numeric inputs, no untraced force, no force on a

@@ -1,0 +1,66 @@
+"""The kept Sobol study of the thesis's skier (data/sobol/, ``scripts/sobol_study.py``): it is
+the design its metadata names, its rows come out again bit for bit, and its intervals shrink as
+a Monte Carlo estimate's must."""
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skilib.models.thesis.sobol_study import SOBOL_FILE, SOBOL_OUTPUTS, SOBOL_RANGES, check_rows, read_sobol_study
+from skilib.studies.sensitivity import sobol_design, sobol_indices
+
+D = len(SOBOL_RANGES)
+
+
+@pytest.fixture(scope="module")
+def kept():
+    return read_sobol_study()
+
+
+def test_kept_rows_come_out_bit_for_bit(kept, measured):
+    """Three rows of the kept design (first, a third in, last), run again: every output equal in
+    every bit to the kept one."""
+    frame, meta = kept
+    assert meta["n"] >= 4096 and len(frame) == meta["n"] * (D + 2) == meta["runs"]
+    assert np.isfinite(frame[list(SOBOL_OUTPUTS)].to_numpy()).all()
+    rows = [0, len(frame) // 3, len(frame) - 1]
+    measured.check("kept Sobol rows run again, rows differing in any bit", len(check_rows(frame, rows)), 0, "rows")
+
+
+def test_the_intervals_shrink_as_one_over_root_n(kept, measured):
+    """The design of N base points is the first N (D + 2) rows of the design of 4N (the Sobol'
+    sequence's points come in order), so the kept study holds the N/4 study as its head. A Monte
+    Carlo estimate's error falls as 1/√N: the bootstrap half-widths of every S_T shrink by √4 = 2
+    (their median ratio within 2 ± 0.5: the bootstrap's own scatter), and the two estimates of
+    each index agree within their intervals."""
+    frame, meta = kept
+    small = meta["n"] // 4
+    design_small = sobol_design(dict(SOBOL_RANGES), small, seed=meta["seed"])
+    head = frame.iloc[: len(design_small)]
+    assert np.array_equal(head[list(SOBOL_RANGES)].to_numpy(), design_small.to_numpy())
+    for y in SOBOL_OUTPUTS:
+        big = sobol_indices(frame, frame[y], seed=meta["seed"])
+        sm = sobol_indices(design_small, head[y].to_numpy(), seed=meta["seed"])
+        ratio = float(np.median(sm.ST_conf / big.ST_conf))
+        measured.check(f"median S_T interval ratio N/4 : N, {y} (1/√N: 2)", abs(ratio - 2.0), 0.5, where=y)
+        apart = (np.abs(sm.ST - big.ST) - (sm.ST_conf + big.ST_conf)).max()
+        measured.check(f"S_T at N/4 vs N beyond their intervals, {y}", max(apart, 0.0), 0.0, where=y)
+        # an index is a share of the variance: S_i ≤ S_Ti, Σ S_i ≤ 1 (within the intervals)
+        measured.check(f"S_i − S_Ti beyond the intervals, {y}",
+                       max(float((big.S1 - big.ST - big.S1_conf - big.ST_conf).max()), 0.0), 0.0, where=y)
+        measured.check(f"Σ S_i − 1 beyond the intervals, {y}",
+                       max(float(big.S1.sum() - 1.0 - np.sqrt((big.S1_conf ** 2).sum())), 0.0), 0.0, where=y)
+
+
+def test_a_kept_file_that_is_not_its_design_is_refused(tmp_path):
+    path = tmp_path / SOBOL_FILE.name
+    frame = pd.read_parquet(SOBOL_FILE)
+    frame.loc[7, "mass"] += 1e-9
+    frame.to_parquet(path, index=False)
+    shutil.copy(SOBOL_FILE.with_suffix(".json"), path.with_suffix(".json"))
+    with pytest.raises(ValueError, match=f"{path.name}: its factors are not the Sobol design of N = 4096"):
+        read_sobol_study(path)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["seed"] == 2026
