@@ -42,10 +42,11 @@ def main(argv=None) -> int:
         print(f"[sobol] {len(rows)} rows of {path.name} re-run: {len(rows) - len(bad)} reproduced bit for bit"
               + (f", differ: {bad}" if bad else ""))
         return 1 if bad else 0
+    # the commit whose code runs the study: read before it starts (a commit made while it runs is not it)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     t0 = time.perf_counter()
     frame, info = sobol_study(args.n, seed=SOBOL_SEED, n_workers=args.workers)
     wall = time.perf_counter() - t0
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     meta = {"n": args.n, "seed": SOBOL_SEED, "ranges": SOBOL_RANGES, "solver": SOBOL_SOLVER, "runs": len(frame),
             "produced": _dt.datetime.now().isoformat(timespec="seconds"), "commit": commit or "unknown",
             "wall_s": round(wall, 1), "n_workers": info.get("n_workers"), "cpus": os.cpu_count(),
