@@ -70,6 +70,23 @@ static int rhs(Problem *P, double t, const double *y, double *f)
     return 0;
 }
 
+/* stages s = first .. last - 1 of a step of size h from (t, y): K[s] = f(t + C[s] h, y + h sum_j A[s][j] K[j]) */
+static int stages(Problem *P, int first, int last, double t, double h, const double *y, double *K, double *ytmp,
+                  double *t_fail)
+{
+    const int m = P->m;
+    int s, i, j, r;
+    for (s = first; s < last; s++) {
+        for (i = 0; i < m; i++) {
+            double d = 0.0;
+            for (j = 0; j < s; j++) d += K[j * m + i] * A[s][j];
+            ytmp[i] = y[i] + d * h;
+        }
+        if ((r = rhs(P, t + C[s] * h, ytmp, K + s * m))) { *t_fail = t + C[s] * h; return r; }
+    }
+    return 0;
+}
+
 static double rms(const double *x, const double *scale, int m)
 {
     double s = 0.0;
@@ -142,14 +159,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
             h = t_new - t;
             h_abs = fabs(h);
             memcpy(K, f, m * sizeof(double));
-            for (s = 1; s < N_STAGES; s++) {  /* rk_step: the stages */
-                for (i = 0; i < m; i++) {
-                    double d = 0.0;
-                    for (j = 0; j < s; j++) d += K[j * m + i] * A[s][j];
-                    ytmp[i] = y[i] + d * h;
-                }
-                if ((r = rhs(&P, t + C[s] * h, ytmp, K + s * m))) { *t_fail = t + C[s] * h; *nfev = P.nfev; return r; }
-            }
+            if ((r = stages(&P, 1, N_STAGES, t, h, y, K, ytmp, t_fail))) { *nfev = P.nfev; return r; }  /* rk_step */
             for (i = 0; i < m; i++) {
                 double d = 0.0;
                 for (j = 0; j < N_STAGES; j++) d += K[j * m + i] * B[j];
@@ -190,14 +200,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
         }
         if (Fs != NULL || hit) {  /* the step's interpolant (_dense_output_impl): three more stages */
             double *F = Fs != NULL ? Fs + k * INTERPOLATOR_POWER * m : F_event, *f_new = K + N_STAGES * m;
-            for (s = N_STAGES + 1; s < N_STAGES_EXTENDED; s++) {
-                for (i = 0; i < m; i++) {
-                    double d = 0.0;
-                    for (j = 0; j < s; j++) d += K[j * m + i] * A[s][j];
-                    ytmp[i] = y[i] + d * h;
-                }
-                if ((r = rhs(&P, t + C[s] * h, ytmp, K + s * m))) { *t_fail = t + C[s] * h; *nfev = P.nfev; return r; }
-            }
+            if ((r = stages(&P, N_STAGES + 1, N_STAGES_EXTENDED, t, h, y, K, ytmp, t_fail))) { *nfev = P.nfev; return r; }
             for (i = 0; i < m; i++) {
                 double dy = y_new[i] - y[i];
                 F[i] = dy;
