@@ -8,7 +8,9 @@ sliding backwards (+μe) and stuck (one more constraint row, (R¹ − P − s* e
 multiplier is the static friction force).  A sliding segment ends at the event ṡ = 0; the
 next mode is the one whose acceleration is consistent (slide in the direction of the net
 driving force if it exceeds μ, else stick).  A stuck segment ends when the needed friction
-reaches μ.  The events are located by ``solve_ivp``, also with projection (``ProjectedRK``).
+reaches μ.  The events are located by ``solve_ivp``, also with projection (``ProjectedRK``); a
+compiled segment the loop in C can take (``Stroke.in_c``: the thesis skier's sliding segments) is
+stepped there with SciPy's steps, and its event located the same way.
 
 The machinery serves any skier model with one ski on the snow (the thesis's skier, the free
 skater).  A model gives: ``nq``; ``system(mode, anchor=None)`` (mode ±1 sliding, 0 stuck at
@@ -158,8 +160,7 @@ class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
     def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool,
-                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None,
-                 c_steps: bool = True):
+                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None):
         self.model = model
         self.budget = budget
         if budget is not None and stroke_number is not None:
@@ -167,8 +168,6 @@ class Stroke:
         self.stab, self.integ = stabilization, integrator
         self.alpha, self.beta = stabilization.alpha, stabilization.beta
         self.compiled = compiled
-        #: compiled segments are stepped in C where they can be (``in_c``); False: by solve_ivp
-        self.c_steps = compiled and c_steps
         self.n = model.nq
         self.nfev = 0
         self.n_projections = 0
@@ -283,7 +282,7 @@ class Stroke:
         none), no actuators' signed works, no phase that may end early, and the ski's speed a
         constant row of q̇ (``ski_speed_row``); otherwise ``solve_ivp`` steps it."""
         m = self.active
-        return (self.c_steps and mode != 0 and self.integ.method == "DOP853" and not self.stab.projects
+        return (self.compiled and mode != 0 and self.integ.method == "DOP853" and not self.stab.projects
                 and not getattr(m, "actuators", ()) and not hasattr(m, "phase_event")
                 and hasattr(m, "ski_speed_row") and why_not(system) is None)
 
