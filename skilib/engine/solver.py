@@ -8,6 +8,7 @@ choice of the Baumgarte parameters is α = 1/h, β = √2/h with h a nominal ste
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -243,9 +244,6 @@ def solve_dynamics(system, t_span, q0, qd0, *, method: str = "RK45", rtol: float
 
 def _solve_in_c(system, t0, tf, q0, qd0, stab, *, method, rtol, atol, max_step, t_eval, dense_output, events):
     """``solve_dynamics`` with stepper='c': DOP853 stepped in C, the output on SciPy's interpolants."""
-    from scipy.integrate import OdeSolution
-    from scipy.integrate._ivp.rk import Dop853DenseOutput
-
     from .codegen.stepper import dop853_steps, StepperFailure, why_not
 
     refused = ("method: only DOP853 is stepped in C" if method != "DOP853" else
@@ -259,17 +257,17 @@ def _solve_in_c(system, t0, tf, q0, qd0, stab, *, method, rtol, atol, max_step, 
         raise ValueError(f"t_eval: must increase within t_span ({t0:g}, {tf:g}) s")
     dense = dense_output or t_eval is not None
     try:
-        t, Y, F, nfev, _ = dop853_steps(system, (t0, tf), np.concatenate([q0, qd0]), alpha=stab.alpha,
-                                        beta=stab.beta, rtol=rtol, atol=atol, max_step=max_step, dense=dense)
+        run = dop853_steps(system, (t0, tf), np.concatenate([q0, qd0]), alpha=stab.alpha, beta=stab.beta,
+                           rtol=rtol, atol=atol, max_step=max_step, dense=dense)
     except StepperFailure as exc:
         raise IntegrationError(f"integration failed at t={exc.t:.6g} s: {exc}") from exc
-    sol = OdeSolution(t, [Dop853DenseOutput(t[k], t[k + 1], Y[k], F[k]) for k in range(len(t) - 1)]) \
-        if dense else None
+    t, Y = run.t, run.y
+    sol = run.solution() if dense else None
     if t_eval is not None:
         t = np.asarray(t_eval, dtype=float)
         Y = sol(t).T if len(t) else np.zeros((0, Y.shape[1]))
-    done = type("CSteps", (), dict(nfev=nfev, status=0, message="The solver successfully reached the end of the "
-                                   "integration interval.", sol=sol, t_events=None))
+    done = SimpleNamespace(nfev=run.nfev, status=0, message="The solver successfully reached the end of the "
+                           "integration interval.", sol=sol, t_events=None)
     return _result(system, t, Y, done, stab, None, [], dense_output)
 
 

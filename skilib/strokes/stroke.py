@@ -27,8 +27,7 @@ import time
 from typing import Callable, NamedTuple
 
 import numpy as np
-from scipy.integrate import OdeSolution, solve_ivp
-from scipy.integrate._ivp.rk import Dop853DenseOutput
+from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from ..engine.codegen import compile_system
@@ -306,15 +305,13 @@ class Stroke:
         if budget is not None:
             budget.charge_many(run.t[-1], run.nfev)
         t, Y = run.t, run.y
-        steps = [Dop853DenseOutput(t[k], t[k + 1], Y[k], run.F[k]) for k in range(len(t) - 1)] if dense else None
-        if run.event is not None:  # solve_ivp's solve_event_equation, on the event step's interpolant
-            t_old, t_new, y_old, F = run.event
-            step = Dop853DenseOutput(t_old, t_new, y_old, F)
-            root = brentq(lambda s: m.ski_speed(s, *np.split(step(s)[: 2 * n], 2)), t_old, t_new,
+        step = run.event_step()
+        if step is not None:  # solve_ivp's solve_event_equation, on the event step's interpolant
+            root = brentq(lambda s: m.ski_speed(s, *np.split(step(s)[: 2 * n], 2)), step.t_old, step.t,
                           xtol=4 * _EPS, rtol=4 * _EPS)
             t, Y = t.copy(), Y.copy()
             t[-1], Y[-1] = root, step(root)
-        path = OdeSolution(t, steps) if dense else None
+        path = run.solution(t) if dense else None
         return Segment(tau, float(t[-1]), mode, None, system, path, rows), Y[-1].copy(), run.event is not None
 
     def run(self, y0, T, dense: bool = True):

@@ -108,11 +108,29 @@ class StepperRun(NamedTuple):
     nfev: int
     event: tuple | None
 
+    def event_step(self):
+        """The interpolant of the step in which the event changed sign (None without one)."""
+        from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+        return None if self.event is None else Dop853DenseOutput(*self.event)
+
+    def solution(self, t=None):
+        """The steps' interpolants as SciPy's ``OdeSolution`` over the times ``t`` (default
+        ``self.t``; a caller that ends the last step early at an event passes its times)."""
+        from scipy.integrate import OdeSolution
+        from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+        if self.F is None:
+            raise ValueError("solution: the steps were taken without dense=True")
+        ts, Y = self.t, self.y
+        return OdeSolution(ts if t is None else t,
+                           [Dop853DenseOutput(ts[k], ts[k + 1], Y[k], self.F[k]) for k in range(len(ts) - 1)])
+
 
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
                  atol: float = 1e-6, max_step: float = np.inf, dense: bool = False, max_eval: int = 10**9,
                  work_rates=None, cm: int | None = None, event=None, event_direction: float = 0.0,
-                 chunk: int = 2048) -> StepperRun:
+                 chunk: int = 512) -> StepperRun:
     """Integrate y = [q; q̇; w] of the compiled ``system`` over ``t_span`` with DOP853 in C.
 
     Without ``work_rates`` y0 is [q; q̇].  A stroke's y0 carries its extra states w after them
