@@ -74,6 +74,7 @@ from ...engine.constraints import (
 )
 from ...engine.forces import ConstantForce, Drag, Gravity, LineForce
 from ...engine.rotation import ZXZ, rot_z
+from ...engine.solver import consistent_initial_conditions
 from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, RotationPath
 
@@ -84,9 +85,46 @@ from ...engine.validation import check_array, check_number
 from .params import SkierParams, push_plane_direction
 from .rows import EXTRA_STATES, SkierRows, thesis_work_terms
 
-__all__ = ["SkierModel"]
+__all__ = ["SkierModel", "StrokeStart"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
+
+class StrokeStart:
+    """A stroke's admissible states at τ = 0, s = 0: q⁰ (polished by Newton–Raphson from the
+    exact pose) and every velocity that solves Cq q̇ = −Ct, q̇ = a + ṡ b with ṡ the ski's speed.
+
+    C1–C17 hold the start point P only in C2, through R¹ − P: the constraints are invariant
+    under a translation of every body by P in the snow plane, their Jacobian and Ct do not
+    depend on P, and so q⁰ − shift(P), a and b are the same for every stroke of one heading and
+    side.  A run computes them once per (heading, side) (``SkierModel.stroke_start``) instead of
+    once per stroke; ``q(P)`` puts them at a stroke's P.
+    """
+
+    def __init__(self, model: "SkierModel"):
+        sysm = model.system(1)
+        q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0])[0]
+        jet = sysm.constraint_jet(0.0, q0)
+        lhs = np.vstack([jet.J, model.ski_speed_row()])     # [Cq; e′ on Ṙ¹]: square, one DOF
+        rhs = np.zeros((lhs.shape[0], 2))
+        rhs[:-1, 0], rhs[-1, 1] = -jet.t, 1.0
+        ab = np.linalg.solve(lhs, rhs)
+        self.at_rest, self.per_speed = ab[:, 0], ab[:, 1]  # a (ṡ = 0) and b = ∂q̇/∂ṡ
+        self._positions = np.concatenate([np.arange(i, i + 3) for i in (0, model.ski.nq, model.cm.start)])
+        self.q_rel = q0.copy()
+        self.q_rel[self._positions] -= np.tile(model.P, 3)
+        self.leg_axis0 = model.leg_axis(0.0)[0]
+        self.cm = model.cm
+
+    def q(self, P) -> np.ndarray:
+        """q⁰ of the stroke starting at P."""
+        q = self.q_rel.copy()
+        q[self._positions] += np.tile(np.asarray(P, dtype=float), 3)
+        return q
+
+    def qd(self, sdot: float) -> np.ndarray:
+        """The admissible q̇ at τ = 0 whose ski speed is ṡ."""
+        return self.at_rest + sdot * self.per_speed
+
 
 class SkierModel:
     """The skier of one active phase (one stroke), built from the engine's components.
@@ -258,6 +296,10 @@ class SkierModel:
                 "leg_length": np.array([p.leg_length(t)[0] for t in grid]),
                 "leg_angle_deg": p.leg_angle0_deg + p.c_rot_deg * grid,
                 "leg_drive_force": -lam[:, segments[0].system.rows("C14").start]}
+
+    def stroke_start(self) -> StrokeStart:
+        """The admissible states at τ = 0, s = 0 (``StrokeStart``; the same for every P)."""
+        return StrokeStart(self)
 
     # -- prescribed kinematics (exact, for initial conditions and checks) ---------------
     def leg_axis(self, tau):

@@ -66,39 +66,34 @@ MAX_V0 = 50.0
 DEFAULT_MAX_EVALUATIONS = 5_000_000
 
 
-def initial_state(model, v0):
-    """Consistent q, q̇ at τ = 0 with s = 0 and ṡ = v0 (Newton–Raphson polish of the exact pose)."""
-    sysm = model.system(1)
-    qd_guess = np.zeros(sysm.nq)  # the ski's velocity; the rest follows from Cq q̇ = −Ct
-    qd_guess[:3] = v0 * model.e
-    # R¹_x is a valid independent coordinate: the ski line is never parallel to Y (|h| < 90°)
-    return consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), qd_guess, independent=[0])
+def initial_state(model, v0, start=None):
+    """Consistent q, q̇ at τ = 0 with s = 0 and ṡ = v0: the pose polished by Newton–Raphson and
+    the velocities of ``model.stroke_start()`` (or ``start``, one of the same heading and side)."""
+    start = model.stroke_start() if start is None else start
+    return start.q(model.P), start.qd(float(v0))
 
 
-def stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zxz", rule="along_ski", s_dot_end=None):
+def stroke_change(params, heading, side, push_force, q_end, qd_end, rotation="zxz", rule="along_ski", s_dot_end=None,
+                  start=None):
     """The next stroke's model and its initial state (the stroke-change rules above).
 
     ``rule`` is one of ``STROKE_CHANGE_RULES``; ``s_dot_end`` is the old ski's speed ṡ⁻ (needed
     by ``ski_speed_kept`` only).  The new velocities are q̇⁺ = a + ṡ⁺ b, the solutions of
     Cq q̇ = −Ct with the ski's speed e′·Ṙ¹ = ṡ⁺, and the rule picks ṡ⁺.  ``speed_kept`` raises
     ``ValueError`` if no ṡ⁺ gives |Ṙ³⁺| = |Ṙ³⁻| (the old CM speed below the new pose's
-    prescribed velocity across the ski).
+    prescribed velocity across the ski).  ``start``: the new stroke's ``StrokeStart`` if known
+    (one per heading and side serves every stroke; otherwise it is computed).
     """
     if rule not in STROKE_CHANGE_RULES:
         raise ValueError(f"stroke_change: must be one of {STROKE_CHANGE_RULES}, got {rule!r}")
-    probe = SkierModel(params, heading, side, np.zeros(3), push_force, rotation=rotation)
-    u0 = probe.leg_axis(0.0)[0]
-    R3 = q_end[probe.cm]
+    if start is None:  # the admissible states at τ = 0 do not depend on the start point
+        start = SkierModel(params, heading, side, np.zeros(3), push_force, rotation=rotation).stroke_start()
+    u0 = start.leg_axis0
+    R3 = q_end[start.cm]
     P = np.array([R3[0] - params.leg_extension0 * u0[0], R3[1] - params.leg_extension0 * u0[1], 0.0])
     model = SkierModel(params, heading, side, P, push_force, rotation=rotation)
-    sysm = model.system(1)
-    q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0])[0]
-    jet = sysm.constraint_jet(0.0, q0)
-    row = np.zeros(sysm.nq)
-    row[:3] = model.e                                    # ṡ = e′·Ṙ¹
-    lhs = np.vstack([jet.J, row])
-    a = np.linalg.solve(lhs, np.concatenate([-jet.t, [0.0]]))      # q̇⁺ at ṡ⁺ = 0
-    b = np.linalg.solve(lhs, np.concatenate([np.zeros(len(jet.t)), [1.0]]))  # ∂q̇⁺/∂ṡ⁺
+    q0 = start.q(P)
+    a, b = start.at_rest, start.per_speed                # q̇⁺ = a + ṡ⁺ b
     v_old = np.asarray(qd_end[model.cm], dtype=float)
     w, e3 = a[model.cm], b[model.cm]                     # Ṙ³⁺ = w + ṡ⁺ e3 (e3 = e′)
     if rule == "along_ski":                              # e′·(Ṙ³⁺ − Ṙ³⁻) = 0
@@ -215,19 +210,28 @@ class ThesisSkating(Skating):
         self.o = options
         self.stroke_time = options.params.phase_time
         self._first, self._first_systems = None, {}
+        self._starts = {}  # (heading, side) → StrokeStart: one per ski of the run, not one per stroke
+
+    def _start_of(self, hdg, side, model=None):
+        if (hdg, side) not in self._starts:
+            o = self.o
+            model = model or SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
+            self._starts[hdg, side] = model.stroke_start()
+        return self._starts[hdg, side]
 
     def start(self, u):
         o = self.o
         if self._first is None:  # the first stroke's model does not depend on u
             hdg, side = ski_heading(o.params, 0, o.first_ski)
             self._first = SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
-        return self._first, *initial_state(self._first, u)
+        first = self._first
+        return first, *initial_state(first, u, self._start_of(first.heading, first.side, first))
 
     def touch_down(self, k, model, q, qd):
         o = self.o
         hdg, side = ski_heading(o.params, k, o.first_ski)
         new, q1, qd1 = stroke_change(o.params, hdg, side, o.push, q, qd, o.rotation, o.stroke_change,
-                                     model.sdot_of(qd))
+                                     model.sdot_of(qd), self._start_of(hdg, side))
         return new, q1, qd1, change_row(k, o.params.phase_time, model, q, qd, new, q1, qd1)
 
     def start_speed(self, model, q, qd):
