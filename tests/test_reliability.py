@@ -341,3 +341,17 @@ def test_push_duration_mismatch_is_an_error_and_the_source_file_is_recorded(tmp_
     assert str(rec.resolve()) in res.info["force_source"] and sha in res.info["force_source"]
     default = sk.simulate_run(strokes=1, dt_out=0.1)
     assert default.info["force_sha256"] == json.loads(sk.default_metadata_path().read_text())["sha256"]
+
+
+def test_a_batch_whose_worker_dies_runs_again_row_by_row():
+    """Rows in batches (one Dask task per ``batch`` rows) give the table of one task per row; a
+    batch whose worker dies is run again row by row: its other rows succeed, the row that
+    killed it fails alone with the worker's fault report."""
+    pytest.importorskip("distributed")
+    grid = pd.DataFrame({"x": [1.0, 2.0, -1.0, 3.0, 4.0, 5.0, 6.0]})
+    res = sk.sweep(_crash_on_negative, grid, n_workers=1, batch=3, progress=False)
+    assert res.frame["status"].tolist() == ["ok", "ok", "error", "ok", "ok", "ok", "ok"]
+    assert res.frame["y"].drop(2).tolist() == [2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
+    assert "Segmentation fault" in res.frame["error"][2], res.frame["error"][2]
+    with pytest.raises(ValueError, match="batch"):
+        sk.sweep(_crash_on_negative, grid, batch=0, progress=False)

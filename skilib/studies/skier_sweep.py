@@ -181,7 +181,7 @@ def _check_solver(solver) -> dict:
 
 
 def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
-                scheduler=None, n_workers: int | None = None, output=None, overwrite: bool = False,
+                scheduler=None, n_workers: int | None = None, batch: int = 1, output=None, overwrite: bool = False,
                 progress: bool = True) -> SweepResult:
     """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
 
@@ -193,7 +193,7 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
         defaults (SkierParams(), table 9).  The index labels the runs (must be unique).
     strokes, push_force, solver : see :class:`SkierRun` (``strokes="steady"``: each row's
         periodic stroke, ``STEADY_COLUMNS``).
-    scheduler, n_workers, output, overwrite, progress : see :func:`skilib.studies.sweep` (an
+    scheduler, n_workers, batch, output, overwrite, progress : see :func:`skilib.studies.sweep` (an
         existing ``output`` file is replaced only with ``overwrite=True``).
 
     Returns a ``SweepResult`` whose frame has the ``SUMMARY_COLUMNS`` (NaN for failed runs)
@@ -208,4 +208,5 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
                       strokes=run.strokes, solver=run.solver)
     return run_sweep(run, params, outputs=STEADY_COLUMNS if run.strokes == STEADY else SUMMARY_COLUMNS, provenance=provenance,
                   columns={"data_sha256": checksum if checksum is not None else "user push_force"},
-                  scheduler=scheduler, n_workers=n_workers, output=output, overwrite=overwrite, progress=progress)
+                  scheduler=scheduler, n_workers=n_workers, batch=batch, output=output, overwrite=overwrite,
+                  progress=progress)

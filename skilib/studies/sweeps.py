@@ -245,7 +245,8 @@ def _check_scheduler(scheduler, n_workers) -> None:
 # ---------------------------------------------------------------------------
 
 def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None, scheduler=None,
-          n_workers: int | None = None, output=None, overwrite: bool = False, progress: bool = True) -> SweepResult:
+          n_workers: int | None = None, batch: int = 1, output=None, overwrite: bool = False,
+          progress: bool = True) -> SweepResult:
     """Run ``fn`` on every row of ``parameters``; one table of rows, statuses and outputs.
 
     Parameters
@@ -265,6 +266,11 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
     scheduler : None (a new LocalCluster, closed afterwards), an address 'tcp://…' of a
         running Dask scheduler, a ``distributed.Client``, or 'serial' (this process, no Dask).
     n_workers : worker processes of the LocalCluster (default: the machine's cores).
+    batch : rows per Dask task (an integer >= 1; default 1).  Each task costs the scheduler and
+        this process about as much as a run of tens of milliseconds, so a design of many short
+        rows runs in batches (the rows of a batch still fail one by one).  A batch whose worker
+        dies is run again row by row, so that the row that killed it is found and fails alone.
+        Batches change no result: the rows are the same calls.  Ignored with 'serial'.
     output : path of a Parquet file to write (missing parent folders are created).  It is
         checked before any row runs (an existing file without ``overwrite=True``, a folder or a
         ``.csv`` name are refused at once) and written atomically
@@ -301,12 +307,12 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
                 if isinstance(fn, pd.DataFrame) else "")
         raise ValueError(f"fn: expected a callable of a parameter row, got {type(fn).__name__}{hint}")
     return run_sweep(fn, parameters, summarize=summarize, outputs=outputs, provenance=provenance,
-                     scheduler=scheduler, n_workers=n_workers, output=output, overwrite=overwrite,
+                     scheduler=scheduler, n_workers=n_workers, batch=batch, output=output, overwrite=overwrite,
                      progress=progress)
 
 
 def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, columns=None, scheduler=None,
-              n_workers=None, output=None, overwrite: bool = False, progress=True) -> SweepResult:
+              n_workers=None, batch: int = 1, output=None, overwrite: bool = False, progress=True) -> SweepResult:
     """``sweep``'s work, for the sweeps built on it (``sweep_skier``); ``columns`` {name: value} are
     constant provenance columns of every row."""
     params = check_parameter_frame(parameters)
@@ -329,6 +335,7 @@ def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, 
     if clash:
         raise ValueError(f"provenance: key(s) {clash} are set by the sweep itself")
     _check_scheduler(scheduler, n_workers)
+    batch = check_number("batch", batch, integer=True, positive=True)
 
     records = [(i, {str(k): plain(v) for k, v in row.items()}) for i, row in enumerate(params.to_dict("records"))]
     task = (fn, summarize, outputs, reserved)
@@ -341,7 +348,7 @@ def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, 
                 results.append(_run_guarded(*task, i, p))
                 bar.update(1)
         else:
-            results, where, workers = _run_dask(records, task, scheduler, n_workers, bar)
+            results, where, workers = _run_dask(records, task, scheduler, n_workers, bar, batch)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
@@ -370,7 +377,12 @@ def _progress(total, enabled):
                 mininterval=0.5, dynamic_ncols=False, ncols=80)
 
 
-def _run_dask(records, task, scheduler, n_workers, bar):
+def _run_batch(fn, summarize, outputs, reserved, rows, crash_dir=None):
+    """``_run_guarded`` of each (run id, row) of ``rows``, in order: one Dask task."""
+    return [_run_guarded(fn, summarize, outputs, reserved, i, p, crash_dir) for i, p in rows]
+
+
+def _run_dask(records, task, scheduler, n_workers, bar, batch=1):
     from distributed import Client, LocalCluster, as_completed
 
     own_cluster = own_client = None
@@ -398,26 +410,39 @@ def _run_dask(records, task, scheduler, n_workers, bar):
     try:
         workers = len(client.scheduler_info().get("workers", {}))
         params = dict(records)
-        futures = [client.submit(_run_guarded, *task, i, p, crash_dir, pure=False) for i, p in records]
-        index = {f.key: i for f, (i, _) in zip(futures, records)}
+        chunks = [records[k: k + batch] for k in range(0, len(records), batch)]
+        futures = [client.submit(_run_batch, *task, chunk, crash_dir, pure=False) for chunk in chunks]
+        index = {f.key: chunk for f, chunk in zip(futures, chunks)}
         results, retried = [], set()
         pending = as_completed(futures)
         for fut in pending:
+            chunk = index.pop(fut.key)
             if fut.status == "finished":
-                results.append(fut.result())
-            else:  # the task itself failed (a worker died): report it with the worker's reason, keep going
-                exc, i = fut.exception(), index[fut.key]
-                reason = _death_reason(crash_dir, i)
-                if crash_dir is not None and not reason and i not in retried:
-                    # it left no report: it did not kill the worker, it was queued on one that
-                    # another row killed; run it again, once
-                    retried.add(i)
-                    again = client.submit(_run_guarded, *task, i, params[i], crash_dir, pure=False)
-                    index[again.key] = i
+                done = fut.result()
+                results.extend(done)
+                fut.release()
+                bar.update(len(done))
+                continue
+            if len(chunk) > 1:  # a row of the batch killed its worker: its rows again one by one, to find it
+                for i, p in chunk:
+                    again = client.submit(_run_batch, *task, [(i, p)], crash_dir, pure=False)
+                    index[again.key] = [(i, p)]
                     pending.add(again)
-                    fut.release()
-                    continue
-                results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed{reason})", {}))
+                fut.release()
+                continue
+            # the task itself failed (a worker died): report it with the worker's reason, keep going
+            exc, i = fut.exception(), chunk[0][0]
+            reason = _death_reason(crash_dir, i)
+            if crash_dir is not None and not reason and i not in retried:
+                # it left no report: it did not kill the worker, it was queued on one that
+                # another row killed; run it again, once
+                retried.add(i)
+                again = client.submit(_run_batch, *task, [(i, params[i])], crash_dir, pure=False)
+                index[again.key] = [(i, params[i])]
+                pending.add(again)
+                fut.release()
+                continue
+            results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed{reason})", {}))
             fut.release()
             bar.update(1)
         return results, where, workers
