@@ -144,6 +144,16 @@ def bench_long_run(compiled, repeat):
             out["solve_ivp_seconds"], ref = timed()
         out["max_rel_diff_vs_solve_ivp"] = float(np.abs(res.strokes.mean_speed - ref.strokes.mean_speed).max()
                                                  / ref.strokes.mean_speed.abs().max())
+        # the bare one-DOF limit: the same motion as one ODE in s (skilib.models.thesis.one_dof), same solver
+        from skilib.models.thesis.one_dof import one_dof_run
+
+        kw = TABLE9.kwargs()
+        solver = dict(rtol=res.info["rtol"], atol=res.info["atol"], max_step=res.params.phase_time / 50)
+        one, out["one_dof_rhs_evaluations"] = one_dof_run(res.params, strokes=kw["strokes"], v0=kw["v0"], **solver)
+        out["one_dof_seconds"] = median_time(lambda: one_dof_run(res.params, strokes=kw["strokes"], v0=kw["v0"],
+                                                                 **solver), repeat=repeat, warmup=0)
+        out["one_dof_max_rel_diff"] = float(max(abs(o["mean_speed"] - m) for o, m in zip(one, res.strokes.mean_speed))
+                                            / res.strokes.mean_speed.abs().max())
         sk.steady_state()
         out["steady_seconds"] = median_time(sk.steady_state, repeat=repeat, warmup=0)
         with _SolveIvpSteps():
@@ -411,6 +421,10 @@ def table(r) -> str:
             rows.append(("table 9 run, compiled, every step by solve_ivp [s]", f"{lr['solve_ivp_seconds']:.3f}",
                          f"{lr['solve_ivp_seconds'] / lr['seconds']:.2f}× the C steps' time; stroke speeds "
                          f"differ by {lr['max_rel_diff_vs_solve_ivp']:.1e} (rel.)"))
+            rows.append(("table 9 run as one ODE in s (bare one-DOF limit, Python RHS) [s]",
+                         f"{lr['one_dof_seconds']:.3f}",
+                         f"{lr['one_dof_rhs_evaluations']} RHS of one state (the engine: {lr['rhs_evaluations']} of 36); "
+                         f"stroke speeds differ by {lr['one_dof_max_rel_diff']:.1e} (rel.)"))
             rows.append(("thesis skier steady state, C steps / solve_ivp [ms]",
                          f"{1e3 * lr['steady_seconds']:.0f} / {1e3 * lr['steady_solve_ivp_seconds']:.0f}",
                          "the run of each point of the sensitivity chapter's Sobol design"))

@@ -1,6 +1,6 @@
 """Run the sensitivity chapter's large Sobol design of the thesis's skier and keep its outputs.
 
-    python scripts/sobol_study.py                 # N = 4096, seed 2026, a Dask LocalCluster
+    python scripts/sobol_study.py                 # N = 16384, seed 2026, a Dask LocalCluster
     python scripts/sobol_study.py --check 20      # re-run 20 kept rows: bit for bit, or exit 1
 
 Writes data/sobol/thesis_sobol_N<N>.parquet (the factors and each row's periodic stroke's mean
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
                                                   read_sobol_study, sobol_study)
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=4096, help="base size N (a power of 2); N (D + 2) runs")
+    ap.add_argument("--n", type=int, default=16384, help="base size N (a power of 2); N (D + 2) runs")
     ap.add_argument("--workers", type=int, default=None, help="Dask workers (default: one per core)")
     ap.add_argument("--check", type=int, metavar="K", help="re-run K evenly spaced kept rows and compare bit for bit")
     args = ap.parse_args(argv)

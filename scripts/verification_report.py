@@ -55,7 +55,7 @@ VERIFICATION_FILES = (
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
-    "test_edge_collocation.py", "test_stepper.py", "test_sobol_study.py",
+    "test_edge_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -258,7 +258,7 @@ SECTIONS = (
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",
             ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py",
-             "test_artefacts.py", "test_thesis_energy_account.py")),
+             "test_artefacts.py", "test_thesis_energy_account.py", "test_one_dof.py")),
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py", "test_stepper.py")),

@@ -110,3 +110,72 @@ def test_a_budget_used_up_in_c_is_refused_by_name():
 
     with pytest.raises(BudgetExceededError, match="max_evaluations: the run used its budget of 500"):
         sk.simulate_run(strokes=2, compiled=True, max_evaluations=500)
+
+
+def _both(monkeypatch, run):
+    """``run()`` with the sliding segments stepped in C, and again with every segment by solve_ivp."""
+    from skilib.strokes.stroke import Stroke
+
+    used, in_c = [], Stroke.in_c
+    monkeypatch.setattr(Stroke, "in_c", lambda self, system, mode: used.append(in_c(self, system, mode)) or used[-1])
+    a = run()
+    assert any(used)
+    monkeypatch.setattr(Stroke, "in_c", lambda self, system, mode: False)
+    return a, run()
+
+
+def _same_run(a, b, measured, who):
+    """Every frame column (× its scale), every stroke's works, speeds and powers, and the events."""
+    for c in [c for c in b.frame.columns if b.frame[c].dtype.kind == "f"]:
+        measured.check(f"{who} frame columns, C steps vs solve_ivp", np.abs(a.frame[c] - b.frame[c]).max()
+                       / max(1.0, np.abs(b.frame[c]).max()), 1e-9, "× scale", where=c)
+    for c in [c for c in b.strokes.columns if b.strokes[c].dtype.kind == "f" and b.strokes[c].notna().any()]:
+        assert (a.strokes[c].isna() == b.strokes[c].isna()).all(), c
+        measured.check(f"{who} stroke summaries, C steps vs solve_ivp", np.nanmax(np.abs(a.strokes[c] - b.strokes[c]))
+                       / max(1.0, np.nanmax(np.abs(b.strokes[c]))), 1e-9, "× scale", where=c)
+    assert len(a.events) == len(b.events)
+    if len(b.events):
+        measured.check(f"{who} event times, C steps vs solve_ivp", np.abs(a.events.tau.values - b.events.tau.values)
+                       .max(), 1e-9, "s")
+
+
+def test_the_free_skater_in_c_is_the_solve_ivp_run(monkeypatch, measured):
+    """Two strokes of the free skater from rest (its ski stops and sticks: events on a ski whose
+    line turns, ṡ = x̄_ski · Ṙ_ski; the leg's and the heading's positive and negative works, which
+    the error norm does not see and which are split where their rate changes sign): the run
+    stepped in C is the solve_ivp run in every frame column and stroke summary to ≤ 1e-9 of the
+    column's scale, the events' times included."""
+    a, b = _both(monkeypatch, lambda: sk.simulate_free(strokes=2))
+    assert len(b.events) >= 1 and (b.strokes["work_leg_negative"] < 0).all()
+    _same_run(a, b, measured, "free skater")
+
+
+def test_the_edged_skater_in_c_is_the_solve_ivp_run(monkeypatch, measured):
+    """Two strokes of the edged skater from its periodic touch-down: its friction on the snow's load (N ≥ 0 checked at every
+    evaluation, in C as in the compiled system) and its signed works, stepped in C, give the
+    solve_ivp run to ≤ 1e-9 of every column's scale."""
+    # the periodic stroke's touch-down at the defaults, rounded (tests/test_edge_compiled.py): it stays upright
+    p = sk.EdgeSkaterParams(cm_height=0.8341)
+    a, b = _both(monkeypatch, lambda: sk.simulate_edge(p, strokes=2, v0=3.6785, lean_rate=-0.3436))
+    _same_run(a, b, measured, "edged skater")
+
+
+def test_a_pulling_load_in_c_is_the_compiled_system_s_error():
+    """A block on a plane lifted off it (the load N < 0) stepped in C: the compiled system's own
+    NegativeLoadError, naming the force, the row and the load."""
+    from skilib.engine import NegativeLoadError, LoadFriction
+
+    block = sk.RigidBody("block", 2.0, sk.box_inertia(2.0, 0.3, 0.2, 0.1), rotation="euler_parameters")
+    bottom = [0.0, 0.0, -0.05]
+    cons = [sk.PointOnPlane("floor", block, bottom, [0, 0, 0], [0, 0, 1]),
+            sk.PointOnPlane("side", block, [0, 0, 0], [0, 0, 0], [0, 1, 0]),
+            sk.OrientationDriver("level", block, sk.RotationPath(np.eye(3), [0, 0, 1], 0.0))]
+    forces = [sk.Gravity((0.0, 0.0, -9.81)), sk.ConstantForce("lift", block, [0, 0, 0], [0.0, 0.0, 30.0]),
+              LoadFriction("friction", block, bottom, [1, 0, 0], "floor", mu=0.3, sign=1)]
+    system = compile_system(sk.MultibodySystem([block], cons, forces), backend="c")
+    assert why_not(system) is None
+    q = np.concatenate([[0.0, 0.0, 0.05], sk.EulerParameters.from_matrix(np.eye(3))])
+    qd = np.zeros(7)
+    qd[0] = 1.0
+    with pytest.raises(NegativeLoadError, match=r"force 'friction'.*row 0 of constraint 'floor'.*N = -10.38"):
+        sk.solve_dynamics(system, (0.0, 0.5), q, qd, stepper="c", method="DOP853", rtol=1e-8, atol=1e-8)

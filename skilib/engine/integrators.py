@@ -15,7 +15,7 @@ from scipy.integrate._ivp.base import DenseOutput
 
 from .options import RK_METHODS
 
-__all__ = ["ProjectedRK", "signed_method"]
+__all__ = ["ProjectedRK", "signed_method", "split_signed_step", "SignedDense"]
 
 _RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
@@ -72,7 +72,7 @@ class ProjectedRK(OdeSolver):
 
 
 
-class _SignedDense(DenseOutput):
+class SignedDense(DenseOutput):
     """A step's interpolant whose signed-work components are the exact split of the net work's
     interpolant at the zeros of its derivative (``pieces``: (j, jp, poly, breaks) per work)."""
 
@@ -88,6 +88,27 @@ class _SignedDense(DenseOutput):
             y[jp] = self.y_old[jp] + wp
             y[jp + 1] = self.y_old[jp + 1] + wn
         return y
+
+
+_NODES = 0.5 - 0.5 * np.cos(np.pi * np.arange(9) / 8)  # Chebyshev–Lobatto on [0, 1]
+
+
+def split_signed_step(dense, t_old, t, w_old: float, w_new: float):
+    """The split of one step's net work w into its positive and negative increments.
+
+    ``dense``: τ → w(τ), the step's interpolant of the net work; ``w_old``, ``w_new`` its values at
+    the step's ends.  w(x), x = (τ − t_old)/(t − t_old), is the polynomial of degree ≤ 8 through w at the
+    nine Chebyshev–Lobatto points (the step's own interpolant is of degree 7: exact), its
+    derivative's real zeros in (0, 1) the breaks.  Returns (poly, breaks, W⁺ increment, W⁻
+    increment) over the step."""
+    h = t - t_old
+    w = np.concatenate([[w_old], [dense(t_old + x * h) for x in _NODES[1:-1]], [w_new]])
+    poly = np.polynomial.Polynomial.fit(_NODES, w, 8, domain=[0.0, 1.0], window=[0.0, 1.0])
+    roots = poly.deriv().roots()
+    roots = np.sort(roots.real[(np.abs(roots.imag) <= 1e-9) & (roots.real > 0.0) & (roots.real < 1.0)])
+    breaks = np.concatenate([[0.0], roots, [1.0]])
+    wp, wn = _split(poly, breaks, 1.0)
+    return poly, breaks, float(wp), float(wn)
 
 
 def _split(poly, breaks, x):
@@ -125,8 +146,6 @@ def _signed_method(method: str, n_checked: int, pairs: tuple):
     if base is None or not pairs:
         return method
     pairs = tuple((int(j), int(jp)) for j, jp in pairs)
-    nodes = 0.5 - 0.5 * np.cos(np.pi * np.arange(9) / 8)  # Chebyshev–Lobatto on [0, 1]
-
     class Signed(base):
         def __init__(self, fun, t0, y0, t_bound, first_step=None, **kw):
             super().__init__(fun, t0, y0, t_bound, first_step=first_step, **kw)
@@ -159,20 +178,14 @@ def _signed_method(method: str, n_checked: int, pairs: tuple):
                     continue  # no sign change: max(r_i, 0), min(r_i, 0) are the stages' own, exact
                 if dense is None:
                     dense = super()._dense_output_impl()
-                h = self.t - self.t_old
-                w = np.array([dense(self.t_old + x * h)[j] for x in nodes[1:-1]])
-                w = np.concatenate([[self.y_old[j]], w, [self.y[j]]])
-                poly = np.polynomial.Polynomial.fit(nodes, w, 8, domain=[0.0, 1.0], window=[0.0, 1.0])
-                roots = poly.deriv().roots()
-                roots = np.sort(roots.real[(np.abs(roots.imag) <= 1e-9) & (roots.real > 0.0) & (roots.real < 1.0)])
-                breaks = np.concatenate([[0.0], roots, [1.0]])
-                wp, wn = _split(poly, breaks, 1.0)
+                poly, breaks, wp, wn = split_signed_step(lambda tau: dense(tau)[j], self.t_old, self.t,
+                                                         self.y_old[j], self.y[j])
                 y = np.array(self.y)
-                y[jp], y[jp + 1] = self.y_old[jp] + float(wp), self.y_old[jp + 1] + float(wn)
+                y[jp], y[jp + 1] = self.y_old[jp] + wp, self.y_old[jp + 1] + wn
                 self.y = y
                 pieces.append((j, jp, poly, breaks))
             if pieces:
-                self._dense = _SignedDense(dense, pieces, np.array(self.y_old))
+                self._dense = SignedDense(dense, pieces, np.array(self.y_old))
 
         def _dense_output_impl(self):
             return self._dense if self._dense is not None else super()._dense_output_impl()

@@ -74,6 +74,11 @@ class FlatSki:
     def ski_direction(self, q) -> np.ndarray:
         return self.ski.rotation.A(np.asarray(q)[3: self.ski.nq])[:, 0]
 
+    def ski_speed_axis(self):
+        """u = x̄_ski · Ṙ_ski as (the ski body, the index of Ṙ_ski's x in q̇): the stroke's event u = 0
+        on a ski whose line turns, watched in compiled code (``skilib.strokes.stroke``)."""
+        return self.ski, 0
+
     def ski_speed(self, tau, q, qd) -> float:
         """u = e · Ṙ_ski, the ski's speed along itself."""
         return float(np.asarray(qd)[:3] @ self.ski_direction(q))

@@ -278,24 +278,34 @@ class Stroke:
     def in_c(self, system, mode) -> bool:
         """Whether this segment is stepped in C (``skilib.engine.codegen.stepper``): a sliding
         segment of a compiled system the stepper takes, with DOP853 and Baumgarte's terms (or
-        none), no actuators' signed works, no phase that may end early, and the ski's speed a
-        constant row of q̇ (``ski_speed_row``); otherwise ``solve_ivp`` steps it."""
+        none), no phase that may end early, and the ski's speed a constant row of q̇
+        (``ski_speed_row``: the thesis skier) or the ski's own axis · its velocity
+        (``ski_speed_axis``: a ski whose line turns); otherwise ``solve_ivp`` steps it."""
         m = self.active
         return (self.compiled and mode != 0 and self.integ.method == "DOP853" and not self.stab.projects
-                and not getattr(m, "actuators", ()) and not hasattr(m, "phase_event")
-                and hasattr(m, "ski_speed_row") and why_not(system) is None)
+                and (not hasattr(m, "phase_event") or m.phase_event(system) is None)
+                and (hasattr(m, "ski_speed_row") or hasattr(m, "ski_speed_axis"))
+                and why_not(system) is None)
 
     def _segment_in_c(self, system, rows, ledger, mode, tau, y, T, dense):
         """``segment`` stepped in C: SciPy's DOP853 steps (``dop853_steps``), the event located on
         the last step's interpolant by ``brentq`` as ``solve_ivp`` locates it."""
         m, n = self.active, self.n
-        ev = np.zeros(len(y))
-        ev[n: 2 * n] = m.ski_speed_row()
+        ev = axis = None
+        if hasattr(m, "ski_speed_row"):
+            ev = np.zeros(len(y))
+            ev[n: 2 * n] = m.ski_speed_row()
+        else:
+            body, i = m.ski_speed_axis()
+            axis = (body, n + i)
+        names = m.extra_states  # the actuators' W⁺, W⁻: split as signed_method splits them
+        signed = [(ledger.names.index(a), 2 * n + names.index(f"{a}_positive")) for a in getattr(m, "actuators", ())]
         ig, budget = self.integ, self.budget
         try:
             run = dop853_steps(system, (tau, T), y, alpha=self.alpha, beta=self.beta, rtol=ig.rtol, atol=ig.atol,
                                max_step=ig.max_step, dense=dense, work_rates=ledger.W, cm=rows.cm, event=ev,
-                               event_direction=-mode, max_eval=budget.left + 1 if budget is not None else 10**12)
+                               event_axis=axis, event_direction=-mode, signed=signed,
+                               max_eval=budget.left + 1 if budget is not None else 10**12)
         except StepperFailure as exc:
             self.nfev += exc.nfev
             if exc.status == 3 and budget is not None:

@@ -10,7 +10,8 @@
    y = [q; qd; w] and f = [qd; qdd; r] with qdd from the kernel's eom (Baumgarte alpha, beta)
    and, for a stroke (skilib.strokes.stroke), nw work rates r = W pw of the kernel's powers pw
    followed by the centre of mass's |v|, |vx|, |vy| (indices cm, cm + 1, cm + 2 of qd) and
-   zeros up to the state's size.  The kernel's context table holds its buffers: ctx[0] q,
+   zeros up to the state's size; an actuator's positive and negative work rates max(r, 0), min(r, 0)
+   of a work rate r (pairs: r's index among the rates, then the index in y of the positive part).  The kernel's context table holds its buffers: ctx[0] q,
    ctx[1] qd, ctx[13] the solution [qdd; lambda], ctx[14] the powers pw. */
 #include <math.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 typedef int (*eom_fn)(double t, double alpha, double beta, double **ctx);
 
 #define GIMBAL 1000  /* a body's ZXZ angle theta reached its singularity (|sin theta| < tol) */
+#define PULLING_LOAD 1001  /* a force on a constraint's load found the load negative (the contact would pull) */
 
 typedef struct {
     eom_fn eom;
@@ -33,7 +35,38 @@ typedef struct {
     int n_theta;
     double gimbal_tol;
     double *y_fail;     /* the state of an evaluation that failed */
+    const int *pairs;   /* n_pairs x (work rate index i, index jp in y of max(r_i, 0); jp + 1: min(r_i, 0)) */
+    int n_pairs;
+    const int *load_index;    /* the multipliers carrying a friction's load N = load_sign * lambda, */
+    const double *load_sign;  /* which must not be negative (LoadFriction.check_load) */
+    int n_loads;
 } Problem;
+
+/* g = event . y + (the body axis x of the angles at y[axis[0]..]) . y[axis[1] .. + 2]: a terminal
+   event linear in y, or a body's speed along its own x axis (a ski whose line turns: axis[2] 1 for
+   ZXZ angles, A = Rz(phi) Rx(theta) Rz(psi); 2 for Euler parameters, A = 2 [(p0^2 - 1/2) I + e e' + p0 e~]) */
+static double event_value(const double *event, const int *axis, const double *y, int m)
+{
+    double g = 0.0;
+    int i;
+    if (event != NULL) for (i = 0; i < m; i++) g += event[i] * y[i];
+    if (axis != NULL) {
+        const double *a = y + axis[0], *v = y + axis[1];
+        double e0, e1, e2;
+        if (axis[2] == 1) {
+            double cf = cos(a[0]), sf = sin(a[0]), ct = cos(a[1]), st = sin(a[1]), cp = cos(a[2]), sp = sin(a[2]);
+            e0 = cf * cp - sf * ct * sp;
+            e1 = sf * cp + cf * ct * sp;
+            e2 = st * sp;
+        } else {
+            e0 = 2.0 * (a[0] * a[0] + a[1] * a[1]) - 1.0;
+            e1 = 2.0 * (a[1] * a[2] + a[0] * a[3]);
+            e2 = 2.0 * (a[1] * a[3] - a[0] * a[2]);
+        }
+        g += e0 * v[0] + e1 * v[1] + e2 * v[2];
+    }
+    return g;
+}
 
 static int rhs(Problem *P, double t, const double *y, double *f)
 {
@@ -49,6 +82,11 @@ static int rhs(Problem *P, double t, const double *y, double *f)
     P->nfev++;
     r = P->eom(t, P->alpha, P->beta, P->ctx);
     if (r) { memcpy(P->y_fail, y, P->m * sizeof(double)); return r; }
+    for (r = 0; r < P->n_loads; r++)
+        if (P->load_sign[r] * P->ctx[13][n + P->load_index[r]] < 0.0) {
+            memcpy(P->y_fail, y, P->m * sizeof(double));
+            return PULLING_LOAD;
+        }
     memcpy(f, y + n, n * sizeof(double));
     memcpy(f + n, P->ctx[13], n * sizeof(double));
     if (P->m > 2 * n) {
@@ -65,6 +103,11 @@ static int rhs(Problem *P, double t, const double *y, double *f)
             w[P->nw] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             w[P->nw + 1] = fabs(v[0]);
             w[P->nw + 2] = fabs(v[1]);
+        }
+        for (i = 0; i < P->n_pairs; i++) {
+            double r = w[P->pairs[2 * i]];
+            f[P->pairs[2 * i + 1]] = r > 0.0 ? r : 0.0;
+            f[P->pairs[2 * i + 1] + 1] = r < 0.0 ? r : 0.0;
         }
     }
     return 0;
@@ -99,21 +142,27 @@ static double rms(const double *x, const double *scale, int m)
    (ts[0], ys[0..] the start), and, if Fs is not NULL, the step's interpolant coefficients to
    Fs[(k - 1) * 7 * m ..] (SciPy's Dop853DenseOutput F).  h_abs: the first step (<= 0: chosen
    as SciPy chooses it); on return the next step's size.  At most max_steps steps.
-   event (NULL: none): a terminal event g = event . y in the direction event_dir (as solve_ivp's
+   n_checked: the error norm and the first step see y[0 .. n_checked - 1] only (the signed works
+   after them are split by the caller: flags[k - 1] has bit p set when the stage rates of pair p
+   changed sign in step k).
+   event, axis (NULL: none; see event_value): a terminal event g in the direction event_dir (as solve_ivp's
    event.direction); the step in which g changes sign that way is the last, its interpolant in
    F_event (the root is found by the caller, on it, as solve_ivp finds it).
    Returns 0 at tf, 1 when max_steps were taken before tf (call again from the last state),
    4 at the event's step,
-   2 for a step below SciPy's smallest, 3 for max_eval evaluations used, GIMBAL, or the kernel's
+   2 for a step below SciPy's smallest, 3 for max_eval evaluations used, GIMBAL, PULLING_LOAD, or the kernel's
    non-zero code (its solve failed), with *t_fail the time of that evaluation and its state in
    work[23 m ..].  work holds 24 m doubles. */
 int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int npw, int cm, double alpha,
            double beta, double t0, double tf, const double *y0, double rtol, double atol, double max_step,
            double *h_abs_io, long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol,
-           const double *event, double event_dir, double *F_event, double *ts, double *ys, double *Fs,
-           long *n_steps, long *nfev, double *t_fail, double *work)
+           const double *event, const int *axis, double event_dir, double *F_event, double *ts, double *ys,
+           double *Fs, int n_checked, const int *pairs, int n_pairs, int *flags, const int *load_index,
+           const double *load_sign, int n_loads, long *n_steps, long *nfev, double *t_fail, double *work)
 {
-    Problem P = {eom, ctx, n, m, W, nw, npw, cm, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m};
+    Problem P = {eom, ctx, n, m, W, nw, npw, cm, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m,
+                 pairs, n_pairs, load_index, load_sign, n_loads};
+    const int mc = n_checked;
     double *K = work;                          /* N_STAGES_EXTENDED x m */
     double *y = K + N_STAGES_EXTENDED * m, *y_new = y + m, *ytmp = y_new + m, *err5 = ytmp + m, *err3 = err5 + m;
     double *scale = err3 + m, *f = scale + m;
@@ -129,21 +178,20 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
     if ((r = rhs(&P, t, y, f))) { *t_fail = t; *nfev = P.nfev; return r; }
     if (!(h_abs > 0.0)) {  /* Hairer's first step, as scipy.integrate._ivp.common.select_initial_step */
         double interval = fabs(tf - t0), d0, d1, d2, h0, h1;
-        for (i = 0; i < m; i++) scale[i] = atol + fabs(y[i]) * rtol;
-        d0 = rms(y, scale, m);
-        d1 = rms(f, scale, m);
+        for (i = 0; i < mc; i++) scale[i] = atol + fabs(y[i]) * rtol;
+        d0 = rms(y, scale, mc);
+        d1 = rms(f, scale, mc);
         h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
         if (h0 > interval) h0 = interval;
         for (i = 0; i < m; i++) ytmp[i] = y[i] + h0 * dir * f[i];
         if ((r = rhs(&P, t + h0 * dir, ytmp, K))) { *t_fail = t + h0 * dir; *nfev = P.nfev; return r; }
-        for (i = 0; i < m; i++) err5[i] = K[i] - f[i];
-        d2 = rms(err5, scale, m) / h0;
+        for (i = 0; i < mc; i++) err5[i] = K[i] - f[i];
+        d2 = rms(err5, scale, mc) / h0;
         if (d1 <= 1e-15 && d2 <= 1e-15) h1 = fmax(1e-6, h0 * 1e-3);
         else h1 = pow(0.01 / fmax(d1, d2), 1.0 / (ERROR_ESTIMATOR_ORDER + 1));
         h_abs = fmin(fmin(100 * h0, h1), fmin(interval, max_step));
     }
-    double g = 0.0;
-    if (event != NULL) for (i = 0; i < m; i++) g += event[i] * y[i];
+    double g = event_value(event, axis, y, m);
     while (dir * (tf - t) > 0) {
         double min_step = 10 * fabs(nextafter(t, dir * INFINITY) - t), h, t_new, error_norm;
         int accepted = 0, rejected = 0;
@@ -166,7 +214,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
                 y_new[i] = y[i] + h * d;
             }
             if ((r = rhs(&P, t + h, y_new, K + N_STAGES * m))) { *t_fail = t + h; *nfev = P.nfev; return r; }
-            for (i = 0; i < m; i++) {
+            for (i = 0; i < mc; i++) {
                 double a5 = 0.0, a3 = 0.0;
                 scale[i] = atol + fmax(fabs(y[i]), fabs(y_new[i])) * rtol;
                 for (j = 0; j <= N_STAGES; j++) { a5 += K[j * m + i] * E5[j]; a3 += K[j * m + i] * E3[j]; }
@@ -176,7 +224,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
                 e3 += a3 * a3;
             }
             if (e5 == 0.0 && e3 == 0.0) error_norm = 0.0;
-            else error_norm = fabs(h) * e5 / sqrt((e5 + 0.01 * e3) * m);
+            else error_norm = fabs(h) * e5 / sqrt((e5 + 0.01 * e3) * mc);
             if (error_norm < 1) {
                 double factor = error_norm == 0.0 ? MAX_FACTOR : fmin(MAX_FACTOR, SAFETY * pow(error_norm, exponent));
                 if (rejected) factor = fmin(1.0, factor);
@@ -189,9 +237,18 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
             if (P.nfev > max_eval) { *h_abs_io = h_abs; *n_steps = k; *nfev = P.nfev; *t_fail = t; return 3; }
         }
         int hit = 0;
-        if (event != NULL) {  /* solve_ivp's find_active_events */
-            double g_new = 0.0;
-            for (i = 0; i < m; i++) g_new += event[i] * y_new[i];
+        if (flags != NULL) {  /* which pairs' stage rates changed sign in this step */
+            int p;
+            flags[k] = 0;
+            for (p = 0; p < n_pairs; p++) {
+                const int jr = 2 * n + pairs[2 * p];
+                double lo = K[jr], hi = K[jr];
+                for (s = 1; s <= N_STAGES; s++) { lo = fmin(lo, K[s * m + jr]); hi = fmax(hi, K[s * m + jr]); }
+                if (lo < 0.0 && hi > 0.0) flags[k] |= 1 << p;
+            }
+        }
+        if (event != NULL || axis != NULL) {  /* solve_ivp's find_active_events */
+            double g_new = event_value(event, axis, y_new, m);
             {
                 int up = g <= 0 && g_new >= 0, down = g >= 0 && g_new <= 0;
                 hit = (up && event_dir > 0) || (down && event_dir < 0) || ((up || down) && event_dir == 0);

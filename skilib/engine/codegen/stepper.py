@@ -9,12 +9,14 @@ from ``scipy.integrate._ivp.dop853_coefficients`` when the library is built: a r
 takes SciPy's steps to rounding (the sums are formed in another order: the step times drift
 apart by rounding that the error estimate passes on, the states at equal times agree to
 rounding), and its interpolants are SciPy's ``Dop853DenseOutput`` of the same coefficients.
-A stroke's extra states (work rates, speed integrals) and a terminal event linear in y (the
-thesis skier's ṡ = e·Ṙ) are formed in the loop too (``skilib.strokes.stroke``).
+A stroke's extra states (work rates, speed integrals, the actuators' signed works) and its
+terminal event (the ski's speed ṡ = e·Ṙ, e fixed or the ski's own turning axis) are formed in
+the loop too (``skilib.strokes.stroke``).
 
 It integrates eq. 101 with Baumgarte's terms (eqs. 99–101) for a compiled system whose
-right-hand side is all in the kernel: no numeric inputs, no untraced force, no force on a
-load; a body whose ZXZ angle θ may reach 0 or π is watched as the compiled system watches it
+right-hand side is all in the kernel: no numeric inputs, no untraced force; a friction on a
+constraint's load is checked at every evaluation as the compiled system checks it (N ≥ 0, else
+its ``NegativeLoadError``); a body whose ZXZ angle θ may reach 0 or π is watched as the compiled system watches it
 (|sin θ| < ``gimbal_tol`` at any evaluation raises its ``GimbalLockError``).  ``why_not`` names
 what keeps a system out.
 """
@@ -73,7 +75,8 @@ def _library():
         lib.dop853.restype = ctypes.c_int
         i = ctypes.c_int
         lib.dop853.argtypes = [ptr, ptr, i, i, ptr, i, i, i, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
-                               ptr, i, dbl, ptr, dbl, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
+                               ptr, i, dbl, ptr, ptr, dbl, ptr, ptr, ptr, ptr, i, ptr, i, ptr, ptr, ptr, i, ptr, ptr,
+                               ptr, ptr]
         _LIB.append(lib)
     return _LIB[0]
 
@@ -88,8 +91,6 @@ def why_not(system) -> str | None:
                 "or force magnitude sympy cannot trace)")
     if system.numeric_forces:
         return f"forces {[f.name for f in system.numeric_forces]} are evaluated by the numeric engine"
-    if system.load_forces:
-        return f"forces {[f.name for f in system.load_forces]} on a constraint's load are checked after every solve"
     other = [b.name for b in system.gimbal_checked if b.rotation.__name__ != "ZXZ"]
     if other:
         return f"bodies {other} may reach their rotation's singularity, and only ZXZ angles are checked in C"
@@ -99,20 +100,28 @@ def why_not(system) -> str | None:
 class StepperRun(NamedTuple):
     """What ``dop853_steps`` returns: the accepted steps' times (the start first) and states
     [step, component]; with ``dense`` their interpolant coefficients F [step, 7, component]
-    (``scipy.integrate._ivp.rk.Dop853DenseOutput``), else None; the evaluations of eq. 101; and
+    (``scipy.integrate._ivp.rk.Dop853DenseOutput``), else None; the evaluations of eq. 101;
     ``event``: None, or (t_old, t, y_old, F) of the step in which the event changed sign (the
-    last step)."""
+    last step); ``pieces``: {step k: [(j, jp, poly, breaks), ...]} of the steps whose signed works
+    were split (``skilib.engine.integrators.SignedDense``)."""
     t: np.ndarray
     y: np.ndarray
     F: np.ndarray | None
     nfev: int
     event: tuple | None
+    pieces: dict = {}
+
+    def _step(self, k, t_old, t, y_old, F):
+        from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+        from ..integrators import SignedDense
+
+        d = Dop853DenseOutput(t_old, t, y_old, F)
+        return SignedDense(d, self.pieces[k], y_old) if k in self.pieces else d
 
     def event_step(self):
         """The interpolant of the step in which the event changed sign (None without one)."""
-        from scipy.integrate._ivp.rk import Dop853DenseOutput
-
-        return None if self.event is None else Dop853DenseOutput(*self.event)
+        return None if self.event is None else self._step(len(self.t) - 2, *self.event)
 
     def solution(self, t=None):
         """The steps' interpolants as SciPy's ``OdeSolution`` over the times ``t`` (default
@@ -123,21 +132,26 @@ class StepperRun(NamedTuple):
         if self.F is None:
             raise ValueError("solution: the steps were taken without dense=True")
         ts, Y = self.t, self.y
-        return OdeSolution(ts if t is None else t,
-                           [Dop853DenseOutput(ts[k], ts[k + 1], Y[k], self.F[k]) for k in range(len(ts) - 1)])
+        return OdeSolution(ts if t is None else t, [self._step(k, ts[k], ts[k + 1], Y[k], self.F[k])
+                                                    for k in range(len(ts) - 1)])
 
 
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
                  atol: float = 1e-6, max_step: float = np.inf, dense: bool = False, max_eval: int = 10**9,
-                 work_rates=None, cm: int | None = None, event=None, event_direction: float = 0.0,
-                 chunk: int = 512) -> StepperRun:
+                 work_rates=None, cm: int | None = None, event=None, event_axis=None, event_direction: float = 0.0,
+                 signed=(), chunk: int = 512) -> StepperRun:
     """Integrate y = [q; q̇; w] of the compiled ``system`` over ``t_span`` with DOP853 in C.
 
     Without ``work_rates`` y0 is [q; q̇].  A stroke's y0 carries its extra states w after them
     (``skilib.strokes.stroke``): their rates are ``work_rates`` @ the kernel's powers (an array
     [work, power]), then, if ``cm`` (the index of the centre of mass's x in q) is given, the
     centre of mass's |v|, |vx| and |vy|, then zeros.  ``event``: coefficients c of a terminal
-    event g = c · y, in ``event_direction`` (``solve_ivp``'s event.direction).  A system
+    event g = c · y, in ``event_direction`` (``solve_ivp``'s event.direction); ``event_axis``
+    (body, i_v): g gains the body's x axis · y[i_v: i_v + 3] (a ski's speed along its own line
+    when the line turns).  ``signed``: (i, jp) per actuator, i its work rate's row of
+    ``work_rates``, jp and jp + 1 the indices in y of its positive and negative works, which the
+    error norm does not see and which are split exactly in a step whose stage rates change sign
+    (``skilib.engine.integrators.signed_method``, the same split).  A system
     ``why_not`` refuses is a ``ValueError`` naming the reason; a failed step a ``StepperFailure``;
     a ZXZ singularity the system's ``GimbalLockError``."""
     reason = why_not(system)
@@ -155,40 +169,95 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     ev = None if event is None else np.ascontiguousarray(event, dtype=float)
     if ev is not None and ev.shape != (m,):
         raise ValueError(f"event: needs {m} coefficients, got shape {ev.shape}")
+    axis = None
+    if event_axis is not None:
+        body, i_v = event_axis
+        kind = {"ZXZ": 1, "EulerParameters": 2}.get(body.rotation.__name__)
+        if kind is None:
+            raise ValueError(f"event_axis: body '{body.name}' has rotation {body.rotation.__name__}, not ZXZ or Euler "
+                             "parameters")
+        axis = np.array([system.slice(body).start + 3, int(i_v), kind], dtype=np.intc)
+    signed = [(int(i), int(jp)) for i, jp in signed]
+    if len(signed) > 30:
+        raise ValueError(f"signed: at most 30 actuators, got {len(signed)}")
+    pairs = np.array(signed, dtype=np.intc).reshape(-1, 2)
+    n_checked = m - 2 * len(signed)
+    if signed and (pairs[:, 1].min() < n_checked or sorted(pairs[:, 1]) != list(range(n_checked, m, 2))):
+        raise ValueError(f"signed: the positive and negative works must be the last {2 * len(signed)} states")
+    loads = system.load_forces  # N = load_sign λ_k ≥ 0 at every evaluation, as the compiled system checks it
+    load_index = np.array([f.index for f in loads], dtype=np.intc)
+    load_sign = np.array([f.load_sign for f in loads], dtype=float)
     work = np.zeros(24 * m)
     theta = np.array([system.slice(b).start + 4 for b in system.gimbal_checked], dtype=np.intc)
     F_event = np.zeros((7, m))
     h = ctypes.c_double(0.0)
     n_steps, nfev, t_fail = ctypes.c_long(0), ctypes.c_long(0), ctypes.c_double(np.nan)
-    ts, Ys, Fs, total = [np.array([t0])], [y[None, :]], [], 0
+    dense = dense or bool(signed)  # a split step needs its interpolant
+    ts, Ys, Fs, flags, total = [np.array([t0])], [y[None, :]], [], [], 0
     t = t0
     while True:
         tb, yb = np.zeros(chunk + 1), np.zeros((chunk + 1, m))
         fb = np.zeros((chunk, 7, m)) if dense else None
+        flb = np.zeros(chunk, dtype=np.intc)
         status = lib.dop853(ctx_eom, ctx, n, m, W.ctypes.data, W.shape[0], W.shape[1] if W.size else 0,
                             -1 if cm is None else int(cm), float(alpha), float(beta), t, tf, y.ctypes.data,
                             float(rtol), float(atol), float(max_step), ctypes.byref(h), chunk, int(max_eval) - total,
                             theta.ctypes.data, len(theta), float(system.gimbal_tol),
-                            None if ev is None else ev.ctypes.data, float(event_direction), F_event.ctypes.data,
-                            tb.ctypes.data, yb.ctypes.data, fb.ctypes.data if dense else None,
-                            ctypes.byref(n_steps), ctypes.byref(nfev), ctypes.byref(t_fail), work.ctypes.data)
+                            None if ev is None else ev.ctypes.data, None if axis is None else axis.ctypes.data,
+                            float(event_direction), F_event.ctypes.data, tb.ctypes.data, yb.ctypes.data,
+                            fb.ctypes.data if dense else None, n_checked, pairs.ctypes.data, len(pairs),
+                            flb.ctypes.data if signed else None, load_index.ctypes.data, load_sign.ctypes.data,
+                            len(loads), ctypes.byref(n_steps), ctypes.byref(nfev),
+                            ctypes.byref(t_fail), work.ctypes.data)
         k = n_steps.value
         total += nfev.value
         ts.append(tb[1: k + 1])
         Ys.append(yb[1: k + 1])
         if dense:
             Fs.append(fb[:k])
+        flags.append(flb[:k])
         if status == 1:  # the chunk is full: go on from its last step, with the step size it chose
             t, y = float(tb[k]), yb[k].copy()
             continue
         if status == 1000:
             raise system.gimbal_error(t_fail.value, work[23 * m: 23 * m + n].copy())
+        if status == 1001:  # the compiled system's own check names the force, the row and the load
+            yf = work[23 * m: 23 * m + m]
+            system.evaluate(t_fail.value, yf[:n], yf[n: 2 * n], alpha, beta)
         if status not in (0, 4):
-            what = {2: "the step size fell below SciPy's smallest", 3: f"max_eval: {max_eval} evaluations used"}
+            what = {2: "the step size fell below SciPy's smallest", 3: f"max_eval: {max_eval} evaluations used",
+                    1001: "a friction's load went negative"}
             raise StepperFailure(f"DOP853 in C stopped at t = {t_fail.value:.6g} s: "
                                  f"{what.get(status, f'the kernel could not solve eq. 101 (code {status})')}",
                                  status, t_fail.value, total)
         break
-    t_all, Y = np.concatenate(ts), np.vstack(Ys)
+    t_all, Y, F = np.concatenate(ts), np.vstack(Ys), np.concatenate(Fs) if dense else None
+    pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if signed else {}
     hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
-    return StepperRun(t_all, Y, np.concatenate(Fs) if dense else None, total, hit)
+    return StepperRun(t_all, Y, F, total, hit, pieces)
+
+
+def _split_signed(t, Y, F, flags, pairs, n):
+    """The signed works of the steps whose stage rates changed sign, split as ``signed_method``
+    splits them (``split_signed_step``), and every later state's W⁺, W⁻ moved by the change (they
+    feed nothing back: rates, steps and the error norm do not see them).  Y is changed in place;
+    returns the pieces per step."""
+    from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+    from ..integrators import split_signed_step
+
+    pieces = {}
+    for k in np.nonzero(flags)[0]:
+        d = Dop853DenseOutput(t[k], t[k + 1], Y[k], F[k])
+        for p, (i, jp) in enumerate(pairs):
+            if not flags[k] >> p & 1:
+                continue
+            j = 2 * n + i
+            poly, breaks, wp, wn = split_signed_step(lambda tau: d(tau)[j], t[k], t[k + 1], Y[k, j], Y[k + 1, j])
+            # the step's unsplit increments, replaced by the split ones from here on
+            dp = Y[k, jp] + wp - Y[k + 1, jp]
+            dn = Y[k, jp + 1] + wn - Y[k + 1, jp + 1]
+            Y[k + 1:, jp] += dp
+            Y[k + 1:, jp + 1] += dn
+            pieces.setdefault(int(k), []).append((j, jp, poly, breaks))
+    return pieces

@@ -7,6 +7,7 @@ skating angle, the push plane) are written in the book's chapters "The skier mod
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
@@ -201,12 +202,14 @@ class SkierParams:
         return self.mass + self.ski_mass
 
     # -- the leg laws: the one place eqs. 187–188 are written ----------------------------
-    @property
+    # (built once per parameter set: a run asks for them at every output point; the parameters
+    # are frozen, so the cached law cannot go stale)
+    @functools.cached_property
     def leg_length_law(self) -> Polynomial:
         """ℓ(τ) = ℓ0 + C_ext τ [m] (eq. 187), a time function with its derivatives."""
         return linear(self.leg_extension0, self.c_ext)
 
-    @property
+    @functools.cached_property
     def leg_angle_law(self) -> Polynomial:
         """γ(τ) = γ0 + C_rot τ [rad] (eq. 188), the leg's inclination from the vertical."""
         return linear(math.radians(self.leg_angle0_deg), math.radians(self.c_rot_deg))

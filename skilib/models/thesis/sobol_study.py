@@ -33,7 +33,7 @@ SOBOL_OUTPUTS = ("mean_speed", "mean_power")
 #: rows per Dask task: a row takes ~60 ms, about what Dask spends on a task in the scheduler and
 #: the client, so one task per row would leave the workers half idle (measured: 14 rows/s on 2 workers)
 SOBOL_BATCH = 32
-SOBOL_FILE = Path(__file__).resolve().parents[3] / "data" / "sobol" / "thesis_sobol_N4096.parquet"
+SOBOL_FILE = Path(__file__).resolve().parents[3] / "data" / "sobol" / "thesis_sobol_N16384.parquet"
 
 
 def _run(design, scheduler=None, n_workers=None, progress=True):
@@ -49,7 +49,7 @@ def _run(design, scheduler=None, n_workers=None, progress=True):
     return out, runs.info
 
 
-def sobol_study(n: int = 4096, *, seed: int = SOBOL_SEED, scheduler=None, n_workers=None, progress=True):
+def sobol_study(n: int = 16384, *, seed: int = SOBOL_SEED, scheduler=None, n_workers=None, progress=True):
     """The Sobol design of ``SOBOL_RANGES`` at base size ``n`` (a power of 2), each row's periodic
     stroke run; returns (DataFrame of the factors and ``SOBOL_OUTPUTS``, the sweep's info)."""
     return _run(sobol_design(dict(SOBOL_RANGES), n, seed=seed), scheduler, n_workers, progress)
