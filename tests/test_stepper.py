@@ -124,6 +124,12 @@ def _both(monkeypatch, run):
     return a, run()
 
 
+#: the stroke means of |v_x|, |v_y| integrate a kink at each zero of v_x, v_y: there the two loops'
+#: steps, whose times differ by rounding δt ≈ 1e-6 s, make quadrature errors that differ by up to
+#: |v̇| h δt ≈ 1 m/s² × 0.02 s × 1e-6 s per kink, a few 1e-9 of the mean (not the loops' states)
+KINKED = {"mean_abs_vx": 1e-8, "mean_abs_vy": 1e-8}
+
+
 def _same_run(a, b, measured, who):
     """Every frame column (× its scale), every stroke's works, speeds and powers, and the events."""
     for c in [c for c in b.frame.columns if b.frame[c].dtype.kind == "f"]:
@@ -132,7 +138,7 @@ def _same_run(a, b, measured, who):
     for c in [c for c in b.strokes.columns if b.strokes[c].dtype.kind == "f" and b.strokes[c].notna().any()]:
         assert (a.strokes[c].isna() == b.strokes[c].isna()).all(), c
         measured.check(f"{who} stroke summaries, C steps vs solve_ivp", np.nanmax(np.abs(a.strokes[c] - b.strokes[c]))
-                       / max(1.0, np.nanmax(np.abs(b.strokes[c]))), 1e-9, "× scale", where=c)
+                       / max(1.0, np.nanmax(np.abs(b.strokes[c]))), KINKED.get(c, 1e-9), "× scale", where=c)
     assert len(a.events) == len(b.events)
     if len(b.events):
         measured.check(f"{who} event times, C steps vs solve_ivp", np.abs(a.events.tau.values - b.events.tau.values)
@@ -148,6 +154,15 @@ def test_the_free_skater_in_c_is_the_solve_ivp_run(monkeypatch, measured):
     a, b = _both(monkeypatch, lambda: sk.simulate_free(strokes=2))
     assert len(b.events) >= 1 and (b.strokes["work_leg_negative"] < 0).all()
     _same_run(a, b, measured, "free skater")
+
+
+def test_the_free_skater_with_poles_in_c_is_the_solve_ivp_run(monkeypatch, measured):
+    """With the poles: during their contact the phase may end early by the event X_B − X_T = 0,
+    watched in C beside the ski's speed; the run is solve_ivp's as above."""
+    p = sk.FreeSkaterParams(pole_force_max=150.0)
+    a, b = _both(monkeypatch, lambda: sk.simulate_free(p, strokes=2, v0=3.0))
+    assert (b.strokes["work_poles"] > 0).all()
+    _same_run(a, b, measured, "free skater with poles")
 
 
 def test_the_edged_skater_in_c_is_the_solve_ivp_run(monkeypatch, measured):

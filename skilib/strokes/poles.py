@@ -167,6 +167,7 @@ def pole_lift_event(model):
     def ev(t, y):
         return y[i] - x_tip
     ev.terminal, ev.direction = True, -1
+    ev.linear = (i, -x_tip)  # g = y[i] + offset: watched in compiled code too (``skilib.strokes.stroke``)
     return ev
 
 

@@ -9,8 +9,8 @@ multiplier is the static friction force).  A sliding segment ends at the event �
 next mode is the one whose acceleration is consistent (slide in the direction of the net
 driving force if it exceeds μ, else stick).  A stuck segment ends when the needed friction
 reaches μ.  The events are located by ``solve_ivp``, also with projection (``ProjectedRK``); a
-compiled segment the loop in C can take (``Stroke.in_c``: the thesis skier's sliding segments) is
-stepped there with SciPy's steps, and its event located the same way.
+compiled segment the loop in C can take (``Stroke.in_c``: the sliding segments of every skater,
+with Baumgarte's terms) is stepped there with SciPy's steps, and its events located the same way.
 
 The machinery serves any skier model with one ski on the snow (the thesis's skier, the free
 skater).  A model gives: ``nq``; ``system(mode, anchor=None)`` (mode ±1 sliding, 0 stuck at
@@ -278,12 +278,14 @@ class Stroke:
     def in_c(self, system, mode) -> bool:
         """Whether this segment is stepped in C (``skilib.engine.codegen.stepper``): a sliding
         segment of a compiled system the stepper takes, with DOP853 and Baumgarte's terms (or
-        none), no phase that may end early, and the ski's speed a constant row of q̇
+        none), a phase that may end early only by an event linear in y (``linear``: a pole's
+        contact), and the ski's speed a constant row of q̇
         (``ski_speed_row``: the thesis skier) or the ski's own axis · its velocity
         (``ski_speed_axis``: a ski whose line turns); otherwise ``solve_ivp`` steps it."""
         m = self.active
+        phase = m.phase_event(system) if hasattr(m, "phase_event") else None
         return (self.compiled and mode != 0 and self.integ.method == "DOP853" and not self.stab.projects
-                and (not hasattr(m, "phase_event") or m.phase_event(system) is None)
+                and (phase is None or hasattr(phase, "linear"))
                 and (hasattr(m, "ski_speed_row") or hasattr(m, "ski_speed_axis"))
                 and why_not(system) is None)
 
@@ -298,13 +300,15 @@ class Stroke:
         else:
             body, i = m.ski_speed_axis()
             axis = (body, n + i)
+        phase = m.phase_event(system) if hasattr(m, "phase_event") else None
+        event2 = None if phase is None else (*phase.linear, phase.direction)
         names = m.extra_states  # the actuators' W⁺, W⁻: split as signed_method splits them
         signed = [(ledger.names.index(a), 2 * n + names.index(f"{a}_positive")) for a in getattr(m, "actuators", ())]
         ig, budget = self.integ, self.budget
         try:
             run = dop853_steps(system, (tau, T), y, alpha=self.alpha, beta=self.beta, rtol=ig.rtol, atol=ig.atol,
                                max_step=ig.max_step, dense=dense, work_rates=ledger.W, cm=rows.cm, event=ev,
-                               event_axis=axis, event_direction=-mode, signed=signed,
+                               event_axis=axis, event_direction=-mode, event2=event2, signed=signed,
                                max_eval=budget.left + 1 if budget is not None else 10**12)
         except StepperFailure as exc:
             self.nfev += exc.nfev
@@ -315,14 +319,17 @@ class Stroke:
         if budget is not None:
             budget.charge_many(run.t[-1], run.nfev)
         t, Y = run.t, run.y
-        step = run.event_step()
+        step, hit = run.event_step(), False
         if step is not None:  # solve_ivp's solve_event_equation, on the event step's interpolant
-            root = brentq(lambda s: m.ski_speed(s, *np.split(step(s)[: 2 * n], 2)), step.t_old, step.t,
-                          xtol=4 * _EPS, rtol=4 * _EPS)
+            events = [(lambda s: m.ski_speed(s, *np.split(step(s)[: 2 * n], 2)), True),
+                      (lambda s: phase(s, step(s)), "phase")]
+            roots = [(brentq(g, step.t_old, step.t, xtol=4 * _EPS, rtol=4 * _EPS), what)
+                     for bit, (g, what) in zip((1, 2), events) if run.which & bit]
+            root, hit = min(roots, key=lambda r: r[0])  # the first of them ends the segment, as in solve_ivp
             t, Y = t.copy(), Y.copy()
             t[-1], Y[-1] = root, step(root)
         path = run.solution(t) if dense else None
-        return Segment(tau, float(t[-1]), mode, None, system, path, rows), Y[-1].copy(), run.event is not None
+        return Segment(tau, float(t[-1]), mode, None, system, path, rows), Y[-1].copy(), hit
 
     def run(self, y0, T, dense: bool = True):
         """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode)).

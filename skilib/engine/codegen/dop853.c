@@ -113,6 +113,13 @@ static int rhs(Problem *P, double t, const double *y, double *f)
     return 0;
 }
 
+/* whether g -> g_new is a sign change in the direction dir (scipy.integrate._ivp.ivp.find_active_events) */
+static int crossed(double g, double g_new, double dir)
+{
+    int up = g <= 0 && g_new >= 0, down = g >= 0 && g_new <= 0;
+    return (up && dir > 0) || (down && dir < 0) || ((up || down) && dir == 0);
+}
+
 /* stages s = first .. last - 1 of a step of size h from (t, y): K[s] = f(t + C[s] h, y + h sum_j A[s][j] K[j]) */
 static int stages(Problem *P, int first, int last, double t, double h, const double *y, double *K, double *ytmp,
                   double *t_fail)
@@ -146,7 +153,8 @@ static double rms(const double *x, const double *scale, int m)
    after them are split by the caller: flags[k - 1] has bit p set when the stage rates of pair p
    changed sign in step k).
    event, axis (NULL: none; see event_value): a terminal event g in the direction event_dir (as solve_ivp's
-   event.direction); the step in which g changes sign that way is the last, its interpolant in
+   event.direction); event2 (NULL: none): a second one, g2 = event2 . y + event2_off, in event2_dir
+   (a phase that may end early); *which: the events that changed sign in the last step (bits 1, 2); the step in which g changes sign that way is the last, its interpolant in
    F_event (the root is found by the caller, on it, as solve_ivp finds it).
    Returns 0 at tf, 1 when max_steps were taken before tf (call again from the last state),
    4 at the event's step,
@@ -156,7 +164,8 @@ static double rms(const double *x, const double *scale, int m)
 int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int npw, int cm, double alpha,
            double beta, double t0, double tf, const double *y0, double rtol, double atol, double max_step,
            double *h_abs_io, long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol,
-           const double *event, const int *axis, double event_dir, double *F_event, double *ts, double *ys,
+           const double *event, const int *axis, double event_dir, const double *event2, double event2_off,
+           double event2_dir, int *which, double *F_event, double *ts, double *ys,
            double *Fs, int n_checked, const int *pairs, int n_pairs, int *flags, const int *load_index,
            const double *load_sign, int n_loads, long *n_steps, long *nfev, double *t_fail, double *work)
 {
@@ -191,7 +200,8 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
         else h1 = pow(0.01 / fmax(d1, d2), 1.0 / (ERROR_ESTIMATOR_ORDER + 1));
         h_abs = fmin(fmin(100 * h0, h1), fmin(interval, max_step));
     }
-    double g = event_value(event, axis, y, m);
+    double g = event_value(event, axis, y, m), g2 = event2 != NULL ? event_value(event2, NULL, y, m) + event2_off : 0.0;
+    *which = 0;
     while (dir * (tf - t) > 0) {
         double min_step = 10 * fabs(nextafter(t, dir * INFINITY) - t), h, t_new, error_norm;
         int accepted = 0, rejected = 0;
@@ -249,12 +259,15 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
         }
         if (event != NULL || axis != NULL) {  /* solve_ivp's find_active_events */
             double g_new = event_value(event, axis, y_new, m);
-            {
-                int up = g <= 0 && g_new >= 0, down = g >= 0 && g_new <= 0;
-                hit = (up && event_dir > 0) || (down && event_dir < 0) || ((up || down) && event_dir == 0);
-            }
+            if (crossed(g, g_new, event_dir)) hit |= 1;
             g = g_new;
         }
+        if (event2 != NULL) {
+            double g_new = event_value(event2, NULL, y_new, m) + event2_off;
+            if (crossed(g2, g_new, event2_dir)) hit |= 2;
+            g2 = g_new;
+        }
+        *which = hit;
         if (Fs != NULL || hit) {  /* the step's interpolant (_dense_output_impl): three more stages */
             double *F = Fs != NULL ? Fs + k * INTERPOLATOR_POWER * m : F_event, *f_new = K + N_STAGES * m;
             if ((r = stages(&P, N_STAGES + 1, N_STAGES_EXTENDED, t, h, y, K, ytmp, t_fail))) { *nfev = P.nfev; return r; }

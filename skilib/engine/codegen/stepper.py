@@ -75,8 +75,8 @@ def _library():
         lib.dop853.restype = ctypes.c_int
         i = ctypes.c_int
         lib.dop853.argtypes = [ptr, ptr, i, i, ptr, i, i, i, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
-                               ptr, i, dbl, ptr, ptr, dbl, ptr, ptr, ptr, ptr, i, ptr, i, ptr, ptr, ptr, i, ptr, ptr,
-                               ptr, ptr]
+                               ptr, i, dbl, ptr, ptr, dbl, ptr, dbl, dbl, ptr, ptr, ptr, ptr, ptr, i, ptr, i, ptr, ptr,
+                               ptr, i, ptr, ptr, ptr, ptr]
         _LIB.append(lib)
     return _LIB[0]
 
@@ -103,13 +103,15 @@ class StepperRun(NamedTuple):
     (``scipy.integrate._ivp.rk.Dop853DenseOutput``), else None; the evaluations of eq. 101;
     ``event``: None, or (t_old, t, y_old, F) of the step in which the event changed sign (the
     last step); ``pieces``: {step k: [(j, jp, poly, breaks), ...]} of the steps whose signed works
-    were split (``skilib.engine.integrators.SignedDense``)."""
+    were split (``skilib.engine.integrators.SignedDense``); ``which``: the events that changed sign
+    in that step (bit 1 ``event``, bit 2 ``event2``)."""
     t: np.ndarray
     y: np.ndarray
     F: np.ndarray | None
     nfev: int
     event: tuple | None
     pieces: dict = {}
+    which: int = 0
 
     def _step(self, k, t_old, t, y_old, F):
         from scipy.integrate._ivp.rk import Dop853DenseOutput
@@ -139,7 +141,7 @@ class StepperRun(NamedTuple):
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
                  atol: float = 1e-6, max_step: float = np.inf, dense: bool = False, max_eval: int = 10**9,
                  work_rates=None, cm: int | None = None, event=None, event_axis=None, event_direction: float = 0.0,
-                 signed=(), chunk: int = 512) -> StepperRun:
+                 event2=None, signed=(), chunk: int = 512) -> StepperRun:
     """Integrate y = [q; q̇; w] of the compiled ``system`` over ``t_span`` with DOP853 in C.
 
     Without ``work_rates`` y0 is [q; q̇].  A stroke's y0 carries its extra states w after them
@@ -148,7 +150,8 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     centre of mass's |v|, |vx| and |vy|, then zeros.  ``event``: coefficients c of a terminal
     event g = c · y, in ``event_direction`` (``solve_ivp``'s event.direction); ``event_axis``
     (body, i_v): g gains the body's x axis · y[i_v: i_v + 3] (a ski's speed along its own line
-    when the line turns).  ``signed``: (i, jp) per actuator, i its work rate's row of
+    when the line turns).  ``event2``: (index i, offset, direction) of a second terminal event
+    g₂ = y[i] + offset (a phase that may end early: a pole's contact).  ``signed``: (i, jp) per actuator, i its work rate's row of
     ``work_rates``, jp and jp + 1 the indices in y of its positive and negative works, which the
     error norm does not see and which are split exactly in a step whose stage rates change sign
     (``skilib.engine.integrators.signed_method``, the same split).  A system
@@ -169,6 +172,14 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     ev = None if event is None else np.ascontiguousarray(event, dtype=float)
     if ev is not None and ev.shape != (m,):
         raise ValueError(f"event: needs {m} coefficients, got shape {ev.shape}")
+    ev2, ev2_off, ev2_dir = None, 0.0, 0.0
+    if event2 is not None:
+        i2, ev2_off, ev2_dir = int(event2[0]), float(event2[1]), float(event2[2])
+        if not 0 <= i2 < m:
+            raise ValueError(f"event2: its index {i2} is not in the state of {m} entries")
+        ev2 = np.zeros(m)
+        ev2[i2] = 1.0
+    which = ctypes.c_int(0)
     axis = None
     if event_axis is not None:
         body, i_v = event_axis
@@ -204,7 +215,8 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
                             float(rtol), float(atol), float(max_step), ctypes.byref(h), chunk, int(max_eval) - total,
                             theta.ctypes.data, len(theta), float(system.gimbal_tol),
                             None if ev is None else ev.ctypes.data, None if axis is None else axis.ctypes.data,
-                            float(event_direction), F_event.ctypes.data, tb.ctypes.data, yb.ctypes.data,
+                            float(event_direction), None if ev2 is None else ev2.ctypes.data, ev2_off, ev2_dir,
+                            ctypes.byref(which), F_event.ctypes.data, tb.ctypes.data, yb.ctypes.data,
                             fb.ctypes.data if dense else None, n_checked, pairs.ctypes.data, len(pairs),
                             flb.ctypes.data if signed else None, load_index.ctypes.data, load_sign.ctypes.data,
                             len(loads), ctypes.byref(n_steps), ctypes.byref(nfev),
@@ -234,7 +246,7 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     t_all, Y, F = np.concatenate(ts), np.vstack(Ys), np.concatenate(Fs) if dense else None
     pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if signed else {}
     hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
-    return StepperRun(t_all, Y, F, total, hit, pieces)
+    return StepperRun(t_all, Y, F, total, hit, pieces, which.value if status == 4 else 0)
 
 
 def _split_signed(t, Y, F, flags, pairs, n):
