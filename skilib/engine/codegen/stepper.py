@@ -16,8 +16,9 @@ the loop too (``skilib.strokes.stroke``).
 It integrates eq. 101 with Baumgarte's terms (eqs. 99–101) for a compiled system whose
 right-hand side is all in the kernel: no numeric inputs, no untraced force; a friction on a
 constraint's load is checked at every evaluation as the compiled system checks it (N ≥ 0, else
-its ``NegativeLoadError``); a body whose ZXZ angle θ may reach 0 or π is watched as the compiled system watches it
-(|sin θ| < ``gimbal_tol`` at any evaluation raises its ``GimbalLockError``).  ``why_not`` names
+its ``NegativeLoadError``); a body whose ZXZ angle θ may reach 0 or π is watched as the
+compiled system watches it (|sin θ| < ``gimbal_tol`` at any evaluation raises its
+``GimbalLockError``).  ``why_not`` names
 what keeps a system out.
 """
 from __future__ import annotations
@@ -151,10 +152,11 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     event g = c · y, in ``event_direction`` (``solve_ivp``'s event.direction); ``event_axis``
     (body, i_v): g gains the body's x axis · y[i_v: i_v + 3] (a ski's speed along its own line
     when the line turns).  ``event2``: (index i, offset, direction) of a second terminal event
-    g₂ = y[i] + offset (a phase that may end early: a pole's contact).  ``signed``: (i, jp) per actuator, i its work rate's row of
-    ``work_rates``, jp and jp + 1 the indices in y of its positive and negative works, which the
-    error norm does not see and which are split exactly in a step whose stage rates change sign
-    (``skilib.engine.integrators.signed_method``, the same split).  A system
+    g₂ = y[i] + offset (a phase that may end early: a pole's contact).  ``signed``: (i, jp) per
+    actuator, i its work rate's row of ``work_rates``, jp and jp + 1 the indices in y of its
+    positive and negative works, which the error norm does not see and which are split exactly
+    in a step whose stage rates change sign (``skilib.engine.integrators.signed_method``, the
+    same split).  A system
     ``why_not`` refuses is a ``ValueError`` naming the reason; a failed step a ``StepperFailure``;
     a ZXZ singularity the system's ``GimbalLockError``."""
     reason = why_not(system)
