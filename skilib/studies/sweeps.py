@@ -410,11 +410,16 @@ def _run_dask(records, task, scheduler, n_workers, bar, batch=1):
     try:
         workers = len(client.scheduler_info().get("workers", {}))
         params = dict(records)
-        chunks = [records[k: k + batch] for k in range(0, len(records), batch)]
-        futures = [client.submit(_run_batch, *task, chunk, crash_dir, pure=False) for chunk in chunks]
-        index = {f.key: chunk for f, chunk in zip(futures, chunks)}
-        results, retried = [], set()
-        pending = as_completed(futures)
+        index, results, retried = {}, [], set()
+        pending = as_completed()
+
+        def submit(rows):  # one task of these (run id, row) pairs
+            fut = client.submit(_run_batch, *task, rows, crash_dir, pure=False)
+            index[fut.key] = rows
+            pending.add(fut)
+
+        for k in range(0, len(records), batch):
+            submit(records[k: k + batch])
         for fut in pending:
             chunk = index.pop(fut.key)
             if fut.status == "finished":
@@ -423,27 +428,21 @@ def _run_dask(records, task, scheduler, n_workers, bar, batch=1):
                 fut.release()
                 bar.update(len(done))
                 continue
+            exc, i = fut.exception(), chunk[0][0]
+            fut.release()
             if len(chunk) > 1:  # a row of the batch killed its worker: its rows again one by one, to find it
-                for i, p in chunk:
-                    again = client.submit(_run_batch, *task, [(i, p)], crash_dir, pure=False)
-                    index[again.key] = [(i, p)]
-                    pending.add(again)
-                fut.release()
+                for row in chunk:
+                    submit([row])
                 continue
             # the task itself failed (a worker died): report it with the worker's reason, keep going
-            exc, i = fut.exception(), chunk[0][0]
             reason = _death_reason(crash_dir, i)
             if crash_dir is not None and not reason and i not in retried:
                 # it left no report: it did not kill the worker, it was queued on one that
                 # another row killed; run it again, once
                 retried.add(i)
-                again = client.submit(_run_batch, *task, [(i, params[i])], crash_dir, pure=False)
-                index[again.key] = [(i, params[i])]
-                pending.add(again)
-                fut.release()
+                submit([(i, params[i])])
                 continue
             results.append((i, "error", f"{type(exc).__name__}: {exc} (Dask task failed{reason})", {}))
-            fut.release()
             bar.update(1)
         return results, where, workers
     finally:

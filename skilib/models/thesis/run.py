@@ -36,7 +36,6 @@ import pandas as pd
 
 from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
-from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES
