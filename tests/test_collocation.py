@@ -42,6 +42,40 @@ def _order(errors):
 
 
 # --------------------------------------------------------------------------- the closed form
+def test_the_running_integral_is_simpsons_sum(measured):
+    """``HermiteSimpson.running_integral`` (the budget's energy accumulated interval by interval)
+    on a mesh of 7 intervals over [0, 1.3]: with the time itself as the integrand, ∫ t³ dt is
+    exact (Simpson's rule integrates cubics exactly), every partial sum w_k equals t_k⁴/4, and the
+    last equals ``simpson_rows``; ∫ t⁴ dt carries Simpson's error exactly, S − I = h⁴ T f⁗/2880
+    with h = T/N (f⁗ = 24 is constant)."""
+    import casadi as ca
+
+    from skilib.ocp.collocation import HermiteSimpson
+    from skilib.ocp.examples import SLIDER, sprung_slider
+    from skilib.engine.codegen.casadi_terms import casadi_terms
+
+    N, T = 7, 1.3
+    opti = ca.Opti()
+    hs = HermiteSimpson(opti, casadi_terms(sprung_slider()), N, T, controls=(opti.variable(1, N + 1),
+                                                                           opti.variable(1, N)))
+    tk, tm = hs.tau_knots, hs.tau_mid
+    for power, exact in ((3, lambda t: t**4 / 4), (4, lambda t: t**5 / 5)):
+        end, w = hs.running_integral(tk**power, tm**power)
+        # the slider at rest with no force satisfies the mesh's equations; w is then fixed by its rows
+        opti.set_initial(hs.Q[0, :], SLIDER["start"][0])
+        opti.subject_to(hs.V[:, 0] == 0)
+        opti.minimize(0)
+        opti.solver("ipopt", {"print_time": False}, {"print_level": 0, "sb": "yes", "tol": 1e-12})
+        wv = np.ravel(opti.solve().value(w))
+        want = exact(np.linspace(0.0, T, N + 1))
+        simpson = float(ca.evalf(hs.simpson_rows(tk**power, tm**power)))
+        if power == 3:
+            measured.check("running ∫t³ vs t⁴/4 at every knot", np.max(np.abs(wv - want)), 1e-14)
+            measured.check("running ∫t³ end vs simpson_rows", abs(wv[-1] - simpson), 1e-14)
+        else:
+            err = (T / N) ** 4 * T / 2880 * 24  # S − I of Simpson on N panels of width h = T/N
+            measured.check("running ∫t⁴ end − T⁵/5 vs Simpson's error term", abs((wv[-1] - want[-1]) - err), 1e-14)
+            measured.check("running ∫t⁴ end vs simpson_rows", abs(wv[-1] - simpson), 1e-14)
 def test_a_least_effort_transfer_converges_to_its_closed_form(measured):
     """The least ∫F² dt moving a sprung, damped slider between two states of rest, collocated on
     4 meshes, converges to the closed form dᵀW⁻¹d at fourth order, its force to u*(t) at second

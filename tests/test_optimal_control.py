@@ -25,7 +25,7 @@ pytest.importorskip("casadi")
 from skilib.engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis  # noqa: E402
 from skilib.models.free.collocation import FreeControlCaps  # noqa: E402
 from skilib.ocp import optimal_control  # noqa: E402
-from skilib.ocp.control import jerk_gram  # noqa: E402
+from skilib.ocp.control import coarse_mesh, jerk_gram, refine_knots  # noqa: E402
 
 
 def test_the_quintic_hermite_basis_interpolates_its_six_end_values(measured):
@@ -34,6 +34,28 @@ def test_the_quintic_hermite_basis_interpolates_its_six_end_values(measured):
     ends = np.array([[quintic_basis(s, d)[i] for s in (0.0, 1.0) for d in range(3)] for i in range(6)])
     measured.check("basis end values vs the identity", np.abs(ends - np.eye(6)), 1e-15)
     assert QUINTIC_HERMITE.shape == (6, 6)
+
+
+def test_coarse_splines_are_splines_of_the_finer_knots(rng, measured):
+    """``refine_knots``: two laws' splines on 5 random-valued knots over [0, 0.9] s, given on 25
+    knots, are the same functions: value, rate and acceleration agree at 200 random times to
+    rounding (a quintic on a coarse interval is its own Hermite interpolant on every finer one).
+    That is what lets a coarse free-control solution start the fine program exactly.  A count of
+    knots that is not a multiple is refused by name; ``coarse_mesh`` keeps the intervals per
+    spline interval."""
+    T, Kc, K = 0.9, 5, 25
+    z = rng.normal(size=(Kc + 1, 6))
+    fine = refine_knots(z, T, K)
+    t = rng.uniform(0.0, T, 200)
+    for i in range(2):
+        a = QuinticSpline(np.linspace(0, T, Kc + 1), z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
+        b = QuinticSpline(np.linspace(0, T, K + 1), fine[:, 3 * i], fine[:, 3 * i + 1], fine[:, 3 * i + 2])
+        diff = np.array([np.subtract(a(x), b(x)) for x in t]) / np.abs(z).max()
+        measured.check(f"law {i}: refined spline − coarse (f, ḟ, f̈), relative", np.abs(diff), 1e-11)
+    with pytest.raises(ValueError, match="K: must be a multiple"):
+        refine_knots(z, T, 12)
+    assert coarse_mesh(100, 25) == (20, 5) and coarse_mesh(40, 10) == (20, 5)
+    assert coarse_mesh(20, 5) is None and coarse_mesh(24, 12) is None
 
 
 def test_a_quintic_spline_reproduces_a_quintic_and_is_c2(rng, measured):
@@ -104,6 +126,18 @@ def test_free_control_is_resimulated_and_no_slower_than_the_laws(control, measur
     measured.check("re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
     measured.check("budget power vs the budget", abs(s.budget_power / 600.0 - 1), 1e-9, "rel.")
     measured.exceeds("free control's speed + penalty − the law-based speed", s.gain + s.penalty + 1e-9, 0.0, "m/s")
+
+
+def test_free_control_is_the_same_on_every_run(control):
+    """Solved again (the law-based start found again, the program built before reused), free
+    control takes the same iterations to the same bits: IPOPT's MUMPS runs on one BLAS thread
+    (``skilib.ocp.stroke.one_blas_thread``; with a thread per core the summation order changed
+    the iterates, measured at 100 intervals: 124 against 385 iterations from one start)."""
+    again = optimal_control("free", 600.0, nodes=20, control_nodes=5, starts=0)
+    assert again.iterations == control.iterations
+    assert again.progress_speed == control.progress_speed
+    for k in ("q", "v", "lam", "u"):
+        np.testing.assert_array_equal(again.trajectory[k], control.trajectory[k])
 
 
 def test_free_control_meets_the_touch_down_conditions(control, measured):

@@ -31,9 +31,11 @@ status and the largest constraint violation at its last iterate.
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -42,7 +44,7 @@ from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
-           "resimulation_error", "check_budget"]
+           "resimulation_error", "check_budget", "one_blas_thread"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
@@ -200,32 +202,40 @@ class PowerBudget:
     midpoints is split p = p⁺ − p⁻ with p± ≥ 0 variables, W± = Simpson(p±), and E = Σ W⁺ or
     Σ (W⁺/η⁺ + W⁻/η⁻).  At a solution the split is complementary (min(p⁺, p⁻) = 0: a budget
     spent on both at once buys nothing), which ``complementarity`` measures; W± then integrate
-    max(±p, 0) with an error O(h²) where p changes sign, beside O(h⁴) elsewhere."""
+    max(±p, 0) with an error O(h²) where p changes sign, beside O(h⁴) elsewhere.
+
+    E is Simpson's sum accumulated interval by interval (``HermiteSimpson.running_integral``),
+    so the budget's row stays local; ``work`` (the net work, reported) is the sum itself."""
 
     def __init__(self, opti, hs, adapter, kind: str):
         ca = require_casadi()
-        self.kind, self.parts = kind, []
+        self.kind, self.parts, self.hs = kind, [], hs
         self.work = adapter.work(hs)
         if kind == "net":
-            self.energy = self.work
-            return
-        eta_p, eta_n = adapter.efficiencies()
-        E = 0
-        for name in adapter.actuators:
-            f = hs.one_point(adapter.actuator_power(name))
-            pk, pm = hs.point(f, knots=True), hs.point(f, knots=False)
-            Pk, Nk = opti.variable(1, hs.N + 1), opti.variable(1, hs.N + 1)
-            Pm, Nm = opti.variable(1, hs.N), opti.variable(1, hs.N)
-            opti.subject_to(ca.vec(pk - Pk + Nk) == 0)
-            opti.subject_to(ca.vec(pm - Pm + Nm) == 0)
-            opti.subject_to(ca.vec(ca.horzcat(Pk, Nk, Pm, Nm)) >= 0)
-            Wp, Wn = hs.simpson_rows(Pk, Pm), hs.simpson_rows(Nk, Nm)
-            E = E + (Wp if kind == "positive" else Wp / eta_p + Wn / eta_n)
-            self.parts.append((pk, pm, Pk, Nk, Pm, Nm))
-        self.energy = E
+            fs = [hs.one_point(adapter.actuator_power(a)) for a in adapter.net_actuators]
+            fk, fm = (sum(hs.point(f, knots=k) for f in fs) for k in (True, False))
+        else:
+            eta_p, eta_n = adapter.efficiencies()
+            fk = fm = 0
+            for name in adapter.actuators:
+                f = hs.one_point(adapter.actuator_power(name))
+                pk, pm = hs.point(f, knots=True), hs.point(f, knots=False)
+                Pk, Nk = opti.variable(1, hs.N + 1), opti.variable(1, hs.N + 1)
+                Pm, Nm = opti.variable(1, hs.N), opti.variable(1, hs.N)
+                opti.subject_to(ca.vec(pk - Pk + Nk) == 0)
+                opti.subject_to(ca.vec(pm - Pm + Nm) == 0)
+                opti.subject_to(ca.vec(ca.horzcat(Pk, Nk, Pm, Nm)) >= 0)
+                if kind == "positive":
+                    fk, fm = fk + Pk, fm + Pm
+                else:
+                    fk, fm = fk + Pk / eta_p + Nk / eta_n, fm + Pm / eta_p + Nm / eta_n
+                self.parts.append((pk, pm, Pk, Nk, Pm, Nm))
+        self.rates = (fk, fm)
+        self.energy, self.running = hs.running_integral(fk, fm)
 
     def initial(self, opti, p) -> None:
-        """Start the split at max(±p, 0) of the initial guess."""
+        """Start the split at max(±p, 0) of the initial guess, and the accumulated energy at the
+        guess's running sum."""
         ca = require_casadi()
         for pk, pm, Pk, Nk, Pm, Nm in self.parts:
             f = ca.Function("p", [opti.x, opti.p], [pk, pm])
@@ -233,6 +243,9 @@ class PowerBudget:
             for var, val in ((Pk, np.maximum(vk, 0)), (Nk, np.maximum(-vk, 0)), (Pm, np.maximum(vm, 0)),
                              (Nm, np.maximum(-vm, 0))):
                 opti.set_initial(var, val)
+        f = ca.Function("w", [opti.x, opti.p], [self.hs.interval_sums(*self.rates)])
+        dw = np.ravel(np.asarray(f(opti.debug.value(opti.x, opti.initial()), p), dtype=float))
+        opti.set_initial(self.running, np.concatenate([[0.0], np.cumsum(dw)]))
 
     def complementarity(self):
         """max min(p⁺, p⁻) over the actuators and points [W] (0 for "net")."""
@@ -249,6 +262,25 @@ def check_budget(budget) -> str:
     return budget
 
 
+def one_blas_thread(ca) -> bool:
+    """Put the OpenBLAS that CasADi's wheel bundles for IPOPT's MUMPS (loaded with the IPOPT
+    plugin) on one thread; True if it was found.
+
+    With its default of one thread per core, MUMPS's dense kernels on this project's programs
+    (≈ 10⁴ variables, banded) gain nothing and spin: measured on 2 cores, free control at 100
+    intervals spent 109 s of system time in 166 s of IPOPT, and the threads' summation order
+    changed the iterates (385 iterations instead of 124 from the same start), so a solve was not
+    reproducible.  On one thread IPOPT's path is the same on every run.  The numpy's own BLAS
+    is a separate library, untouched."""
+    for path in sorted(Path(ca.__file__).parent.glob("libcasadi-tp-openblas*")):
+        try:
+            ctypes.CDLL(str(path)).openblas_set_num_threads(1)
+        except (OSError, AttributeError):
+            continue
+        return True
+    return False
+
+
 class MeshProgram:
     """A nonlinear program stated in a ``casadi.Opti`` around a ``HermiteSimpson`` mesh ``hs``:
     ``compile`` expands it to CasADi's SX graph once (its exact Jacobian and Hessian) and builds
@@ -263,6 +295,7 @@ class MeshProgram:
         f, g = nlp(xs, ps)
         self.solver = ca.nlpsol(name, "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
                                 {"print_time": False, "error_on_fail": False, "ipopt": opts})
+        one_blas_thread(ca)
         self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
         self.n_extra = len(extra)
         self.out = ca.Function("out", [opti.x, opti.p],
