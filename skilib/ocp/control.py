@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.codegen.casadi_terms import require_casadi
-from ..engine.timefunctions import QUINTIC_HERMITE, quintic_basis
+from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 from .stroke import IPOPT_OPTIONS, MeshProgram, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
@@ -72,9 +72,9 @@ DEFAULT_SMOOTHNESS = 1e-6
 #: iterate far from it: the objective wandered to the wrong sign and back); MUMPS without its own
 #: scaling (the program's rows are scaled by the force scale and the budget); and the scaled KKT
 #: error to 1e-9 (at 1e-10 the last iterations only shuffle rounding on the flat ridge of the
-#: optimum).  Measured on the free skater at 600 W metabolic, 100 intervals, splines on 25, from
-#: its law-based start: 33 iterations in 6 s, against 500 (the limit) in 190 s with the defaults;
-#: the speeds agree to 6e-9 (relative)
+#: optimum).  Measured on the free skater at 600 W metabolic, 100 intervals, splines on 25,
+#: started from its law-based optimum on 20 intervals: 33 iterations in 6 s, against 500 (the
+#: limit) in 190 s with ``IPOPT_OPTIONS`` alone; the speeds agree to 6e-9 (relative)
 CONTROL_IPOPT = {"tol": 1e-9, "mu_init": 1e-5, "mumps_scaling": 0}
 
 
@@ -176,9 +176,8 @@ class _ControlProgram(MeshProgram):
             f, fd, fdd = (self.Z[3 * i + j, :] for j in range(3))
             c = [f[:, :-1], hc * fd[:, :-1], hc**2 * fdd[:, :-1], f[:, 1:], hc * fd[:, 1:], hc**2 * fdd[:, 1:]]
             C = ca.vertcat(*c)
-            # each control interval's ∫ f‴² dt over its own copy of T: the penalty's mean (1/T)∫ stays
-            # local to the interval, so no row of the program's Hessian is dense (one shared T
-            # would couple it with every knot, and building the exact Hessian takes longer)
+            # each control interval's ∫ f‴² dt over its own copy of T (all equal): the mean (1/T)∫
+            # stays local to the interval, and no row of the program's Hessian runs through every knot
             jerk = jerk + ca.sum1(C * (G @ C)) / (hc**5 * Tc)
             for d in range(3):
                 # values at every point of every control interval: (2r + 1) × K, then in time order
@@ -245,8 +244,6 @@ def refine_knots(z: np.ndarray, T: float, K: int) -> np.ndarray:
     evenly over [0, T]) given at K + 1 even knots, K a multiple of Kc: the same C² piecewise
     quintics exactly, since a quintic on a coarse interval is its own quintic Hermite interpolant
     on every finer one."""
-    from ..engine.timefunctions import QuinticSpline
-
     Kc = len(z) - 1
     if K % Kc:
         raise ValueError(f"K: must be a multiple of the coarse knots' intervals ({Kc}), got {K}")

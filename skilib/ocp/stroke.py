@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,14 +272,19 @@ def one_blas_thread(ca) -> bool:
     intervals spent 109 s of system time in 166 s of IPOPT, and the threads' summation order
     changed the iterates (385 iterations instead of 124 from the same start), so a solve was not
     reproducible.  On one thread IPOPT's path is the same on every run.  The numpy's own BLAS
-    is a separate library, untouched."""
+    is a separate library, untouched.
+
+    The wheel holds the library under several names as copies, not links; only the one already
+    loaded is set (RTLD_NOLOAD: a copy opened afresh would be a second, unused OpenBLAS)."""
+    found = False
     for path in sorted(Path(ca.__file__).parent.glob("libcasadi-tp-openblas*")):
         try:
-            ctypes.CDLL(str(path)).openblas_set_num_threads(1)
+            lib = ctypes.CDLL(str(path), mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+            lib.openblas_set_num_threads(1)
         except (OSError, AttributeError):
             continue
-        return True
-    return False
+        found = True
+    return found
 
 
 class MeshProgram:
