@@ -116,7 +116,10 @@ class ControlSolution:
       expansion and exact derivatives; 0 when a program of the same structure, mesh, caps and
       options was built before in this process) [s]; solve_time is IPOPT's.
     - coarse : the coarser mesh's solve that started this one (``coarse_mesh``: nodes,
-      control_nodes, iterations, solve_time, speed), or {} (started from ``law_based``).
+      control_nodes, iterations, solve_time, speed; fine_status, IPOPT's status of the fine
+      program from it; restarted: whether the fine program, not solved from it, was solved again
+      from ``law_based``, with fine_iterations and fine_time of the failed solve), or {} (started
+      from ``law_based``, on a mesh with no coarser one, or the coarse program not solved).
     """
 
     progress_speed: float
@@ -354,6 +357,13 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     if coarse is not None and not coarse["solved"]:
         coarse = None
     sol = program.solve(power, start, coarse)
+    if coarse is not None:
+        coarse = dict(nodes=mesh[0], control_nodes=mesh[1], iterations=coarse["iterations"],
+                      solve_time=coarse["time"], speed=coarse["speed"], fine_status=sol["status"], restarted=False)
+        if not sol["solved"]:
+            # IPOPT did not finish from the coarse solution: solve again from the law-based start
+            coarse.update(restarted=True, fine_iterations=sol["iterations"], fine_time=sol["time"])
+            sol = program.solve(power, start)
     laws = adapter.spline_laws(sol["traj"])
     res = adapter.resimulate_laws(sol["T"], laws, sol["traj"]) if sol["solved"] else {}
     err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
@@ -370,6 +380,4 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                            resimulated=res, resimulation_error=err,
                            resimulation_ok=bool(err <= resimulation_tol), laws=laws, trajectory=sol["traj"],
                            law_seconds=law_seconds, build_seconds=build_seconds,
-                           coarse={} if coarse is None else dict(nodes=mesh[0], control_nodes=mesh[1],
-                                                                 iterations=coarse["iterations"],
-                                                                 solve_time=coarse["time"], speed=coarse["speed"]))
+                           coarse=coarse or {})
