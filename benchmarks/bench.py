@@ -283,7 +283,8 @@ def bench_control(powers=(400.0, 500.0, 600.0, 700.0, 800.0), nodes=100, control
                      "restarted": bool(c.get("restarted", False)),
                      "law_seconds": s.law_seconds, "build_seconds": s.build_seconds, "iterations": s.iterations,
                      "status": s.status, "speed": s.progress_speed, "law_based_speed": s.law_based.progress_speed,
-                     "gain": s.gain_relative, "resimulation_error": s.resimulation_error, "success": s.success})
+                     "gain": s.gain_relative, "resimulation_error": s.resimulation_error, "success": s.success,
+                     "caps_binding": [k for k, v in s.caps_active.items() if v["active"]]})
     return {"powers": rows, "nodes": nodes, "control_nodes": control_nodes,
             "front_seconds": sum(r["seconds"] for r in rows)}
 
