@@ -55,7 +55,7 @@ VERIFICATION_FILES = (
     "test_impact.py", "test_load_friction.py", "test_edge_skater.py", "test_optimum_ridge.py",
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
-    "test_edge_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
+    "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -123,10 +123,11 @@ EXEMPT = {
         "test_a_program_ipopt_does_not_solve_is_not_an_optimum": "IPOPT's status is reported: no error to measure",
         "test_bad_arguments_are_named": _EXCEPTIONS,
         "test_collocation_refuses_what_it_does_not_transcribe": _EXCEPTIONS,
-        "test_poles_are_refused_by_name": _EXCEPTIONS,
+    },
+    "test_poles_collocation.py": {
+        "test_what_collocation_does_not_transcribe_with_poles_is_named": _EXCEPTIONS,
     },
     "test_edge_collocation.py": {
-        "test_poles_are_refused_by_name": _EXCEPTIONS,
         "test_a_model_without_a_transcription_is_named": _EXCEPTIONS,
         "test_free_control_names_a_wrong_caps_class": _EXCEPTIONS,
         "test_a_stroke_from_a_touchdown_state_refuses_bad_input_by_name": _EXCEPTIONS,
@@ -265,7 +266,7 @@ SECTIONS = (
              "test_edge_compiled.py", "test_stepper.py")),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
-            ("test_collocation.py", "test_edge_collocation.py", "test_optimal_control.py")),
+            ("test_collocation.py", "test_edge_collocation.py", "test_poles_collocation.py", "test_optimal_control.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),
     Section("sensitivity", "Sensitivity analysis", ("test_sensitivity.py", "test_sobol_study.py")),
 )

@@ -20,7 +20,6 @@ less what the finest mesh's rounding takes).  The shooting steady state's own er
 The optimality check differences steady states at a step of 1e-4 of each parameter's range:
 truncation ≈ 1e-8 of the gradient, the steady states' noise 1e-10/1e-4 ≈ 1e-6 m/s per unit.
 """
-import math
 
 import numpy as np
 import pytest
@@ -215,9 +214,3 @@ def test_collocation_refuses_what_it_does_not_transcribe(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         optimize_technique(**args)
-
-
-def test_poles_are_refused_by_name():
-    with pytest.raises(ValueError, match="pole_force_max"):
-        FreeStroke(sk.FreeSkaterParams(pole_force_max=100.0, pole_start=0.1))
-    assert math.isfinite(FreeStroke().terms.nu)

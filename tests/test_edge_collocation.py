@@ -144,11 +144,6 @@ def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(
         assert nu > -1e-6 * abs(coef[0]), (k, nu)
 
 
-def test_poles_are_refused_by_name():
-    with pytest.raises(ValueError, match="pole_force_max"):
-        EdgeStroke(sk.EdgeSkaterParams(pole_force_max=100.0, pole_start=0.1, cm_height=0.834))
-
-
 def test_a_model_without_a_transcription_is_named():
     with pytest.raises(ValueError, match="method"):
         optimize_technique("thesis", power=200.0, method="collocation", starts=1)

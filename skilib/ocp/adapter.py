@@ -95,8 +95,7 @@ class SkiStroke:
         ca = require_casadi()
         p, N = self.base, hs.N
         hs.on_rows(0)
-        opti.subject_to(hs.Q[0, 0] == 0)
-        opti.subject_to(hs.Q[1, 0] == 0)
+        self.pin(opti, hs)
         v_end = hs.V[:, N]
         S3 = ca.DM(np.diag(MIRROR[:3]))
         vc = S3 @ (p.body_mass * v_end[self.cm] + p.ski_mass * v_end[0:3]) / (p.body_mass + p.ski_mass)
@@ -105,6 +104,52 @@ class SkiStroke:
         nu = opti.variable(self.terms.nc)
         opti.subject_to(T0["M"] @ (hs.V[:, 0] - qd_c) + T0["Cq"].T @ nu == 0)
         self.start_conditions(opti, hs, x)
+
+    def pin(self, opti, hs) -> None:
+        """Fix the stroke's place on the snow, which nothing else in its equations fixes: the
+        ski's origin at X = Y = 0 at τ = 0."""
+        opti.subject_to(hs.Q[0, 0] == 0)
+        opti.subject_to(hs.Q[1, 0] == 0)
+
+    def shift_guess(self, tau, q) -> np.ndarray:
+        """A guess's coordinates (points × n at the times ``tau``) moved along X and Y to be
+        pinned as ``pin`` pins the program: the ski's origin at X = Y = 0 at τ = 0."""
+        q = q.copy()
+        xy = q[0, 0:2].copy()
+        q[:, 0:2] -= xy
+        q[:, self.cm.start:self.cm.start + 2] -= xy
+        return q
+
+    def guess_from_frame(self, model, frame, nodes: int, T: float) -> dict:
+        """A first guess on the 2N + 1 points of ``mesh(nodes)`` from a shooting stroke's ``frame``
+        (stroke time T) of ``model``: its coordinates and velocities interpolated and pinned as the
+        program is (``shift_guess``), with the accelerations and multipliers of the numeric engine
+        there (``point_system``: the system that holds at each time)."""
+        tau = self.mesh(nodes).times(T)
+        tau_f = frame["tau"].to_numpy()
+        q = np.column_stack([np.interp(tau, tau_f, frame[f"q{i}"]) for i in range(model.nq)])
+        v = np.column_stack([np.interp(tau, tau_f, frame[f"qd{i}"]) for i in range(model.nq)])
+        system = self.point_system(model, frame)
+        ev = [system(t).evaluate(float(t), qi, vi) for t, qi, vi in zip(tau, q, v)]
+        return dict(s=tau / T, q=self.shift_guess(tau, q), v=v, a=np.array([e.qdd for e in ev]),
+                    lam=np.array([e.lam for e in ev]))
+
+    def point_system(self, model, frame):
+        """τ → the system of ``model`` that holds at τ in its shooting stroke ``frame``: the sliding
+        ski's (friction mode +1) throughout."""
+        system = model.system(1)
+        return lambda tau: system
+
+    def mesh(self, nodes: int):
+        """The mesh of ``nodes`` intervals (``skilib.ocp.mesh.PhasedMesh``): even here."""
+        from .mesh import PhasedMesh
+
+        return PhasedMesh(nodes)
+
+    def program_key(self, nodes: int) -> tuple:
+        """What a program of this stroke on ``nodes`` intervals bakes in: ``structure_key`` and
+        its mesh's phases."""
+        return self.structure_key() + (self.mesh(nodes).key(),)
 
     def start_conditions(self, opti, hs, x) -> None:
         """What the model's touch-down says of the start's pose beyond its rows (nothing here)."""

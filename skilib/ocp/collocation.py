@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.codegen.casadi_terms import CasadiTerms, require_casadi
+from .mesh import PhasedMesh
 
 __all__ = ["HermiteSimpson"]
 
@@ -53,6 +54,8 @@ class HermiteSimpson:
     - c : the parameters (default ``terms.params``), numbers.
     - force_scale : the multipliers' scale [N] (they are ``force_scale`` × variables of order 1,
       and the dynamics' residual is divided by it), e.g. the body's weight.
+    - mesh : a ``skilib.ocp.mesh.PhasedMesh`` of ``nodes`` intervals whose knots fall on fixed
+      times (a force switching on and off); default the even mesh, h = T/N.
 
     ``Q``, ``V``, ``A``, ``L`` are the knots' variables (n or m × (N + 1)); ``Qm``, ``Vm``
     (expressions), ``Am``, ``Lm`` the midpoints'; ``tau_knots``, ``tau_mid`` their times and
@@ -60,7 +63,7 @@ class HermiteSimpson:
     """
 
     def __init__(self, opti, terms: CasadiTerms, nodes: int, T, *, controls=None, c=None, t0=0.0,
-                 force_scale: float = 1.0):
+                 force_scale: float = 1.0, mesh=None):
         ca = require_casadi()
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 2:
             raise ValueError(f"nodes: must be an integer ≥ 2 (the mesh's intervals), got {nodes!r}")
@@ -72,9 +75,10 @@ class HermiteSimpson:
             raise ValueError(f"T: must be a duration or a row of one per interval (1 × {N}), got {rows[0]} × {rows[1]}")
         # a row of durations keeps a free T local to each interval (the caller makes them equal):
         # the program's Jacobian and Hessian stay banded, none of their rows dense
-        self.h = h = T / N
+        if mesh is not None and mesh.N != N:
+            raise ValueError(f"mesh: has {mesh.N} intervals, the collocation {N}")
         self.T = T if rows == (1, 1) else T[0, 0]
-        h_knots = h if rows == (1, 1) else ca.horzcat(h, h[0, N - 1])
+        self.mesh = mesh if mesh is not None else PhasedMesh(N)
         self.Q, self.V = opti.variable(n, N + 1), opti.variable(n, N + 1)
         # the multipliers are variables scaled by ``force_scale`` (forces of ~1e3 N beside
         # coordinates of ~1 m make IPOPT's steps poorly conditioned), as is the dynamics' residual
@@ -85,8 +89,17 @@ class HermiteSimpson:
         self.hol = list(terms.holonomic)
         self.G = opti.variable(len(self.hol), N) if self.hol else None
         self.Mu = opti.variable(m, N)
-        self.tau_knots = t0 + h_knots * ca.DM(np.arange(N + 1)).T
-        self.tau_mid = t0 + h * ca.DM(np.arange(N) + 0.5).T
+        if self.mesh.phased:
+            # knots at the phases' breaks (``PhasedMesh``): each interval its own start and width
+            starts, self.h = mesh.intervals(T)
+            h = self.h
+            self.tau_knots = t0 + ca.horzcat(starts, starts[0, N - 1] + h[0, N - 1])
+            self.tau_mid = t0 + starts + h / 2
+        else:
+            self.h = h = T / N
+            h_knots = h if rows == (1, 1) else ca.horzcat(h, h[0, N - 1])
+            self.tau_knots = t0 + h_knots * ca.DM(np.arange(N + 1)).T
+            self.tau_mid = t0 + h * ca.DM(np.arange(N) + 0.5).T
         self._controls = controls
         if isinstance(controls, tuple):  # the controls' values themselves (knots, midpoints)
             self.U, self.Um = controls

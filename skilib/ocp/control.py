@@ -220,10 +220,10 @@ class _ControlProgram(MeshProgram):
         p = opti.debug.value(opti.p, opti.value_parameters())
         K = self.Z.shape[1] - 1
         if coarse is None:
-            tr, T, numbers = regrid(start.trajectory, hs.N), start.stroke_time, self.adapter.control_start(start)
+            tr, T, numbers = regrid(start.trajectory, hs.mesh), start.stroke_time, self.adapter.control_start(start)
             knots = tr["u"][0::2 * (hs.N // K)]
         else:
-            tr, T, numbers = regrid(coarse["traj"], hs.N), coarse["T"], coarse["traj"]["control_numbers"]
+            tr, T, numbers = regrid(coarse["traj"], hs.mesh), coarse["T"], coarse["traj"]["control_numbers"]
             knots = refine_knots(coarse["traj"]["control_knots"], T, K)
         opti.set_initial(self.Tk, np.full((1, hs.N), T))
         opti.set_initial(self.Z, knots.T)
@@ -278,7 +278,7 @@ _PROGRAMS: dict = {}
 
 def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget):
     """The free-control program of this structure, mesh, caps and options, built once."""
-    key = (adapter.structure_key(), int(nodes), int(control_nodes), caps, smoothness, tuple(sorted(opts.items())),
+    key = (adapter.program_key(int(nodes)), int(nodes), int(control_nodes), caps, smoothness, tuple(sorted(opts.items())),
            budget)
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget)
@@ -322,6 +322,10 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                          "the ski's heading, whose work that budget does not count")
     params = default_params(model) if params is None else params
     adapter = stroke_adapter(model, params)
+    if adapter.poled:
+        raise ValueError("params.pole_force_max: free control with poles (the pole force a free trajectory on the "
+                         "contact's phase) is not transcribed; the law-based optimum with poles is "
+                         "optimize_technique(..., method='collocation')")
     caps = adapter.caps_class() if caps is None else caps
     if not isinstance(caps, adapter.caps_class):
         raise ValueError(f"caps: model {model!r} takes {adapter.caps_class.__name__}, got {type(caps).__name__}")

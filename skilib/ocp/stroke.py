@@ -369,7 +369,7 @@ class _Program(MeshProgram):
             T_knots, T_mid = x_knots["stroke_time"], x_mid["stroke_time"]
             self.Uk, self.Um = opti.variable(adapter.terms.nu, N + 1), opti.variable(adapter.terms.nu, N)
             hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T_mid, controls=(self.Uk, self.Um),
-                                          force_scale=adapter.force_scale)
+                                          force_scale=adapter.force_scale, mesh=adapter.mesh(N))
             opti.subject_to(ca.vec(self.Uk - adapter.controls(x_knots, hs.tau_knots, T_knots)) == 0)
             opti.subject_to(ca.vec(self.Um - adapter.controls(x_mid, hs.tau_mid, T_mid)) == 0)
             x = {k: (v[0, 0] if k in free else v) for k, v in x_knots.items()}
@@ -378,7 +378,7 @@ class _Program(MeshProgram):
             x = {**self.fixed, **self.extra}
             T = x["stroke_time"]
             hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T),
-                                          force_scale=adapter.force_scale)
+                                          force_scale=adapter.force_scale, mesh=adapter.mesh(N))
         adapter.close_period(opti, hs, x)
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget_kind)
@@ -420,8 +420,9 @@ class _Program(MeshProgram):
             col = np.array([(x0[k] - bounds[k][0]) / (bounds[k][1] - bounds[k][0]) for k in self.free])
             opti.set_initial(self.xv, np.repeat(col[:, None], N + 1, axis=1))
             T, xe = x0["stroke_time"], {**x0, **extra}
-            opti.set_initial(self.Uk, self.adapter.controls(xe, self.ca.DM(np.arange(N + 1) * T / N).T, T))
-            opti.set_initial(self.Um, self.adapter.controls(xe, self.ca.DM((np.arange(N) + 0.5) * T / N).T, T))
+            tau = hs.mesh.times(T)
+            opti.set_initial(self.Uk, self.adapter.controls(xe, self.ca.DM(tau[0::2]).T, T))
+            opti.set_initial(self.Um, self.adapter.controls(xe, self.ca.DM(tau[1::2]).T, T))
         hs.initial(guess)
         return opti.debug.value(opti.x, opti.initial())
 
@@ -460,18 +461,20 @@ def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net"
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
     free = tuple(bounds)
-    key = (adapter.structure_key(), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
+    key = (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
            budget_kind)
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind)
-    return _PROGRAMS[key].solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, nodes))
+    program = _PROGRAMS[key]
+    return program.solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, program.hs.mesh))
 
 
-def regrid(traj: dict, nodes: int) -> dict:
-    """A solution's arrays interpolated, in τ/T, onto a mesh of ``nodes`` intervals (knots and
-    midpoints): the next mesh's first guess."""
+def regrid(traj: dict, mesh) -> dict:
+    """A solution's arrays interpolated, in τ/T, onto the knots and midpoints of ``mesh`` (a
+    ``skilib.ocp.mesh.PhasedMesh``, at the solution's stroke time): the next mesh's first guess.
+    Phased meshes with the same breaks keep each point in its phase."""
     s_old = traj["tau"] / traj["T"]
-    s_new = np.linspace(0.0, 1.0, 2 * nodes + 1)
+    s_new = mesh.times(traj["T"]) / traj["T"]
     out = {k: np.column_stack([np.interp(s_new, s_old, col) for col in np.asarray(traj[k]).T])
            for k in ("q", "v", "a", "lam", "u") if k in traj}
     out["s"] = s_new

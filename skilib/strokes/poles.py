@@ -136,10 +136,12 @@ class Poled:
         (``pole_lift_event``); None otherwise."""
         return pole_lift_event(self) if getattr(self, "tips", None) is not None else None
 
-    def pole_forces(self, tips: dict) -> list:
-        """The two struts with their tips at ``tips`` (``pole_tips``)."""
+    def pole_forces(self, tips: dict, law=None) -> list:
+        """The two struts with their tips at ``tips`` (``pole_tips``), pushing with ``law`` (a
+        magnitude of time; default the params' sin² push, ``SineSquaredPulse``)."""
         p = self.params
-        law = SineSquaredPulse(p.pole_force_max, p.pole_start, p.pole_contact_time)
+        if law is None:
+            law = SineSquaredPulse(p.pole_force_max, p.pole_start, p.pole_contact_time)
         return [Strut(name, self.body, np.zeros(3), tips[name], law, hand_offset=(0.0, side * HAND_WIDTH, HAND_HEIGHT),
                       hand_follows=(True, True, False)) for name, side in POLES]
 

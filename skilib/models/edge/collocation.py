@@ -39,8 +39,12 @@ landing offset a number of the program (``control_variables``), within ``EdgeCon
 laws' rates are zero at τ = 0, and the solution is re-simulated by one stroke of the model's
 stroke map with the splines as its laws (``resimulate_laws``).
 
-Not transcribed: the poles (a stroke in phases) and a balance rule (the periodic stroke is the
-same with one; its stability is the shooting steady state's business).
+With poles (``pole_force_max`` > 0) the two struts push with the params' sin² law while planted
+(the snow row's multiplier carries what they do not), and the arms' work joins the drivers' in
+every budget (``skilib.ocp.poles``); the mesh has knots at the plant and the lift.
+
+Not transcribed: a balance rule (the periodic stroke is the same with one; its stability is the
+shooting steady state's business), and free control with poles.
 """
 from __future__ import annotations
 
@@ -52,6 +56,7 @@ import numpy as np
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
 from ...ocp.adapter import SkiStroke, check_caps
+from ...ocp.poles import PoledStroke
 from .model import EdgeSkaterModel
 from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
 
@@ -104,7 +109,7 @@ class EdgeControlCaps:
                              "(the leg's mean vertical force over a stroke is about one body weight)")
 
 
-class EdgeStroke(SkiStroke):
+class EdgeStroke(PoledStroke, SkiStroke):
     """The edged skater's stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's
     docstring), for the parameters ``params`` (their law parameters are the technique's start;
     default ``EdgeSkaterParams()``)."""
@@ -121,14 +126,14 @@ class EdgeStroke(SkiStroke):
 
     def __init__(self, params: EdgeSkaterParams | None = None):
         p = with_edge_overrides(params)
-        if p.pole_force_max > 0:
-            raise ValueError("pole_force_max: the poles (a stroke in phases) are not transcribed for collocation yet; "
-                             "use the shooting optimum (method='shooting')")
         self.base = p
         laws = EdgeLaws(ControlLaw("heading"), ControlLaw("leg"))
         self.model = EdgeSkaterModel(p, "right", np.zeros(3), p.leg_start(p.cm_height), laws=laws)
+        poles = self.attach_poles(self.model)  # before the system is built: its struts
         self.system = self.model.system(1)
-        self.terms = casadi_terms(self.system, controls=_CONTROLS)
+        self.terms = casadi_terms(self.system, controls=_CONTROLS + poles)
+        if self.poled:  # the arms work too (``skilib.ocp.poles``)
+            self.actuators = self.net_actuators = type(self).actuators + self.pole_names
         self.cm = self.model.cm
         self.leg, self.snow = self.system.rows("leg"), self.system.rows("snow")
         #: the multipliers' scale in the programs: the body's weight [N]
@@ -149,7 +154,8 @@ class EdgeStroke(SkiStroke):
         s = tau / T
         sig = 10 * s**3 - 15 * s**4 + 6 * s**5
         sig1, sig2 = (30 * s**2 - 60 * s**3 + 30 * s**4) / T, (60 * s - 180 * s**2 + 120 * s**3) / T**2
-        return ca.vertcat(-half + steer * sig, steer * sig1, steer * sig2, ell0 + dl * sig, dl * sig1, dl * sig2)
+        poles = [self.pole_row(tau)] if self.poled else []
+        return ca.vertcat(-half + steer * sig, steer * sig1, steer * sig2, ell0 + dl * sig, dl * sig1, dl * sig2, *poles)
 
     # -- the period -----------------------------------------------------------------------------
     def start_conditions(self, opti, hs, x) -> None:
@@ -180,13 +186,15 @@ class EdgeStroke(SkiStroke):
                 "lean_inwards": tan_max * height - across, "lean_outwards": tan_max * height + across}
         if leg_force_cap is not None:
             rows["max_leg_force_bw"] = leg_force_cap + lam[self.leg.start, :] / weight
-        return {k: ca.vec(v) for k, v in rows.items()}
+        return {**{k: ca.vec(v) for k, v in rows.items()}, **self.pole_rows(hs)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int) -> dict:
-        """A first guess on 2N + 1 points evenly spaced in τ/T: the shooting periodic stroke of the
-        technique x (``edge_steady_state``: its frame's coordinates and velocities, interpolated),
-        with the accelerations and multipliers of the numeric engine there, and its ℓ0."""
+        """A first guess on the 2N + 1 points of the mesh (``mesh``): the shooting periodic stroke
+        of the technique x (``edge_steady_state``: its frame's coordinates and velocities,
+        interpolated, pinned as the program is), with the accelerations and multipliers of the
+        numeric engine there (with the poles planted, of the shooting stroke's phase with them),
+        and its ℓ0."""
         from .steady import edge_steady_state
 
         p = self.params_at(x)
@@ -195,17 +203,7 @@ class EdgeStroke(SkiStroke):
         d, z0 = p.landing_offset, float(ss.x0[2])
         ell0 = math.hypot(d, z0)
         model = EdgeSkaterModel(p, "right", np.zeros(3), ell0, landing_offset=d)
-        system = model.system(1)
-        n, T = model.nq, p.stroke_time
-        s = np.linspace(0.0, 1.0, 2 * nodes + 1)
-        tau_f = fr["tau"].to_numpy()
-        q = np.column_stack([np.interp(s * T, tau_f, fr[f"q{i}"]) for i in range(n)])
-        q[:, :2] -= q[0, :2]  # the program's ski starts at the origin
-        q[:, self.cm.start: self.cm.start + 2] -= fr[["ski_x", "ski_y"]].to_numpy()[0]
-        v = np.column_stack([np.interp(s * T, tau_f, fr[f"qd{i}"]) for i in range(n)])
-        ev = [system.evaluate(float(si * T), qi, vi) for si, qi, vi in zip(s, q, v)]
-        return dict(s=s, q=q, v=v, a=np.array([e.qdd for e in ev]), lam=np.array([e.lam for e in ev]),
-                    extra={"leg_start": ell0})
+        return self.guess_from_frame(model, fr, nodes, p.stroke_time) | {"extra": {"leg_start": ell0}}
 
     def touchdown_state(self, traj: dict) -> np.ndarray:
         """(u, φ̇, z_B, d) at τ = 0 of a solution's trajectory: the shooting stroke map's variables

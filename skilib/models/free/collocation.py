@@ -37,7 +37,11 @@ The budgets: the leg's net work (``work``, the shooting model's ``mean_power``),
 actuators' (leg and heading) positive work or metabolic cost (``actuators``,
 ``actuator_power``; ``skilib.ocp.stroke.PowerBudget``).
 
-Not transcribed yet: the poles (a stroke with phases) and the "along_ski" touch-down.
+With poles (``pole_force_max`` > 0) the two struts push with the params' sin² law while planted,
+the snow's load loses their vertical force, and the arms' work joins the leg's in every budget
+(``skilib.ocp.poles``); the mesh has knots at the plant and the lift.
+
+Not transcribed: the "along_ski" touch-down, and free control with poles.
 """
 from __future__ import annotations
 
@@ -49,6 +53,7 @@ import numpy as np
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
 from ...ocp.adapter import SkiStroke, check_caps
+from ...ocp.poles import PoledStroke
 from ...strokes.params import slope_factors
 from .model import FreeSkaterModel
 from .params import MAX_LEG_FORCE_BW, MAX_REACH, FreeLaws, FreeSkaterParams, with_overrides
@@ -101,7 +106,7 @@ class FreeControlCaps:
                              f"and within the reach {self.reach:g} m")
 
 
-class FreeStroke(SkiStroke):
+class FreeStroke(PoledStroke, SkiStroke):
     """The free skater's stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's
     docstring), for the parameters ``params`` (their law parameters are the technique's start).
     The period, the actuators' power and the net work are ``skilib.ocp.adapter.SkiStroke``'s."""
@@ -116,17 +121,18 @@ class FreeStroke(SkiStroke):
 
     def __init__(self, params: FreeSkaterParams | None = None):
         p = with_overrides(params)
-        if p.pole_force_max > 0:
-            raise ValueError("pole_force_max: the poles (a stroke in phases) are not transcribed for collocation yet; "
-                             "use the shooting optimum (method='shooting')")
         if not (p.offset_exponent == 1.0 or p.offset_exponent >= 2.0):
             raise ValueError(f"offset_exponent: collocation needs ḧ finite at τ = 0, p = 1 or p ≥ 2, got "
                              f"{p.offset_exponent:g}")
         self.base = p
         laws = FreeLaws(*(ControlLaw(n) for n in _CONTROLS))
         self.model = FreeSkaterModel(p, "right", np.zeros(3), laws)
+        poles = self.attach_poles(self.model)  # before the system is built: its struts
         self.system = self.model.system(1)
-        self.terms = casadi_terms(self.system, controls=_CONTROLS)
+        self.terms = casadi_terms(self.system, controls=_CONTROLS + poles)
+        if self.poled:  # the arms work too (``skilib.ocp.poles``)
+            self.actuators = type(self).actuators + self.pole_names
+            self.net_actuators = type(self).net_actuators + self.pole_names
         self.leg = self.system.rows("leg")
         self.cm = self.model.cm
         #: the multipliers' scale in the programs: the body's weight [N]
@@ -148,8 +154,9 @@ class FreeStroke(SkiStroke):
         else:
             off = [h0 + (h1 - h0) * s**pw, (h1 - h0) * pw * s ** (pw - 1) / T, (h1 - h0) * pw * (pw - 1) * s ** (pw - 2) / T**2]
         w = 2 * math.pi / T
+        poles = [self.pole_row(tau)] if self.poled else []
         rows = [-half + steer * sig, steer * sig1 / T, steer * sig2 / T**2, *off,
-                zbar - dz / 2 + dz / 2 * ca.cos(w * tau), -dz / 2 * w * ca.sin(w * tau), -dz / 2 * w**2 * ca.cos(w * tau)]
+                zbar - dz / 2 + dz / 2 * ca.cos(w * tau), -dz / 2 * w * ca.sin(w * tau), -dz / 2 * w**2 * ca.cos(w * tau), *poles]
         # a law whose entry is constant in τ (ψ̇ with no steer, ḧ of a linear offset) is a number
         # or a parameter: spread it over the row of times
         return ca.vertcat(*[r if hasattr(r, "shape") and r.shape[1] == tau.shape[1] else r + 0 * tau for r in rows])
@@ -172,30 +179,25 @@ class FreeStroke(SkiStroke):
         force = hs.one_point(lambda *a: ca.sumsqr(self._leg_force(*a)))
         speed = self.ski_speed(hs)
         zdd = ca.horzcat(hs.U[8, :], hs.Um[8, :])
-        load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd) / weight
+        # the poles carry part of the weight: N = (M + m_s) g cos α + M z̈ − Σ F±,z
+        load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd - self.pole_lift_z(hs)) / weight
         F2 = ca.horzcat(hs.point(force, knots=True), hs.point(force, knots=False))
         return {"ski_speed": ca.vec(speed), "snow_load": ca.vec(load),
-                "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2)}
+                "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2), **self.pole_rows(hs)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int) -> dict:
-        """A first guess on 2N + 1 points evenly spaced in τ/T: the shooting steady state of the
-        technique x (its frame's coordinates and velocities, interpolated), with the accelerations
-        and multipliers of the numeric engine there."""
+        """A first guess on the 2N + 1 points of the mesh (``mesh``): the shooting steady state of
+        the technique x (its frame's coordinates and velocities, interpolated, pinned as the
+        program is), with the accelerations and multipliers of the numeric engine there (with the
+        poles planted, of the shooting stroke's phase with them)."""
         from .steady import free_steady_state
 
         p = self.params_at(x)
         ss = free_steady_state(p)
         fr = ss.frame
         model = FreeSkaterModel(p, "right", np.zeros(3))
-        system = model.system(1)
-        n, T = model.nq, p.stroke_time
-        s = np.linspace(0.0, 1.0, 2 * nodes + 1)
-        tau_f = fr["tau"].to_numpy()
-        q = np.column_stack([np.interp(s * T, tau_f, fr[f"q{i}"]) for i in range(n)])
-        v = np.column_stack([np.interp(s * T, tau_f, fr[f"qd{i}"]) for i in range(n)])
-        ev = [system.evaluate(float(si * T), qi, vi) for si, qi, vi in zip(s, q, v)]
-        return dict(s=s, q=q, v=v, a=np.array([e.qdd for e in ev]), lam=np.array([e.lam for e in ev]))
+        return self.guess_from_frame(model, fr, nodes, p.stroke_time)
 
     def peak_leg_force_bw(self, traj: dict) -> float:
         """The largest leg force over the knots and midpoints [body weights]."""
@@ -210,16 +212,18 @@ class FreeStroke(SkiStroke):
         """The model's own simulator (``simulate_free``, two strokes, plastic touch-down) from
         the collocated start (the ski's speed u0 at τ = 0 of ``traj``): the first stroke's
         progress speed and mean power, and the ski's speed after its touch-down (u0 again if
-        the stroke is periodic)."""
+        the stroke is periodic); with poles also the arms' mean power mean_pole_power [W] and the
+        poles' share of the propulsion pole_share (``skilib.strokes.poles.pole_summary``)."""
         from .run import simulate_free
 
         u0 = self.u0(traj)
         r = simulate_free(self.params_at(x), strokes=2, v0=u0)
         st = r.strokes
+        poles = {k: float(st[k].iloc[0]) for k in ("mean_pole_power", "pole_share")} if self.poled else {}
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]), mean_positive_power=float(st["mean_positive_power"].iloc[0]),
                     metabolic_power=float(st["metabolic_power"].iloc[0]),
-                    u0=float(u0), u_after=float(st["u_start"].iloc[1]))
+                    u0=float(u0), u_after=float(st["u_start"].iloc[1]), **poles)
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
     #: free control's laws (``spline_laws``) and caps

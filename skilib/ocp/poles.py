@@ -1,0 +1,157 @@
+"""The poles in a collocated stroke (the book's chapters "Poles, hills and the cost of work" and
+"Optimal control").
+
+V2 skating's poles (``skilib.strokes.poles``) are two massless struts from their tips in the snow
+to the hands beside the centre of mass, pushing along themselves with F_p(τ) =
+F_p,max sin²(π(τ − t_p)/t_c) while planted, t_p ≤ τ ≤ t_p + t_c.  The shooting stroke integrates
+this in phases, with the struts in the system only while planted.  The transcription states it
+once, on one system:
+
+- the struts are in the system for the whole stroke, their magnitude a control (``POLE_CONTROL``)
+  that is F_p(τ) in the contact and 0 outside it (a strut of magnitude 0 exerts nothing, and
+  takes nothing off the ski's friction), so the stroke's equations are the shooting phases';
+- the mesh has a knot at the plant and at the lift (``skilib.ocp.mesh.PhasedMesh``), so no
+  interval straddles the push's switch and Hermite–Simpson keeps its order;
+- the tips are planted beside the hands at the plant: T± = (X_B, Y_B ± (w_h + w_p), 0) at
+  τ = t_p.  Nothing else in the equations depends on where the skier is, so the program puts
+  B at X = Y = 0 at the plant (not the ski at τ = 0), and the tips are the numbers
+  (0, ±(w_h + w_p), 0);
+- the shooting stroke lifts a pole early if its hand falls behind its tip (X_B < X_T); the
+  program instead keeps X_B ≥ X_T through the contact, a row that binds only for a skier who
+  moves backwards;
+- each pole is an actuator, its power F±·Ṙ_B (the struts' generalized force times q̇: the tips
+  do not move); with poles the net budget counts the leg's and the arms' work, as the shooting
+  stroke's ``mean_power`` does.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..engine.codegen.casadi_terms import require_casadi
+from ..engine.controls import ControlSignal
+from ..strokes.poles import POLES, pole_tips
+from .mesh import PhasedMesh
+
+__all__ = ["PoledStroke", "POLE_CONTROL"]
+
+#: the name of the poles' magnitude in the terms' controls (both poles push alike)
+POLE_CONTROL = "pole"
+
+
+class PoledStroke:
+    """Mixin for a ``skilib.ocp.adapter.SkiStroke`` whose model has poles
+    (``skilib.strokes.poles.Poled``; the module's docstring).  Call ``attach_poles`` before the
+    model's system is built; without poles (F_p,max = 0) nothing changes."""
+
+    poled = False
+    pole_names: tuple = ()
+
+    def attach_poles(self, model) -> tuple:
+        """Give ``model`` the two struts with ``POLE_CONTROL`` as their magnitude and their tips
+        planted beside B at X = Y = 0; returns the controls to add to the terms' (none without
+        poles)."""
+        p = model.params
+        self.poled = p.pole_force_max > 0.0
+        if not self.poled:
+            return ()
+        self.plant, self.lift = float(p.pole_start), float(p.pole_start + p.pole_contact_time)
+        if not self.lift < p.stroke_time:
+            raise ValueError(f"pole_contact_time: collocation needs the poles lifted before the stroke ends; "
+                             f"pole_start + pole_contact_time = {self.lift:g} s, stroke_time {p.stroke_time:g} s")
+        model.forces_common = list(model.forces_common) + model.pole_forces(pole_tips(np.zeros(3)),
+                                                                           law=ControlSignal(POLE_CONTROL))
+        self.pole_names = tuple(name for name, _ in POLES)
+        return (POLE_CONTROL,)
+
+    # -- the mesh and the pin ---------------------------------------------------------------------
+    def mesh(self, nodes: int) -> PhasedMesh:
+        """With poles, knots at the plant (if after touch-down) and the lift, the phases' intervals
+        in proportion to their durations at the params' stroke time; else the even mesh."""
+        if not self.poled:
+            return PhasedMesh(nodes)
+        breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
+        return PhasedMesh.split(nodes, breaks, self.base.stroke_time)
+
+    def pin(self, opti, hs) -> None:
+        """With poles, B at X = Y = 0 at the plant (the tips are planted there); else the ski's
+        origin at X = Y = 0 at τ = 0."""
+        if not self.poled:
+            return super().pin(opti, hs)
+        k, i = hs.mesh.knot(self.plant), self.cm.start
+        opti.subject_to(hs.Q[i, k] == 0)
+        opti.subject_to(hs.Q[i + 1, k] == 0)
+
+    def shift_guess(self, tau, q) -> np.ndarray:
+        """A guess's coordinates (points × n, at the times ``tau``) moved along X and Y so that it
+        is pinned as the program is (``pin``)."""
+        if not self.poled:
+            return super().shift_guess(tau, q)
+        i = self.cm.start
+        xy = np.array([np.interp(self.plant, tau, q[:, i]), np.interp(self.plant, tau, q[:, i + 1])])
+        q = q.copy()
+        q[:, 0:2] -= xy
+        q[:, i:i + 2] -= xy
+        return q
+
+    def point_system(self, model, frame):
+        """With poles, τ → the shooting stroke's system with the struts planted (their tips where
+        ``frame``'s centre of mass is at the plant) in the contact, the sliding ski's outside it."""
+        plain = super().point_system(model, frame)
+        if not self.poled:
+            return plain
+        tau_f = frame["tau"].to_numpy()
+        at = [np.interp(self.plant, tau_f, frame[f"q{i}"]) for i in range(model.nq)]
+        planted = model.phase_model("poles", self.plant, at, None).system(1)
+        return lambda tau: planted if self.plant <= tau <= self.lift else plain(tau)
+
+    # -- the push ---------------------------------------------------------------------------------
+    def pole_row(self, tau):
+        """F_p(τ) per pole at the times ``tau`` (a row): the sin² push in the contact, 0 outside."""
+        ca = require_casadi()
+        p = self.base
+        push = p.pole_force_max * ca.sin(math.pi / p.pole_contact_time * (tau - self.plant)) ** 2
+        return ca.if_else((tau >= self.plant) * (tau <= self.lift), push, 0 * tau)
+
+    def pole_force(self, name: str):
+        """Pole ``name``'s generalized force as a one-point function's body (t, q, v, a, λ, u, terms)."""
+        f = self.terms.force_names.index(name)
+
+        def force(t, q, v, a, lam, u, T):
+            return T["QF"][f, :].T
+        return force
+
+    def actuator_power(self, name: str):
+        """A pole's power F±·Ṙ_B = Q±ᵀq̇ (its strut's generalized force: the tip does not move);
+        a driver's as ``SkiStroke.actuator_power``."""
+        if name not in self.pole_names:
+            return super().actuator_power(name)
+        force = self.pole_force(name)
+        ca = require_casadi()
+
+        def power(t, q, v, a, lam, u, T):
+            return ca.dot(force(t, q, v, a, lam, u, T), v)
+        return power
+
+    def pole_lift_z(self, hs):
+        """Σ F±,z, the poles' vertical push on B at the knots and midpoints (one row, the knots'
+        then the midpoints'), 0 without poles: what the poles take off the snow's load."""
+        ca = require_casadi()
+        if not self.poled:
+            return 0
+        z = self.cm.start + 2
+        fz = hs.one_point(lambda *a: sum(self.pole_force(n)(*a)[z] for n in self.pole_names))
+        return ca.horzcat(hs.point(fz, knots=True), hs.point(fz, knots=False))
+
+    def pole_rows(self, hs) -> dict:
+        """With poles, {name: rows ≥ 0}: each hand not behind its tip through the contact,
+        X_B − X_T ≥ 0 (X_T = 0, ``pin``; the plant's knot, where it is 0, left out), and the
+        stroke not shorter than the contact, T − (t_p + t_c) ≥ 0."""
+        if not self.poled:
+            return {}
+        ca = require_casadi()
+        mesh, i = hs.mesh, self.cm.start
+        k0, k1 = mesh.knot(self.plant), mesh.knot(self.lift)
+        ahead = ca.horzcat(hs.Q[i, k0 + 1:k1 + 1], hs.Qm[i, k0:k1])
+        return {"pole_hand_ahead_of_tip": ca.vec(ahead), "pole_contact_within_stroke": hs.T - self.lift}

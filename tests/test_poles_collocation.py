@@ -1,0 +1,167 @@
+"""The poles in collocation (``skilib.ocp.poles``): the skating models' strokes with V2 poles, a
+stroke in phases (before the plant, planted, lifted) stated as one program on a mesh with knots at
+the plant and the lift (``skilib.ocp.mesh.PhasedMesh``), checked against the shooting model, which
+integrates the phases one after the other.
+
+- The phased mesh: its interval starts and widths are the points ``times`` lists, and a doubled
+  mesh halves every interval (nested), so errors fall at the scheme's order.
+- One technique with poles, collocated as a square program on 10, 20 and 40 intervals, against the
+  shooting steady state with poles (rtol 1e-10): the touch-down speed, the progress speed and the
+  mean power (the leg's and the arms') converge at fourth order — the free skater with the poles
+  planted at 0.1 s (three phases), the edged skater with them planted at touch-down (two).
+- The poles' work, integrated over the collocated stroke from the struts' power F±·Ṙ_B, against
+  the shooting stroke's ``work_poles`` (its integrated states), at fourth order.
+- The collocated optimum with poles (the free skater, 200 W net) meets the shooting model's
+  first-order conditions (central differences of steady states with poles).
+
+Tolerances: each bound is the measured error with its margin, written beside it; the observed
+order is asserted ≥ 3.7 (theory 4), as for the strokes without poles.
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("casadi")
+
+import skilib as sk  # noqa: E402
+from skilib.models.edge.collocation import EdgeStroke  # noqa: E402
+from skilib.models.free.collocation import FreeStroke  # noqa: E402
+from skilib.ocp import collocate_stroke, optimal_control  # noqa: E402
+from skilib.ocp.mesh import PhasedMesh  # noqa: E402
+from skilib.studies.optimum import optimize_technique  # noqa: E402
+from skilib.strokes.poles import POLE_WORK_TERMS  # noqa: E402
+
+ORDER = 3.7
+#: the cases: the free skater's 150 N poles planted at 0.1 s; the edged skater's 20 N from touch-down
+#: with a longer reach (the default technique with stronger poles leaves the leg's reach)
+CASES = {
+    "free": (FreeStroke, sk.FreeSkaterParams(pole_force_max=150.0, pole_start=0.1),
+             lambda p: sk.free_steady_state(p)),
+    "edge": (EdgeStroke, sk.EdgeSkaterParams(pole_force_max=20.0, max_leg_length=1.1),
+             lambda p: sk.edge_steady_state(p, multipliers=False)),
+}
+#: the bounds at 40 intervals, relative to the shooting steady state (measured: free u0 2.1e-7,
+#: progress 2.8e-7, power 4.6e-7, pole work 4.0e-7; edge 1.0e-7, 1.2e-7, 9.6e-8 and 9.9e-7)
+AT_40 = {"free": {"u0": 3e-7, "progress": 4e-7, "power": 6e-7, "pole work": 6e-7},
+         "edge": {"u0": 2e-7, "progress": 2e-7, "power": 2e-7, "pole work": 1.5e-6}}
+
+
+def _order(errors):
+    e = np.asarray(errors, dtype=float)
+    return np.log2(e[:-1] / e[1:])
+
+
+def test_a_phased_mesh_has_knots_at_its_breaks_and_nests_when_doubled(measured):
+    """Knots fall on the breaks; ``intervals`` (CasADi) and ``times`` (numbers) give the same
+    points; doubling the mesh halves every interval."""
+    import casadi as ca
+
+    T, breaks = 0.83, (0.1, 0.4)
+    for N in (10, 20, 40):
+        m = PhasedMesh.split(N, breaks, T)
+        starts, widths = (np.ravel(np.asarray(ca.evalf(v))) for v in m.intervals(T))
+        t = m.times(T)
+        measured.check(f"interval starts vs the listed knots, N = {N}", np.max(np.abs(starts - t[0:-1:2])), 1e-15, "s")
+        measured.check(f"midpoints vs the listed midpoints, N = {N}",
+                       np.max(np.abs(starts + widths / 2 - t[1::2])), 1e-15, "s")
+        measured.check(f"the widths sum to T, N = {N}", abs(widths.sum() - T), 1e-15, "s")
+        for b in breaks:
+            measured.check(f"knot at the break {b} s, N = {N}", abs(t[2 * m.knot(b)] - b), 0.0, "s")
+        fine = PhasedMesh.split(2 * N, breaks, T).times(T)
+        measured.check(f"the doubled mesh's even knots are this mesh's points, N = {N}", np.max(np.abs(fine[0::2] - t)),
+                       1e-15, "s")
+
+
+def _pole_work(adapter, traj) -> float:
+    """Σ over the poles of ∫ F±·Ṙ_B dτ by Simpson's rule on the solution's knots and midpoints,
+    from the struts' generalized forces at the solution's points (the terms, evaluated)."""
+    names = adapter.terms.force_names
+    tau = traj["tau"]
+    p = []
+    for t, q, v, u in zip(tau, traj["q"], traj["v"], traj["u"]):
+        QF = np.asarray(adapter.terms(t, q, v, u)["QF"])
+        p.append(sum(QF[names.index(n)] @ v for n in adapter.pole_names))
+    p = np.asarray(p)
+    h = tau[2::2] - tau[0:-2:2]
+    return float(np.sum(h / 6 * (p[0:-2:2] + 4 * p[1::2] + p[2::2])))
+
+
+@pytest.mark.parametrize("model", list(CASES))
+def test_the_collocated_stroke_with_poles_is_the_shooting_steady_state(model, measured):
+    """One technique with poles, collocated on 10, 20 and 40 intervals, converges at fourth order
+    to the shooting steady state with poles: u0, the progress speed, the mean power (leg and arms)
+    and the poles' work."""
+    cls, params, steady = CASES[model]
+    ss = steady(params)
+    row = ss.strokes.iloc[0]
+    shooting = {"u0": ss.u0, "progress": ss.progress_speed,
+                "power": ss.mean_power, "pole work": sum(row[w] for w in POLE_WORK_TERMS)}
+    adapter = cls(params)
+    assert adapter.poled and adapter.mesh(20).phased
+    err = {k: [] for k in shooting}
+    for N in (10, 20, 40):
+        s = collocate_stroke(adapter, nodes=N, max_nodes=N)
+        assert s.status == "Solve_Succeeded", s.status
+        got = {"u0": s.u0, "progress": s.progress_speed, "power": s.mean_power,
+               "pole work": _pole_work(adapter, s.trajectory)}
+        for k in shooting:
+            err[k].append(abs(got[k] / shooting[k] - 1))
+    measured.exceeds(f"{model}: the poles' work over the stroke [J]", shooting["pole work"], 5.0, "J")
+    for k, e in err.items():
+        measured.check(f"{model}: {k}, N = 40, vs the shooting steady state with poles", e[-1], AT_40[model][k], "rel.")
+        measured.exceeds(f"{model}: observed order, {k}", _order(e), ORDER)
+
+
+def test_the_collocated_optimum_with_poles_meets_the_shooting_models_optimality_conditions(measured):
+    """The free skater with poles (150 N from touch-down) at 200 W net (the leg's and the arms'
+    work), on 40 intervals: at the collocated optimum the shooting model's own gradients satisfy
+    ∇v = μ∇P over the parameters inside their bounds, and the Lagrangian does not rise into a
+    bound's feasible side; the collocated speed and power are the shooting steady state's there.
+
+    The steady states are sought from the collocated touch-down speed: with a prescribed pole
+    force, whose power F·Ṙ_B grows with the speed, one technique has more than one periodic
+    stroke (at this optimum's technique, from u = 3 m/s the secant finds 3.47 m/s at 63 W; the
+    optimum's is 6.79 m/s at 200 W)."""
+    params = sk.FreeSkaterParams(pole_force_max=150.0)
+    opt = optimize_technique("free", power=200.0, method="collocation", starts=1, nodes=40, params=params)
+    assert opt.feasible and opt.solution.success
+    p, b = opt.params, opt.bounds
+
+    def steady(**x):
+        ss = sk.free_steady_state(p.__class__(**{**p.__dict__, **x}), u_guess=opt.solution.u0)
+        return ss.progress_speed, ss.mean_power
+
+    grad = {}
+    for n in b:
+        h = 1e-4 * (b[n][1] - b[n][0])
+        x = getattr(p, n)
+        hi, lo = min(x + h, b[n][1]), max(x - h, b[n][0])
+        (vp, Pp), (vm, Pm) = steady(**{n: hi}), steady(**{n: lo})
+        grad[n] = ((vp - vm) / (hi - lo), (Pp - Pm) / (hi - lo))
+    tol = 1e-3
+    inside = [n for n in b if b[n][0] + tol * (b[n][1] - b[n][0]) < getattr(p, n) < b[n][1] - tol * (b[n][1] - b[n][0])]
+    assert inside, "no parameter inside its bounds: the conditions say nothing"
+    gv, gP = np.array([grad[n][0] for n in inside]), np.array([grad[n][1] for n in inside])
+    mu = float(gv @ gP / (gP @ gP))
+    scale = np.array([b[n][1] - b[n][0] for n in inside])
+    measured.check("|∇v − μ∇P| / |∇v| over the free parameters, with poles",
+                   np.linalg.norm((gv - mu * gP) * scale) / np.linalg.norm(gv * scale), 1e-4, "rel.")
+    for n in (n for n in b if n not in inside):
+        into = 1.0 if getattr(p, n) <= b[n][0] + tol * (b[n][1] - b[n][0]) else -1.0
+        measured.check(f"Lagrangian's slope into the bound's feasible side, {n}, with poles",
+                       into * (grad[n][0] - mu * grad[n][1]) * (b[n][1] - b[n][0]), 1e-6, "m/s per range")
+    vs, Ps = steady()
+    measured.check("collocated speed vs the shooting steady state at the optimum, with poles",
+                   abs(opt.progress_speed / vs - 1), 1e-5, "rel.")
+    measured.check("the shooting steady state's power at the optimum vs the budget", abs(Ps / 200.0 - 1), 1e-4, "rel.")
+
+
+def test_what_collocation_does_not_transcribe_with_poles_is_named():
+    """Free control with poles is refused naming the pole force; a contact that ends with the
+    stroke (no knot left for the lift) names the contact time."""
+    with pytest.raises(ValueError, match="pole_force_max"):
+        optimal_control("free", 600.0, params=sk.FreeSkaterParams(pole_force_max=150.0), nodes=20, control_nodes=5)
+    with pytest.raises(ValueError, match="pole_contact_time"):
+        FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0, pole_start=0.5, pole_contact_time=0.3))
+    assert math.isfinite(FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0)).terms.nu)
