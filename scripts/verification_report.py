@@ -125,7 +125,7 @@ EXEMPT = {
         "test_collocation_refuses_what_it_does_not_transcribe": _EXCEPTIONS,
     },
     "test_poles_collocation.py": {
-        "test_what_collocation_does_not_transcribe_with_poles_is_named": _EXCEPTIONS,
+        "test_what_collocation_cannot_take_with_poles_is_named": _EXCEPTIONS,
     },
     "test_edge_collocation.py": {
         "test_a_model_without_a_transcription_is_named": _EXCEPTIONS,

@@ -40,20 +40,20 @@ def test_coarse_splines_are_splines_of_the_finer_knots(rng, measured):
     """``refine_knots``: two laws' splines on 5 random-valued knots over [0, 0.9] s, given on 25
     knots, are the same functions: value, rate and acceleration agree at 200 random times to
     rounding (a quintic on a coarse interval is its own Hermite interpolant on every finer one).
-    That is what lets a coarse free-control solution start the fine program exactly.  A count of
-    knots that is not a multiple is refused by name; ``coarse_mesh`` keeps the intervals per
+    That is what lets a coarse free-control solution start the fine program exactly.  Knots
+    beyond the splines' are refused by name; ``coarse_mesh`` keeps the intervals per
     spline interval."""
     T, Kc, K = 0.9, 5, 25
     z = rng.normal(size=(Kc + 1, 6))
-    fine = refine_knots(z, T, K)
+    fine = refine_knots(z, np.linspace(0, T, Kc + 1), np.linspace(0, T, K + 1))
     t = rng.uniform(0.0, T, 200)
     for i in range(2):
         a = QuinticSpline(np.linspace(0, T, Kc + 1), z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
         b = QuinticSpline(np.linspace(0, T, K + 1), fine[:, 3 * i], fine[:, 3 * i + 1], fine[:, 3 * i + 2])
         diff = np.array([np.subtract(a(x), b(x)) for x in t]) / np.abs(z).max()
         measured.check(f"law {i}: refined spline − coarse (f, ḟ, f̈), relative", np.abs(diff), 1e-11)
-    with pytest.raises(ValueError, match="K: must be a multiple"):
-        refine_knots(z, T, 12)
+    with pytest.raises(ValueError, match="tau: the knots"):
+        refine_knots(z, np.linspace(0, T, Kc + 1), np.linspace(0, 1.2 * T, K + 1))
     assert coarse_mesh(100, 25) == (20, 5) and coarse_mesh(40, 10) == (20, 5)
     assert coarse_mesh(20, 5) is None and coarse_mesh(24, 12) is None
 

@@ -13,6 +13,9 @@ integrates the phases one after the other.
   the shooting stroke's ``work_poles`` (its integrated states), at fourth order.
 - The collocated optimum with poles (the free skater, 200 W net) meets the shooting model's
   first-order conditions (central differences of steady states with poles).
+- Free control with the poles' push a spline of the contact (both skaters): re-simulated by the
+  model's simulator with the splines as its laws and its poles' push, periodic, zero outside the
+  contact, within its cap, and no slower than the law-based optimum it starts from.
 
 Tolerances: each bound is the measured error with its margin, written beside it; the observed
 order is asserted ≥ 3.7 (theory 4), as for the strokes without poles.
@@ -157,11 +160,44 @@ def test_the_collocated_optimum_with_poles_meets_the_shooting_models_optimality_
     measured.check("the shooting steady state's power at the optimum vs the budget", abs(Ps / 200.0 - 1), 1e-4, "rel.")
 
 
-def test_what_collocation_does_not_transcribe_with_poles_is_named():
-    """Free control with poles is refused naming the pole force; a contact that ends with the
-    stroke (no knot left for the lift) names the contact time."""
-    with pytest.raises(ValueError, match="pole_force_max"):
-        optimal_control("free", 600.0, params=sk.FreeSkaterParams(pole_force_max=150.0), nodes=20, control_nodes=5)
+#: free control with poles: the V2 case for the free skater at 600 W metabolic, the edged skater's
+#: 20 N poles at 300 W metabolic (20 intervals, splines on 5, one start)
+CONTROL = {"free": (sk.FreeSkaterParams(pole_force_max=150.0), 600.0),
+           "edge": (sk.EdgeSkaterParams(pole_force_max=20.0, max_leg_length=1.1), 300.0)}
+
+
+@pytest.mark.parametrize("model", list(CONTROL))
+def test_free_control_with_poles_is_resimulated_and_no_slower(model, measured):
+    """Free control with the pole's push a spline of the contact: the model's simulator, with the
+    splines as its laws and the push as its poles' magnitude, gives the collocated speed and
+    powers and returns to the collocated touch-down; the push is 0 outside the contact and at the
+    plant and the lift, and within [0, cap] at every point; the stroke is no slower than the
+    law-based optimum with the params' sin² push it started from."""
+    params, power = CONTROL[model]
+    s = optimal_control(model, power, params=params, nodes=20, control_nodes=5, starts=1)
+    assert s.success and s.status == "Solve_Succeeded", s.status
+    measured.check(f"{model}: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
+    measured.check(f"{model}: re-simulated u after touch-down vs u0", abs(s.resimulated["u_after"] / s.u0 - 1), 1e-5,
+                   "rel.")
+    measured.exceeds(f"{model}: free control's gain over the law-based optimum with poles", s.gain, 0.0, "m/s")
+    fr = s.frame
+    plant, lift = params.pole_start, params.pole_start + params.pole_contact_time
+    outside = fr.loc[(fr["tau"] < plant) | (fr["tau"] >= lift), "pole_force"]
+    ends = fr.loc[np.isin(fr["tau"], [plant]) | np.isclose(fr["tau"], lift, rtol=0, atol=1e-12), "pole_force"]
+    measured.check(f"{model}: the push outside the contact and at the plant and the lift", np.abs(np.r_[outside, ends]),
+                   0.0, "N")
+    measured.check(f"{model}: the push below zero at the points", max(0.0, -fr["pole_force"].min()), 0.0, "N")
+    measured.check(f"{model}: the largest push beside the cap", max(0.0, fr["pole_force"].max() - s.caps.peak_pole_force),
+                   0.0, "N")
+
+
+def test_what_collocation_cannot_take_with_poles_is_named():
+    """A contact that ends with the stroke (no phase after the lift) names the contact time; a
+    cap on the push that is not a positive number names it."""
+    from skilib.models.free.collocation import FreeControlCaps
+
     with pytest.raises(ValueError, match="pole_contact_time"):
         FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0, pole_start=0.5, pole_contact_time=0.3))
+    with pytest.raises(ValueError, match="caps.peak_pole_force"):
+        FreeControlCaps(peak_pole_force=0.0)
     assert math.isfinite(FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0)).terms.nu)

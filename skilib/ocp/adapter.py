@@ -67,6 +67,8 @@ class SkiStroke:
     #: the shooting optimum's (measured per model; ``optimize_technique``'s default)
     nodes = 20
     law_parameters: tuple = ()
+    #: whether the stroke has poles (``skilib.ocp.poles.PoledStroke``)
+    poled = False
     actuators: tuple = ()
     net_actuators: tuple = ()
 
@@ -201,14 +203,24 @@ class SkiStroke:
 
     def spline_laws(self, traj: dict):
         """The solution's laws as ``QuinticSpline`` through its control knots (the right stroke's;
-        ``traj["control_knots"]``: one row per knot, evenly spaced over [0, T], (f, ḟ, f̈) of each
-        law in turn), as the model's ``laws_class``."""
+        ``traj["control_knots"]``: one row per knot, at the times ``traj["control_tau"]``, (f, ḟ, f̈)
+        of each law in turn), as the model's ``laws_class``; with poles its ``pole`` the push
+        through ``traj["pole_knots"]`` at ``traj["pole_tau"]`` (a ``PolePush``)."""
         from ..engine.timefunctions import QuinticSpline
+        from ..strokes.poles import PolePush
 
-        z = traj["control_knots"]
-        tau = np.linspace(0.0, traj["T"], len(z))
-        return self.laws_class(*(QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
-                                 for i in range(z.shape[1] // 3)))
+        def splines(z, tau):
+            return [QuinticSpline(tau, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2]) for i in range(z.shape[1] // 3)]
+
+        pole = {"pole": PolePush(splines(traj["pole_knots"], traj["pole_tau"])[0])} if "pole_knots" in traj else {}
+        return self.laws_class(*splines(traj["control_knots"], traj["control_tau"]), **pole)
+
+    def control_mesh(self, control_nodes: int, r: int):
+        """Free control's mesh: ``control_nodes`` spline intervals of r dynamics intervals each
+        (``skilib.ocp.mesh.PhasedMesh``; even here)."""
+        from .mesh import PhasedMesh
+
+        return PhasedMesh(control_nodes * r)
 
     def u0(self, traj: dict) -> float:
         """The ski's speed along itself at τ = 0 of a solution's trajectory."""

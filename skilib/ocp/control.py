@@ -156,41 +156,65 @@ class ControlSolution:
 
 class _ControlProgram(MeshProgram):
     """The free-control program of ``adapter`` on ``nodes`` intervals (the module's docstring),
-    built once per structure, mesh, caps and smoothness; the power is its parameter."""
+    built once per structure, mesh, caps and smoothness; the power is its parameter.
+
+    The splines' knots are every r-th knot of the dynamics' mesh (r = nodes/control_nodes), whose
+    phases (``adapter.control_mesh``: with poles, knots at the plant and the lift) hold whole
+    control intervals; each control interval holds r dynamics intervals of one width, so the
+    quintic basis at their points is the same fractions of it.  With poles the push of each pole
+    is a spline of its own on the control knots of the contact (``adapter.plant`` to
+    ``adapter.lift``), zero outside it: it starts and ends at 0 (rising at the plant, falling at
+    the lift), stays within [0, ``caps.peak_pole_force``] at every point, and its jerk, in body
+    weights, joins the penalty."""
 
     def __init__(self, ca, adapter, nodes: int, control_nodes: int, caps, smoothness: float, opts: dict, budget: str):
         self.ca, self.adapter, N, K = ca, adapter, nodes, control_nodes
-        r = N // K  # dynamics intervals per control interval
+        r = self.r = N // K  # dynamics intervals per control interval
+        mesh = adapter.control_mesh(K, r)
         opti = self.opti = ca.Opti()
-        nu, nl = adapter.terms.nu, adapter.terms.nu // 3
+        nl = sum(1 for _, size in adapter.terms.controls if size == 3)  # the laws (f, ḟ, f̈ each)
         self.power = opti.parameter()
         self.Tk = opti.variable(1, N)  # the stroke time, one copy per interval (made equal)
         opti.subject_to(ca.vec(self.Tk[:, 1:] - self.Tk[:, :-1]) == 0)
         lo, hi = caps.stroke_time
         opti.subject_to(opti.bounded(lo, self.Tk[0, 0], hi))
-        self.Z = opti.variable(nu, K + 1)  # the splines' (f, ḟ, f̈) at the control knots
+        self.Z = opti.variable(3 * nl, K + 1)  # the splines' (f, ḟ, f̈) at the control knots
         Tc = self.Tk[0, ::r]  # each control interval's copy of T (its first dynamics interval's)
-        hc = Tc / K
-        G = ca.DM(jerk_gram())
+        hc = r * mesh.intervals(self.Tk)[1][0, ::r]  # each control interval's width
         # the basis at the 2r + 1 dynamics points of a control interval (s = j / 2r) and its derivatives
         basis = [[quintic_basis(j / (2 * r), d) for j in range(2 * r + 1)] for d in range(3)]
-        knots, mids, jerk = [[] for _ in range(nu)], [[] for _ in range(nu)], 0
+        knots, mids, jerk = [], [], 0
         for i in range(nl):
-            f, fd, fdd = (self.Z[3 * i + j, :] for j in range(3))
-            c = [f[:, :-1], hc * fd[:, :-1], hc**2 * fdd[:, :-1], f[:, 1:], hc * fd[:, 1:], hc**2 * fdd[:, 1:]]
-            C = ca.vertcat(*c)
-            # each control interval's ∫ f‴² dt over its own copy of T (all equal): the mean (1/T)∫
-            # stays local to the interval, and no row of the program's Hessian runs through every knot
-            jerk = jerk + ca.sum1(C * (G @ C)) / (hc**5 * Tc)
+            at, J = _spline_points(ca, self.Z[3 * i:3 * i + 3, :], hc, Tc, basis, r)
+            jerk = jerk + ca.sum2(J)
             for d in range(3):
-                # values at every point of every control interval: (2r + 1) × K, then in time order
-                at = [sum(basis[d][j][b] * c[b] for b in range(6)) / hc**d for j in range(2 * r + 1)]
-                knots[3 * i + d] = [at[j][:, k] for k in range(K) for j in range(0, 2 * r, 2)] + [at[2 * r][:, K - 1]]
-                mids[3 * i + d] = [at[j][:, k] for k in range(K) for j in range(1, 2 * r, 2)]
+                knots.append([at[d][j][:, k] for k in range(K) for j in range(0, 2 * r, 2)] + [at[d][2 * r][:, K - 1]])
+                mids.append([at[d][j][:, k] for k in range(K) for j in range(1, 2 * r, 2)])
+        self.Zp, self.pole_span = None, None
+        rows = {}
+        if adapter.poled:
+            c0, c1 = mesh.knot(adapter.plant) // r, mesh.knot(adapter.lift) // r
+            self.pole_span = (c0, c1)
+            # each pole's push (F, Ḟ, F̈) at the contact's control knots; it starts and ends unloaded,
+            # F = 0 at the plant and the lift as numbers (an equality would leave rounding's sign to IPOPT)
+            self.Fp, self.Dp = opti.variable(1, c1 - c0 - 1), opti.variable(2, c1 - c0 + 1)
+            self.Zp = ca.vertcat(ca.horzcat(0, self.Fp, 0), self.Dp)
+            scale = adapter.force_scale  # its jerk in body weights
+            at, J = _spline_points(ca, self.Zp / scale, hc[:, c0:c1], Tc[:, c0:c1], basis, r)
+            jerk = jerk + ca.sum2(J)
+            value = [[scale * at[0][j][:, k - c0] if c0 <= k < c1 else 0 * hc[0, k] for j in range(2 * r + 1)]
+                     for k in range(K)]
+            knots.append([value[k][j] for k in range(K) for j in range(0, 2 * r, 2)] + [0 * hc[0, K - 1]])
+            mids.append([value[k][j] for k in range(K) for j in range(1, 2 * r, 2)])
+            # rising at the plant and falling at the lift; within its cap
+            opti.subject_to(self.Zp[1, 0] >= 0)
+            opti.subject_to(self.Zp[1, -1] <= 0)
+            inside = ca.horzcat(*[value[k][j] for k in range(c0, c1) for j in range(2 * r + 1)]) / caps.peak_pole_force
+            rows.update(pole_force_low=ca.vec(inside), pole_force_high=ca.vec(1 - inside))
         self.Uk = ca.vertcat(*[ca.horzcat(*row) for row in knots])
         self.Um = ca.vertcat(*[ca.horzcat(*row) for row in mids])
         hs = self.hs = HermiteSimpson(opti, adapter.terms, N, self.Tk, controls=(self.Uk, self.Um),
-                                      force_scale=adapter.force_scale)
+                                      force_scale=adapter.force_scale, mesh=mesh)
         # the stroke's numbers beside the laws that free control chooses too (the edged skater's
         # landing offset; none for the free skater)
         self.xc = adapter.control_variables(opti, caps)
@@ -199,34 +223,47 @@ class _ControlProgram(MeshProgram):
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget)
         opti.subject_to((self.budget.energy - self.power * hs.T) / self.power == 0)
-        rows = adapter.admissibility(hs, None, leg_force_cap=caps.peak_leg_force_bw)
+        rows.update(adapter.admissibility(hs, None, leg_force_cap=caps.peak_leg_force_bw))
         rows.update(adapter.control_caps(hs, caps))
         for g in rows.values():
             opti.subject_to(g >= 0)
-        penalty = smoothness * ca.sum2(jerk)
+        penalty = smoothness * jerk
         opti.minimize(-speed + penalty)
         self.compile("control", opts, [speed, self.budget.work / hs.T, penalty, hs.T, self.budget.energy / hs.T,
                                        self.budget.complementarity()])
-        self.zfun = ca.Function("z", [opti.x, opti.p], [self.Z])
+        self.zfun = ca.Function("z", [opti.x, opti.p], [self.Z] + ([self.Zp] if self.Zp is not None else []))
         # a leading 0: the output is never empty (the free skater has no such numbers)
         self.xcfun = ca.Function("xc", [opti.x, opti.p], [ca.vertcat(ca.MX(0.0), *self.xc.values())])
 
+    def knot_times(self, T: float) -> np.ndarray:
+        """The control knots' times for the stroke time T (every r-th knot of the mesh)."""
+        return self.hs.mesh.times(T)[0::2 * self.r]
+
     def solve(self, power: float, start: StrokeSolution, coarse: dict | None = None) -> dict:
         """Solve at ``power`` from the law-based optimum ``start``, or, given ``coarse`` (this
-        program's solve on a coarser mesh), from that: its splines on this program's knots
-        (``refine_knots``: the same splines, exactly) and its mesh interpolated."""
-        opti, hs = self.opti, self.hs
+        program's solve on a coarser mesh), from that: its splines at this program's knots
+        (``refine_knots``) and its mesh interpolated."""
+        opti, hs, adapter = self.opti, self.hs, self.adapter
         opti.set_value(self.power, power)
         p = opti.debug.value(opti.p, opti.value_parameters())
-        K = self.Z.shape[1] - 1
+        nz = self.Z.shape[0]
         if coarse is None:
-            tr, T, numbers = regrid(start.trajectory, hs.mesh), start.stroke_time, self.adapter.control_start(start)
-            knots = tr["u"][0::2 * (hs.N // K)]
+            tr, T, numbers = regrid(start.trajectory, hs.mesh), start.stroke_time, adapter.control_start(start)
+            tau = self.knot_times(T)
+            knots = tr["u"][0::2 * self.r, :nz]
+            pole = adapter.pole_knots(tau[self.pole_span[0]:self.pole_span[1] + 1]) if self.Zp is not None else None
         else:
-            tr, T, numbers = regrid(coarse["traj"], hs.mesh), coarse["T"], coarse["traj"]["control_numbers"]
-            knots = refine_knots(coarse["traj"]["control_knots"], T, K)
+            ct = coarse["traj"]
+            tr, T, numbers = regrid(ct, hs.mesh), coarse["T"], ct["control_numbers"]
+            tau = self.knot_times(T)
+            knots = refine_knots(ct["control_knots"], ct["control_tau"], tau)
+            pole = (refine_knots(ct["pole_knots"], ct["pole_tau"], tau[self.pole_span[0]:self.pole_span[1] + 1])
+                    if self.Zp is not None else None)
         opti.set_initial(self.Tk, np.full((1, hs.N), T))
         opti.set_initial(self.Z, knots.T)
+        if pole is not None:
+            opti.set_initial(self.Fp, pole[1:-1, 0][None, :])
+            opti.set_initial(self.Dp, pole[:, 1:].T)
         for k, v in numbers.items():
             opti.set_initial(self.xc[k], v)
         hs.initial(tr)
@@ -235,26 +272,45 @@ class _ControlProgram(MeshProgram):
         speed, power, penalty, T, budget_power, complementarity = (v.item() for v in r["extra"])
         traj = r["traj"]
         traj["T"] = T
-        traj["control_knots"] = np.asarray(self.zfun(r["x"], p), dtype=float).T
+        z = self.zfun(r["x"], p)  # one output is a matrix, more a list
+        z = [np.asarray(v, dtype=float).T for v in (z if isinstance(z, (list, tuple)) else [z])]
+        traj["control_knots"], traj["control_tau"] = z[0], self.knot_times(T)
+        if self.Zp is not None:
+            traj["pole_knots"] = z[1]
+            traj["pole_tau"] = traj["control_tau"][self.pole_span[0]:self.pole_span[1] + 1]
         traj["control_numbers"] = dict(zip(self.xc, np.ravel(np.asarray(self.xcfun(r["x"], p), dtype=float))[1:]))
         return dict(speed=speed, power=power, penalty=penalty, T=T, traj=traj, budget_power=budget_power,
                     complementarity=complementarity, solved=r["solved"], status=r["status"],
                     iterations=r["iterations"], violation=r["violation"], time=r["time"])
 
 
-def refine_knots(z: np.ndarray, T: float, K: int) -> np.ndarray:
-    """The splines through the knots ``z`` ((Kc + 1) × 3 n: f, ḟ, f̈ of each of n laws, the knots
-    evenly over [0, T]) given at K + 1 even knots, K a multiple of Kc: the same C² piecewise
-    quintics exactly, since a quintic on a coarse interval is its own quintic Hermite interpolant
-    on every finer one."""
-    Kc = len(z) - 1
-    if K % Kc:
-        raise ValueError(f"K: must be a multiple of the coarse knots' intervals ({Kc}), got {K}")
-    tau_c, tau = np.linspace(0.0, T, Kc + 1), np.linspace(0.0, T, K + 1)
-    out = np.zeros((K + 1, z.shape[1]))
+def _spline_points(ca, Z, hc, Tc, basis, r):
+    """A quintic spline's (f, ḟ, f̈) at the 2r + 1 dynamics points of each of its control
+    intervals, ``at[d][j]`` (1 × k, interval by interval), from its knots ``Z`` (3 × (k + 1))
+    over intervals of widths ``hc`` (1 × k); and each interval's (1/T)∫ f‴² dt (1 × k, ``Tc``
+    each interval's copy of T): Σ cᵀ G c / (h⁵ T) with G ``jerk_gram``, local to the interval,
+    so no row of the program's Hessian runs through every knot."""
+    f, fd, fdd = Z[0, :], Z[1, :], Z[2, :]
+    c = [f[:, :-1], hc * fd[:, :-1], hc**2 * fdd[:, :-1], f[:, 1:], hc * fd[:, 1:], hc**2 * fdd[:, 1:]]
+    C = ca.vertcat(*c)
+    jerk = ca.sum1(C * (ca.DM(jerk_gram()) @ C)) / (hc**5 * Tc)
+    at = [[sum(basis[d][j][b] * c[b] for b in range(6)) / hc**d for j in range(2 * r + 1)] for d in range(3)]
+    return at, jerk
+
+
+def refine_knots(z: np.ndarray, tau_c, tau) -> np.ndarray:
+    """The splines through the knots ``z`` ((Kc + 1) × 3 n: f, ḟ, f̈ of each of n laws at the times
+    ``tau_c``) given at the times ``tau`` (within them): the same C² piecewise quintics exactly
+    where ``tau`` holds every time of ``tau_c`` (a quintic on a coarse interval is its own quintic
+    Hermite interpolant on every finer one), their quintic interpolant at ``tau`` otherwise."""
+    tau_c, tau = np.asarray(tau_c, dtype=float), np.asarray(tau, dtype=float)
+    if tau.min() < tau_c[0] or tau.max() > tau_c[-1] * (1 + 1e-12):
+        raise ValueError(f"tau: the knots [{tau.min():g}, {tau.max():g}] s must lie within the splines' "
+                         f"[{tau_c[0]:g}, {tau_c[-1]:g}] s")
+    out = np.zeros((len(tau), z.shape[1]))
     for i in range(z.shape[1] // 3):
         spline = QuinticSpline(tau_c, z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
-        out[:, 3 * i:3 * i + 3] = [spline(t) for t in tau]
+        out[:, 3 * i:3 * i + 3] = [spline(min(t, tau_c[-1])) for t in tau]
     return out
 
 
@@ -322,10 +378,6 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                          "the ski's heading, whose work that budget does not count")
     params = default_params(model) if params is None else params
     adapter = stroke_adapter(model, params)
-    if adapter.poled:
-        raise ValueError("params.pole_force_max: free control with poles (the pole force a free trajectory on the "
-                         "contact's phase) is not transcribed; the law-based optimum with poles is "
-                         "optimize_technique(..., method='collocation')")
     caps = adapter.caps_class() if caps is None else caps
     if not isinstance(caps, adapter.caps_class):
         raise ValueError(f"caps: model {model!r} takes {adapter.caps_class.__name__}, got {type(caps).__name__}")

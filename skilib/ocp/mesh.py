@@ -40,24 +40,29 @@ class PhasedMesh:
         self.N, self.counts = int(nodes), counts
 
     @classmethod
-    def split(cls, nodes: int, breaks, T: float) -> "PhasedMesh":
+    def split(cls, nodes: int, breaks, T: float, least: int = 2) -> "PhasedMesh":
         """The mesh of ``nodes`` intervals with knots at ``breaks``, each phase's intervals in
-        proportion to its duration at the stroke time ``T`` (at least 2 per phase, the last phase
-        taking what rounding leaves).  An even ``nodes`` is split as twice ``nodes``/2 is, while
-        that leaves 2 intervals a phase: the meshes of a doubling sequence are nested, each
+        proportion to its duration at the stroke time ``T`` (at least ``least`` per phase, the
+        last phase taking what rounding leaves).  An even ``nodes`` is split as twice ``nodes``/2
+        is, while that leaves ``least`` intervals a phase: the meshes of a doubling sequence are nested, each
         interval halved, so their errors fall at the scheme's order (a fresh rounding at every
         size would change the phases' shares, and the error's constant with them)."""
         ends = (0.0, *map(float, breaks), float(T))
         if not ends[-2] < T:
             raise ValueError(f"T: the stroke time {T:g} s must end after the last break {ends[-2]:g} s")
-        if nodes % 2 == 0 and nodes // 2 >= 2 * len(ends[1:]):
-            half = cls.split(nodes // 2, breaks, T)
+        if nodes % 2 == 0 and nodes // 2 >= least * len(ends[1:]):
+            half = cls.split(nodes // 2, breaks, T, least)
             return cls(nodes, breaks, tuple(2 * c for c in half.counts))
-        share = [max(2, round(nodes * (b - a) / T)) for a, b in zip(ends[:-2], ends[1:-1])]
+        share = [max(least, round(nodes * (b - a) / T)) for a, b in zip(ends[:-2], ends[1:-1])]
         last = nodes - sum(share)
-        if last < 2:
-            raise ValueError(f"nodes: {nodes} intervals are too few for {len(share) + 1} phases of ≥ 2 intervals")
+        if last < least:
+            raise ValueError(f"nodes: {nodes} intervals are too few for {len(share) + 1} phases of ≥ {least} "
+                             "intervals")
         return cls(nodes, breaks, (*share, last))
+
+    def refined(self, r: int) -> "PhasedMesh":
+        """The same phases with every interval cut into ``r`` equal ones."""
+        return PhasedMesh(self.N * r, self.breaks, tuple(c * r for c in self.counts))
 
     @property
     def phased(self) -> bool:

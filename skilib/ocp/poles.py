@@ -74,6 +74,15 @@ class PoledStroke:
         breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
         return PhasedMesh.split(nodes, breaks, self.base.stroke_time)
 
+    def control_mesh(self, control_nodes: int, r: int) -> PhasedMesh:
+        """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
+        and the lift (at least one a phase), each cut into r dynamics intervals, so every phase
+        holds whole spline intervals; else the even mesh."""
+        if not self.poled:
+            return super().control_mesh(control_nodes, r)
+        breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
+        return PhasedMesh.split(control_nodes, breaks, self.base.stroke_time, least=1).refined(r)
+
     def pin(self, opti, hs) -> None:
         """With poles, B at X = Y = 0 at the plant (the tips are planted there); else the ski's
         origin at X = Y = 0 at τ = 0."""
@@ -113,6 +122,33 @@ class PoledStroke:
         p = self.base
         push = p.pole_force_max * ca.sin(math.pi / p.pole_contact_time * (tau - self.plant)) ** 2
         return ca.if_else((tau >= self.plant) * (tau <= self.lift), push, 0 * tau)
+
+    def pole_knots(self, tau) -> np.ndarray:
+        """The params' push F_p sin²(π(τ − t_p)/t_c) and its two derivatives at the times ``tau``
+        within the contact (numbers, one row per time): free control's start."""
+        p = self.base
+        w = math.pi / p.pole_contact_time
+        x = w * (np.asarray(tau, dtype=float) - self.plant)
+        F = p.pole_force_max
+        return np.column_stack([F * np.sin(x) ** 2, F * w * np.sin(2 * x), 2 * F * w**2 * np.cos(2 * x)])
+
+    def pole_push(self, u) -> float:
+        """Each pole's push [N] in a point's controls ``u`` (0 without poles)."""
+        return float(u[self.terms.control_slice(POLE_CONTROL)][0]) if self.poled else 0.0
+
+    def pole_columns(self, u) -> dict:
+        """{pole_force: each pole's push [N]} of a point's controls ``u`` for a push frame ({}
+        without poles)."""
+        return {"pole_force": self.pole_push(u)} if self.poled else {}
+
+    def pole_caps_report(self, frame, caps) -> dict:
+        """With poles, {peak_pole_force: {value, cap, active}}: the largest push in ``frame``
+        (a push frame) beside ``caps.peak_pole_force``; {} without."""
+        if not self.poled:
+            return {}
+        top = float(frame["pole_force"].max())
+        return {"peak_pole_force": dict(value=top, cap=float(caps.peak_pole_force),
+                                        active=bool(top >= caps.peak_pole_force * (1 - 1e-6)))}
 
     def pole_force(self, name: str):
         """Pole ``name``'s generalized force as a one-point function's body (t, q, v, a, λ, u, terms)."""

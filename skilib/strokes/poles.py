@@ -43,7 +43,7 @@ from ..engine.validation import check_number
 from .work import extra_states
 
 __all__ = ["HAND_HEIGHT", "HAND_WIDTH", "TIP_OUTWARD", "POLES", "POLE_WORK_TERMS", "POLE_PARAMETER_BOUNDS",
-           "check_poles", "pole_tips", "Poled", "pole_lift_event", "pole_columns", "pole_impulse_share",
+           "check_poles", "pole_tips", "Poled", "PolePush", "pole_lift_event", "pole_columns", "pole_impulse_share",
            "pole_summary", "POLE_SUMMARY_COLUMNS", "with_pole_works"]
 
 #: the hands' height above the snow z_h [m] (a skier's hands in V2 at pole plant)
@@ -127,7 +127,7 @@ class Poled:
         new = copy.copy(self)
         new.tips = pole_tips(np.asarray(q)[self.cm])
         new.planted = float(tau)
-        new.forces_common = list(self.forces_common) + self.pole_forces(new.tips)
+        new.forces_common = list(self.forces_common) + self.pole_forces(new.tips, law=self.pole_law())
         new._systems = {}
         return new
 
@@ -135,6 +135,11 @@ class Poled:
         """With the poles in the snow, the event of their contact ending early
         (``pole_lift_event``); None otherwise."""
         return pole_lift_event(self) if getattr(self, "tips", None) is not None else None
+
+    def pole_law(self):
+        """The poles' push per pole: the laws' ``pole`` (a ``PolePush``) if the model's laws give
+        one, else None (the params' sin² push)."""
+        return getattr(getattr(self, "laws", None), "pole", None)
 
     def pole_forces(self, tips: dict, law=None) -> list:
         """The two struts with their tips at ``tips`` (``pole_tips``), pushing with ``law`` (a
@@ -157,6 +162,24 @@ class Poled:
         if not self.poled:
             return {}
         return {term: ((name,), [], False) for term, (name, _) in zip(POLE_WORK_TERMS, POLES)}
+
+
+class PolePush:
+    """A pole's push F(τ) [N] given as a law of the contact with two derivatives (``law(τ) ->
+    (F, Ḟ, F̈)``, e.g. the ``QuinticSpline`` free control chooses; ``skilib.ocp.control``): a
+    strut's magnitude, its value.  Asked only while the pole is planted; a negative value is
+    the strut's to refuse (``skilib.engine.Strut``)."""
+
+    def __init__(self, law):
+        if not callable(law):
+            raise ValueError(f"law: a pole's push must be a law of τ giving (F, Ḟ, F̈), got {law!r}")
+        self.law = law
+
+    def __call__(self, t):
+        return float(self.law(t)[0])
+
+    def __repr__(self):
+        return f"PolePush({self.law!r})"
 
 
 def pole_lift_event(model):

@@ -84,6 +84,8 @@ class EdgeControlCaps:
     - heading_rate_deg_s 120°/s: the law-based fastest turn is 20° × 1.875 / 0.5 s = 75°/s.
     - extension_speed 2.5 m/s: |ℓ̇| (law-based ≤ 0.15 × 1.875 / 0.5 = 0.56 m/s).
     - peak_leg_force_bw 2.5: measured skating leg forces peak at ≈ 1.5–2.5 body weights.
+    - peak_pole_force 300 N: each pole's push at most, with poles (measured peak pole forces in
+      skating ≈ 150–350 N per pole; ``skilib.strokes.poles.POLE_PARAMETER_BOUNDS``).
     """
 
     stroke_time: tuple = (0.5, 1.2)
@@ -93,9 +95,10 @@ class EdgeControlCaps:
     heading_rate_deg_s: float = 120.0
     extension_speed: float = 2.5
     peak_leg_force_bw: float = 2.5
+    peak_pole_force: float = 300.0
 
     def __post_init__(self):
-        check_caps(self, ("stroke_time", "landing_offset", "heading_deg", "leg"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw"))
+        check_caps(self, ("stroke_time", "landing_offset", "heading_deg", "leg"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "peak_pole_force"))
         if not 0.2 <= self.stroke_time[0] and self.stroke_time[1] <= 3.0:
             raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
         if not 0.0 <= self.landing_offset[0] and self.landing_offset[1] <= 0.6:
@@ -296,7 +299,7 @@ class EdgeStroke(PoledStroke, SkiStroke):
                              leg_length=u[3], extension_speed=u[4],
                              lean_deg=math.degrees(math.atan2(float(r @ n), float(r[2]))),
                              leg_force_bw=-lam[self.leg.start] / weight, snow_load_bw=-lam[self.snow.start] / weight,
-                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))))
+                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3])), **self.pole_columns(u)))
         return pd.DataFrame(rows)
 
     def caps_report(self, traj: dict, caps: EdgeControlCaps) -> dict:
@@ -328,4 +331,4 @@ class EdgeStroke(PoledStroke, SkiStroke):
             add(name, near, cap, min(low - lo, hi - high) <= 1e-6 * (hi - lo))
         reach = self.base.max_leg_length
         add("reach", fr["leg_length"].max(), reach, fr["leg_length"].max() >= reach - 1e-6)
-        return out
+        return {**out, **self.pole_caps_report(fr, caps)}

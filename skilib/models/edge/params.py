@@ -134,10 +134,12 @@ class EdgeLaws(NamedTuple):
     ``law(τ) -> (f, ḟ, f̈)``): ``heading`` ψ [rad] (a left stroke mirrors it) and ``leg`` ℓ [m],
     the leg's length across the ski.  The params' laws (the module's docstring) unless a model
     is given others: an optimal-control transcription leaves both open
-    (``skilib.engine.controls.ControlLaw``)."""
+    (``skilib.engine.controls.ControlLaw``).  ``pole`` (with poles): each pole's push [N] while
+    planted, a ``skilib.strokes.poles.PolePush``; None: the params' sin² push."""
 
     heading: object
     leg: object
+    pole: object = None
 
 
 def with_edge_overrides(params: EdgeSkaterParams | None, **over) -> EdgeSkaterParams:

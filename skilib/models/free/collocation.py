@@ -81,6 +81,8 @@ class FreeControlCaps:
     - extension_speed 2.5 m/s: |ℓ̇| of the leg's length ℓ = √(h² + z²) (law-based ≤ ≈ 2.5 m/s).
     - peak_leg_force_bw 2.5: measured skating leg forces peak at ≈ 1.5–2.5 body weights; the
       law-based optima stay below 1.3.
+    - peak_pole_force 300 N: each pole's push at most, with poles (measured peak pole forces in
+      skating ≈ 150–350 N per pole; ``skilib.strokes.poles.POLE_PARAMETER_BOUNDS``).
     - reach ``MAX_REACH`` (1.3 m): the leg's length at most.
     """
 
@@ -92,9 +94,10 @@ class FreeControlCaps:
     extension_speed: float = 2.5
     peak_leg_force_bw: float = 2.5
     reach: float = MAX_REACH
+    peak_pole_force: float = 300.0
 
     def __post_init__(self):
-        check_caps(self, ("stroke_time", "heading_deg", "offset", "height"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "reach"))
+        check_caps(self, ("stroke_time", "heading_deg", "offset", "height"), ("heading_rate_deg_s", "extension_speed", "peak_leg_force_bw", "reach", "peak_pole_force"))
         lo, hi = self.stroke_time
         if not 0.2 <= lo and hi <= 3.0:
             raise ValueError(f"caps.stroke_time: must lie within the model's plausible 0.2–3 s, got {self.stroke_time}")
@@ -281,7 +284,8 @@ class FreeStroke(PoledStroke, SkiStroke):
     def push_frame(self, traj: dict):
         """The push over the stroke, one row per knot and midpoint: tau [s], heading_deg and
         heading_rate_deg_s, offset [m] and offset_rate [m/s], height [m] and height_rate [m/s],
-        extension_speed ℓ̇ [m/s], leg_fx/fy/fz [N] and leg_force_bw, snow_load_bw, u [m/s]."""
+        extension_speed ℓ̇ [m/s], leg_fx/fy/fz [N] and leg_force_bw, snow_load_bw, u [m/s]; with
+        poles pole_force, each pole's push [N]."""
         import pandas as pd
 
         p = self.base
@@ -298,7 +302,7 @@ class FreeStroke(PoledStroke, SkiStroke):
                              extension_speed=(h * hd + z * zd) / math.hypot(h, z),
                              leg_fx=F[0], leg_fy=F[1], leg_fz=F[2], leg_force_bw=float(np.linalg.norm(F)) / weight,
                              snow_load_bw=((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * u[8]) / weight,
-                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3]))))
+                             u=float(v[0] * math.cos(q[3]) + v[1] * math.sin(q[3])), **self.pole_columns(u)))
         return pd.DataFrame(rows)
 
     def caps_report(self, traj: dict, caps: FreeControlCaps) -> dict:
@@ -324,4 +328,4 @@ class FreeStroke(PoledStroke, SkiStroke):
             low, high = fr[col].min(), fr[col].max()
             near = low if low - lo < hi - high else high
             add(name, near, lo if near is low else hi, min(low - lo, hi - high) <= 1e-6 * (hi - lo) * scale)
-        return out
+        return {**out, **self.pole_caps_report(fr, caps)}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from ...engine.timefunctions import TimeFunction
 from ...strokes.params import check_fields
-from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
+from ...strokes.poles import POLE_PARAMETER_BOUNDS, PolePush, check_poles
 from ...strokes.laws import dip, power_law, smooth_turn
 
 __all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
@@ -172,11 +172,13 @@ class FreeLaws:
     """The laws of a right-ski stroke as time functions of τ with two derivatives (each
     ``law(τ) -> (f, ḟ, f̈)``): ``heading`` ψ [rad], ``offset`` h [m] (towards the inside,
     along the ski's left normal n), ``height`` z [m].  A left stroke mirrors heading and
-    offset."""
+    offset.  ``pole`` (with poles): each pole's push [N] while planted, a
+    ``skilib.strokes.poles.PolePush``; None: the params' sin² push."""
 
     heading: TimeFunction
     offset: TimeFunction
     height: TimeFunction
+    pole: object = None
 
     def __post_init__(self):
         for name in ("heading", "offset", "height"):
@@ -184,6 +186,8 @@ class FreeLaws:
             if not isinstance(law, TimeFunction):
                 raise ValueError(f"laws.{name}: must be a time function with its two derivatives "
                                  f"(Polynomial, FromCallables, ...), got {law!r}")
+        if self.pole is not None and not isinstance(self.pole, PolePush):
+            raise ValueError(f"laws.pole: must be None (the params' sin² push) or a PolePush, got {self.pole!r}")
 
 
 def default_laws(p: FreeSkaterParams) -> FreeLaws:
