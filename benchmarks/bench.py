@@ -264,19 +264,19 @@ def bench_edge_collocation(powers=(60.0, 90.0, 120.0, 150.0)):
     return {"powers": rows, "front_seconds": sum(r["seconds"] for r in rows), "shooting_90": shooting}
 
 
-def bench_control(powers=(400.0, 500.0, 600.0, 700.0, 800.0), nodes=100, control_nodes=25):
+def bench_control(powers=(400.0, 500.0, 600.0, 700.0, 800.0), nodes=100, control_nodes=25, params=None):
     """``optimal_control("free", P)`` (metabolic budget) on ``nodes`` intervals, laws free as
     splines on ``control_nodes``, at each power of a front, in one process: the first power builds
     the program (CasADi's expansion and exact Hessian), the others reuse it.  Each row splits the
     time into the law-based start, IPOPT (all its solves: the coarse mesh's, the fine one's, and a
     fine solve from the coarse solution that failed, when it did) and the rest (chiefly the
-    re-simulation)."""
+    re-simulation).  ``params``: the free skater's (default: the study's)."""
     from skilib.ocp import optimal_control
 
     rows = []
     for P in powers:
         t0 = time.perf_counter()
-        s = optimal_control("free", P, nodes=nodes, control_nodes=control_nodes)
+        s = optimal_control("free", P, nodes=nodes, control_nodes=control_nodes, params=params)
         c = s.coarse  # IPOPT's time on the coarse mesh, and on a fine solve from it that failed
         rows.append({"power": P, "seconds": time.perf_counter() - t0,
                      "ipopt_seconds": s.solve_time + c.get("solve_time", 0.0) + c.get("fine_time", 0.0),
@@ -287,6 +287,15 @@ def bench_control(powers=(400.0, 500.0, 600.0, 700.0, 800.0), nodes=100, control
                      "caps_binding": [k for k, v in s.caps_active.items() if v["active"]]})
     return {"powers": rows, "nodes": nodes, "control_nodes": control_nodes,
             "front_seconds": sum(r["seconds"] for r in rows)}
+
+
+def bench_control_poles(powers=(600.0,), nodes=40, control_nodes=10):
+    """``bench_control`` for the free skater with V2 poles (150 N per pole from touch-down for
+    0.30 s), each pole's push free too, on 40 intervals (on 100 IPOPT stops at its 500 iterations:
+    ``skilib.ocp.poles.PoledStroke.control_mesh``)."""
+    import skilib as sk
+
+    return bench_control(powers, nodes, control_nodes, params=sk.FreeSkaterParams(pole_force_max=150.0))
 
 
 def bench_sobol(n=4096):
@@ -499,6 +508,12 @@ def table(r) -> str:
                      "with its law-based start and re-simulation"))
         rows.append((f"free control, front of {len(ct['powers'])} powers [s]", f"{ct['front_seconds']:.1f}",
                      ", ".join(f"{x['power']:g} W {x['speed']:.4f} m/s ({100 * x['gain']:+.2f} %)" for x in ct["powers"])))
+    cp = r.get("control_poles")
+    if cp and "powers" in cp:
+        x = cp["powers"][0]
+        rows.append((f"free control with V2 poles, push free, {cp['nodes']} intervals, {x['power']:g} W [s]",
+                     f"{x['seconds']:.1f}", f"IPOPT {x['ipopt_seconds']:.1f} s, fine iterations {x['iterations']}; "
+                     f"{x['speed']:.4f} m/s ({100 * x['gain']:+.2f} % over the sin² push's optimum)"))
     op = r.get("optimum")
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
@@ -560,7 +575,7 @@ def git_commit():
 
 #: the rows, in the order they run (``--only`` picks some)
 STEPS = ("rhs", "long_run", "memory", "free_steady", "edge_steady", "optimum", "collocation", "edge_collocation",
-         "control", "peer", "loader",
+         "control", "control_poles", "peer", "loader",
          "numeric", "numeric_memory", "sweep", "sobol")
 
 
@@ -587,6 +602,7 @@ def main(argv=None) -> int:
              ("collocation", bench_collocation),
              ("edge_collocation", bench_edge_collocation),
              ("control", bench_control),
+             ("control_poles", bench_control_poles),
              ("peer", lambda: bench_peer(args.repeat)),
              ("loader", bench_loader)]
     if not args.quick or args.only:

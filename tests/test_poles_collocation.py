@@ -193,11 +193,23 @@ def test_free_control_with_poles_is_resimulated_and_no_slower(model, measured):
 
 def test_what_collocation_cannot_take_with_poles_is_named():
     """A contact that ends with the stroke (no phase after the lift) names the contact time; a
-    cap on the push that is not a positive number names it."""
+    cap on the push that is not a positive number names it; a push given to a model without poles,
+    or one that is not a ``PolePush``, names the laws' pole."""
+    from skilib.engine.timefunctions import QuinticSpline
     from skilib.models.free.collocation import FreeControlCaps
+    from skilib.models.free.params import default_laws
+    from skilib.strokes.poles import PolePush
 
     with pytest.raises(ValueError, match="pole_contact_time"):
         FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0, pole_start=0.5, pole_contact_time=0.3))
     with pytest.raises(ValueError, match="caps.peak_pole_force"):
         FreeControlCaps(peak_pole_force=0.0)
+    push = PolePush(QuinticSpline([0.0, 0.3], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]))
+    plain = sk.FreeSkaterParams()
+    laws = default_laws(plain)
+    with pytest.raises(ValueError, match="laws.pole"):
+        sk.simulate_free(plain, strokes=1, laws=sk.FreeLaws(laws.heading, laws.offset, laws.height, pole=push))
+    with pytest.raises(ValueError, match="laws.pole"):
+        sk.simulate_free(sk.FreeSkaterParams(pole_force_max=150.0), strokes=1,
+                         laws=sk.FreeLaws(laws.heading, laws.offset, laws.height, pole=lambda t: 100.0))
     assert math.isfinite(FreeStroke(sk.FreeSkaterParams(pole_force_max=150.0)).terms.nu)

@@ -26,6 +26,12 @@ at τ = 0, so the drivers do no impulsive work in the plastic impact, C_t = 0, a
 at its start, so the centre of mass does not jump at touch-down — a jump would give it potential
 energy that no budget counts).
 
+With poles (``skilib.ocp.poles``) each pole's push is free too: a quintic spline on the control
+knots of the contact, zero outside it, 0 at the plant and the lift (rising and falling there),
+within [0, ``caps.peak_pole_force``] at every point, its jerk (in body weights) in the penalty.
+The mesh then has knots at the plant and the lift, each phase holding whole spline intervals
+(``adapter.control_mesh``), and the splines' knots are not evenly spaced.
+
 The budget counts every actuator's work ("positive" or "metabolic", ``skilib.ocp.stroke.PowerBudget``):
 with the leg's net work alone the optimizer would drive the stroke with the ski's heading.
 
@@ -111,7 +117,8 @@ class ControlSolution:
       ``StrokeSolution``; success needs IPOPT's success and the re-simulation's agreement.
     - resimulated, resimulation_error, resimulation_ok: the model's simulator with the
       splines as laws, from the collocated start.
-    - laws : the splines (a ``FreeLaws`` or ``EdgeLaws`` of ``QuinticSpline``).
+    - laws : the splines (a ``FreeLaws`` or ``EdgeLaws`` of ``QuinticSpline``; with poles their
+      ``pole``, the push, a ``skilib.strokes.poles.PolePush``).
     - law_seconds : the law-based start's time [s]; build_seconds : building the program (its
       expansion and exact derivatives; 0 when a program of the same structure, mesh, caps and
       options was built before in this process) [s]; solve_time is IPOPT's.
@@ -120,6 +127,9 @@ class ControlSolution:
       program from it; restarted: whether the fine program, not solved from it, was solved again
       from ``law_based``, with fine_iterations and fine_time of the failed solve), or {} (started
       from ``law_based``, on a mesh with no coarser one, or the coarse program not solved).
+    - resimulation_refused : the simulator's reason when it refused to run the solution's splines
+      (a ValueError's message: e.g. between the program's points the snow's load falls below
+      zero), "" otherwise; a refused solution is not a success.
     """
 
     progress_speed: float
@@ -152,6 +162,7 @@ class ControlSolution:
     law_seconds: float = math.nan
     build_seconds: float = math.nan
     coarse: dict = field(default_factory=dict)
+    resimulation_refused: str = ""
 
 
 class _ControlProgram(MeshProgram):
@@ -421,7 +432,13 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
             coarse.update(restarted=True, fine_iterations=sol["iterations"], fine_time=sol["time"])
             sol = program.solve(power, start)
     laws = adapter.spline_laws(sol["traj"])
-    res = adapter.resimulate_laws(sol["T"], laws, sol["traj"]) if sol["solved"] else {}
+    refused = ""
+    try:
+        res = adapter.resimulate_laws(sol["T"], laws, sol["traj"]) if sol["solved"] else {}
+    except ValueError as exc:
+        # the simulator refuses the splines where the program did not look: between the points, a
+        # law may leave what the rows hold at them (the snow's load, say); not an optimum then
+        res, refused = {}, str(exc)
     err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
     ok = bool(sol["solved"] and err <= resimulation_tol)
     active = adapter.caps_report(sol["traj"], caps)
@@ -436,4 +453,4 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                            resimulated=res, resimulation_error=err,
                            resimulation_ok=bool(err <= resimulation_tol), laws=laws, trajectory=sol["traj"],
                            law_seconds=law_seconds, build_seconds=build_seconds,
-                           coarse=coarse or {})
+                           coarse=coarse or {}, resimulation_refused=refused)

@@ -21,7 +21,10 @@ once, on one system:
   moves backwards;
 - each pole is an actuator, its power F±·Ṙ_B (the struts' generalized force times q̇: the tips
   do not move); with poles the net budget counts the leg's and the arms' work, as the shooting
-  stroke's ``mean_power`` does.
+  stroke's ``mean_power`` does;
+- free control (``skilib.ocp.control``) frees the push too: the control is then a spline of the
+  contact, and the re-simulation gives the model's poles that spline as their push
+  (``skilib.strokes.poles.PolePush``).
 """
 from __future__ import annotations
 
@@ -76,8 +79,17 @@ class PoledStroke:
 
     def control_mesh(self, control_nodes: int, r: int) -> PhasedMesh:
         """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
-        and the lift (at least one a phase), each cut into r dynamics intervals, so every phase
-        holds whole spline intervals; else the even mesh."""
+        and the lift in proportion to the phases' durations at the params' stroke time (at least
+        one a phase), each cut into r dynamics intervals, so every phase holds whole spline
+        intervals; else the even mesh.
+
+        The split is fixed when the program is built, the stroke time is not: a stroke that ends
+        far from the params' stroke time has its phases' intervals out of proportion.  Measured
+        on the free skater with V2 poles at 600 W metabolic: sized for the params' 0.8 s, free
+        control ends at 0.4 s on 20 and 40 intervals (re-simulated), and IPOPT stops at 500
+        iterations on 100; sized for 0.4 s instead, it ends at longer strokes (1.3 s on 20
+        intervals, the 2.0 s cap on 40) whose splines the simulator refuses: between the
+        program's points, or in the second stroke, the snow's load falls below zero."""
         if not self.poled:
             return super().control_mesh(control_nodes, r)
         breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)

@@ -141,6 +141,15 @@ class Poled:
         one, else None (the params' sin² push)."""
         return getattr(getattr(self, "laws", None), "pole", None)
 
+    def check_pole_law(self) -> None:
+        """The laws' ``pole``, if any, a ``PolePush`` for a model with poles; else a ValueError
+        naming it (a push for poles the params do not have would be dropped)."""
+        law = self.pole_law()
+        if law is not None and not isinstance(law, PolePush):
+            raise ValueError(f"laws.pole: must be None (the params' sin² push) or a PolePush, got {law!r}")
+        if law is not None and not self.poled:
+            raise ValueError("laws.pole: a push for the poles, but the params have none (pole_force_max = 0)")
+
     def pole_forces(self, tips: dict, law=None) -> list:
         """The two struts with their tips at ``tips`` (``pole_tips``), pushing with ``law`` (a
         magnitude of time; default the params' sin² push, ``SineSquaredPulse``)."""
@@ -152,7 +161,9 @@ class Poled:
 
     def count_pole_works(self, work_terms, actuators) -> None:
         """With poles, the poles' works join the model's works and actuators (``actuators``,
-        ``extra_states``); without, the class's stay (the stroke's states bit for bit)."""
+        ``extra_states``); without, the class's stay (the stroke's states bit for bit).  Checks
+        the laws' push (``check_pole_law``)."""
+        self.check_pole_law()
         if self.poled:
             self.actuators = with_pole_works(actuators, self.params)
             self.extra_states = extra_states(with_pole_works(work_terms, self.params), self.actuators)

@@ -43,8 +43,11 @@ With poles (``pole_force_max`` > 0) the two struts push with the params' sin² l
 (the snow row's multiplier carries what they do not), and the arms' work joins the drivers' in
 every budget (``skilib.ocp.poles``); the mesh has knots at the plant and the lift.
 
+Free control with poles frees the poles' push too (``skilib.ocp.control``), within
+``EdgeControlCaps.peak_pole_force``.
+
 Not transcribed: a balance rule (the periodic stroke is the same with one; its stability is the
-shooting steady state's business), and free control with poles.
+shooting steady state's business).
 """
 from __future__ import annotations
 

@@ -41,7 +41,10 @@ With poles (``pole_force_max`` > 0) the two struts push with the params' sin² l
 the snow's load loses their vertical force, and the arms' work joins the leg's in every budget
 (``skilib.ocp.poles``); the mesh has knots at the plant and the lift.
 
-Not transcribed: the "along_ski" touch-down, and free control with poles.
+Free control with poles frees the poles' push too (``skilib.ocp.control``), within
+``FreeControlCaps.peak_pole_force``.
+
+Not transcribed: the "along_ski" touch-down.
 """
 from __future__ import annotations
 
@@ -267,13 +270,14 @@ class FreeStroke(PoledStroke, SkiStroke):
     def resimulate_laws(self, T: float, laws: FreeLaws, traj: dict) -> dict:
         """``simulate_free`` with the splines as laws (two strokes from the ski's speed u0 at τ = 0
         of ``traj``, stroke time T): the first stroke's progress speed and mean power, the speed
-        after its touch-down."""
+        after its touch-down; with poles also mean_pole_power [W] and pole_share (as ``resimulate``)."""
         from .run import simulate_free
 
         u0 = self.u0(traj)
         r = simulate_free(replace(self.base, stroke_time=float(T)), strokes=2, v0=u0, laws=laws)
         st = r.strokes
-        return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
+        poles = {k: float(st[k].iloc[0]) for k in ("mean_pole_power", "pole_share")} if self.poled else {}
+        return dict(**poles, progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]), u0=float(u0), u_after=float(st["u_start"].iloc[1]),
                     mean_positive_power=float(st["mean_positive_power"].iloc[0]),
                     metabolic_power=float(st["metabolic_power"].iloc[0]),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from ...engine.timefunctions import TimeFunction
 from ...strokes.params import check_fields
-from ...strokes.poles import POLE_PARAMETER_BOUNDS, PolePush, check_poles
+from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
 from ...strokes.laws import dip, power_law, smooth_turn
 
 __all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
@@ -186,8 +186,6 @@ class FreeLaws:
             if not isinstance(law, TimeFunction):
                 raise ValueError(f"laws.{name}: must be a time function with its two derivatives "
                                  f"(Polynomial, FromCallables, ...), got {law!r}")
-        if self.pole is not None and not isinstance(self.pole, PolePush):
-            raise ValueError(f"laws.pole: must be None (the params' sin² push) or a PolePush, got {self.pole!r}")
 
 
 def default_laws(p: FreeSkaterParams) -> FreeLaws:
