@@ -36,6 +36,32 @@ def test_the_quintic_hermite_basis_interpolates_its_six_end_values(measured):
     assert QUINTIC_HERMITE.shape == (6, 6)
 
 
+def test_the_bernstein_coefficients_are_the_splines_acceleration(rng, measured):
+    """``acceleration_bernstein``: for 50 random quintic Hermite intervals (width h), the cubic
+    Σ_j β_j C(3, j) s^j (1 − s)^(3−j) with β = E c / h² is the spline's f̈ (``quintic_basis``,
+    second derivative over h²) at 200 random s, and it lies within [min β, max β] on a grid of
+    1001 points: a row on β holds f̈ over the whole interval."""
+    import math
+
+    from skilib.engine.timefunctions import quintic_basis
+    from skilib.ocp.control import acceleration_bernstein
+
+    E = acceleration_bernstein()
+    s = rng.uniform(0.0, 1.0, 200)
+    grid = np.linspace(0.0, 1.0, 1001)
+    worst, outside = 0.0, 0.0
+    for _ in range(50):
+        c, h = rng.normal(size=6), rng.uniform(0.05, 0.5)
+        beta = E @ c / h**2
+        fdd = quintic_basis(s, 2).T @ c / h**2
+        bern = sum(beta[j] * math.comb(3, j) * s**j * (1 - s) ** (3 - j) for j in range(4))
+        worst = max(worst, float(np.max(np.abs(bern - fdd)) / np.max(np.abs(beta))))
+        on_grid = quintic_basis(grid, 2).T @ c / h**2
+        outside = max(outside, float(max(beta.min() - on_grid.min(), on_grid.max() - beta.max(), 0.0)))
+    measured.check("Bernstein cubic − the spline's f̈, relative to max|β|", worst, 1e-13)
+    measured.check("f̈ outside [min β, max β] on the grid", outside, 1e-12, "rel. units")
+
+
 def test_coarse_splines_are_splines_of_the_finer_knots(rng, measured):
     """``refine_knots``: two laws' splines on 5 random-valued knots over [0, 0.9] s, given on 25
     knots, are the same functions: value, rate and acceleration agree at 200 random times to

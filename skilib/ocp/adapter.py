@@ -215,6 +215,12 @@ class SkiStroke:
         pole = {"pole": PolePush(splines(traj["pole_knots"], traj["pole_tau"])[0])} if "pole_knots" in traj else {}
         return self.laws_class(*splines(traj["control_knots"], traj["control_tau"]), **pole)
 
+    def spline_rows(self, bernstein: dict) -> dict:
+        """Rows ≥ 0 of free control on its laws' accelerations over whole spline intervals, from
+        their Bernstein coefficients ({law: 4 × K}, ``skilib.ocp.control.acceleration_bernstein``):
+        none here."""
+        return {}
+
     def control_mesh(self, control_nodes: int, r: int):
         """Free control's mesh: ``control_nodes`` spline intervals of r dynamics intervals each
         (``skilib.ocp.mesh.PhasedMesh``; even here)."""

@@ -64,7 +64,7 @@ from .collocation import HermiteSimpson
 from .stroke import IPOPT_OPTIONS, MeshProgram, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS", "CONTROL_IPOPT", "refine_knots",
-           "coarse_mesh", "COARSE_CONTROL_NODES"]
+           "coarse_mesh", "COARSE_CONTROL_NODES", "acceleration_bernstein"]
 
 #: ε of the smoothness penalty [m/s per (rad² or m²)/s⁶]: at the free skater's free-control optimum
 #: at 600 W metabolic it costs ≈ 0.05 % of the speed (the penalty is reported with every
@@ -194,9 +194,9 @@ class _ControlProgram(MeshProgram):
         hc = r * mesh.intervals(self.Tk)[1][0, ::r]  # each control interval's width
         # the basis at the 2r + 1 dynamics points of a control interval (s = j / 2r) and its derivatives
         basis = [[quintic_basis(j / (2 * r), d) for j in range(2 * r + 1)] for d in range(3)]
-        knots, mids, jerk = [], [], 0
-        for i in range(nl):
-            at, J = _spline_points(ca, self.Z[3 * i:3 * i + 3, :], hc, Tc, basis, r)
+        knots, mids, jerk, bern = [], [], 0, {}
+        for i, (name, _) in enumerate(adapter.terms.controls[:nl]):
+            at, J, bern[name] = _spline_points(ca, self.Z[3 * i:3 * i + 3, :], hc, Tc, basis, r)
             jerk = jerk + ca.sum2(J)
             for d in range(3):
                 knots.append([at[d][j][:, k] for k in range(K) for j in range(0, 2 * r, 2)] + [at[d][2 * r][:, K - 1]])
@@ -211,7 +211,7 @@ class _ControlProgram(MeshProgram):
             self.Fp, self.Dp = opti.variable(1, c1 - c0 - 1), opti.variable(2, c1 - c0 + 1)
             self.Zp = ca.vertcat(ca.horzcat(0, self.Fp, 0), self.Dp)
             scale = adapter.force_scale  # its jerk in body weights
-            at, J = _spline_points(ca, self.Zp / scale, hc[:, c0:c1], Tc[:, c0:c1], basis, r)
+            at, J, _ = _spline_points(ca, self.Zp / scale, hc[:, c0:c1], Tc[:, c0:c1], basis, r)
             jerk = jerk + ca.sum2(J)
             value = [[scale * at[0][j][:, k - c0] if c0 <= k < c1 else 0 * hc[0, k] for j in range(2 * r + 1)]
                      for k in range(K)]
@@ -236,6 +236,8 @@ class _ControlProgram(MeshProgram):
         opti.subject_to((self.budget.energy - self.power * hs.T) / self.power == 0)
         rows.update(adapter.admissibility(hs, None, leg_force_cap=caps.peak_leg_force_bw))
         rows.update(adapter.control_caps(hs, caps))
+        # what the laws' accelerations must do between the points too (the free skater's snow)
+        rows.update(adapter.spline_rows(bern))
         for g in rows.values():
             opti.subject_to(g >= 0)
         penalty = smoothness * jerk
@@ -298,15 +300,32 @@ class _ControlProgram(MeshProgram):
 def _spline_points(ca, Z, hc, Tc, basis, r):
     """A quintic spline's (f, ḟ, f̈) at the 2r + 1 dynamics points of each of its control
     intervals, ``at[d][j]`` (1 × k, interval by interval), from its knots ``Z`` (3 × (k + 1))
-    over intervals of widths ``hc`` (1 × k); and each interval's (1/T)∫ f‴² dt (1 × k, ``Tc``
+    over intervals of widths ``hc`` (1 × k); each interval's (1/T)∫ f‴² dt (1 × k, ``Tc``
     each interval's copy of T): Σ cᵀ G c / (h⁵ T) with G ``jerk_gram``, local to the interval,
-    so no row of the program's Hessian runs through every knot."""
+    so no row of the program's Hessian runs through every knot; and the Bernstein coefficients of
+    f̈ on each interval (4 × k, ``acceleration_bernstein``)."""
     f, fd, fdd = Z[0, :], Z[1, :], Z[2, :]
     c = [f[:, :-1], hc * fd[:, :-1], hc**2 * fdd[:, :-1], f[:, 1:], hc * fd[:, 1:], hc**2 * fdd[:, 1:]]
     C = ca.vertcat(*c)
     jerk = ca.sum1(C * (ca.DM(jerk_gram()) @ C)) / (hc**5 * Tc)
     at = [[sum(basis[d][j][b] * c[b] for b in range(6)) / hc**d for j in range(2 * r + 1)] for d in range(3)]
-    return at, jerk
+    bern = (ca.DM(acceleration_bernstein()) @ C) / ca.repmat(hc**2, 4, 1)
+    return at, jerk, bern
+
+
+def acceleration_bernstein() -> np.ndarray:
+    """E (4 × 6): the Bernstein coefficients of B_b″(s) on s ∈ [0, 1] for the quintic Hermite
+    basis, so that a spline interval's f̈(s) = Σ_j β_j C(3, j) s^j (1 − s)^(3−j) with
+    β = E c / h², c = (f_k, h ḟ_k, h² f̈_k, f_k+1, h ḟ_k+1, h² f̈_k+1).  A cubic lies between the
+    least and the largest of its Bernstein coefficients (their convex hull holds its graph), and
+    it equals the first and the last at the interval's ends: a row on the β bounds f̈ over the
+    whole interval, not only at the collocation's points."""
+    C = QUINTIC_HERMITE
+    for _ in range(2):
+        C = C[:, 1:] * np.arange(1, C.shape[1])  # B_b″ as cubics: 6 × 4 monomial coefficients
+    # monomial → Bernstein of degree 3: β_j = Σ_{i ≤ j} C(j, i)/C(3, i) a_i
+    T = np.array([[math.comb(j, i) / math.comb(3, i) if i <= j else 0.0 for j in range(4)] for i in range(4)])
+    return (C @ T).T
 
 
 def refine_knots(z: np.ndarray, tau_c, tau) -> np.ndarray:
@@ -345,8 +364,9 @@ _PROGRAMS: dict = {}
 
 def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget):
     """The free-control program of this structure, mesh, caps and options, built once."""
-    key = (adapter.program_key(int(nodes)), int(nodes), int(control_nodes), caps, smoothness, tuple(sorted(opts.items())),
-           budget)
+    mesh = adapter.control_mesh(int(control_nodes), int(nodes) // int(control_nodes)).key()
+    key = (adapter.program_key(int(nodes)), mesh, int(nodes), int(control_nodes), caps, smoothness,
+           tuple(sorted(opts.items())), budget)
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget)
     return _PROGRAMS[key]

@@ -3,7 +3,9 @@
 A stroke whose forces switch on or off at fixed times after touch-down (the poles: planted at
 τ = t_p, lifted at t_p + t_c) is collocated with a knot at every switch, so that no interval
 straddles one: inside each phase the force is smooth and Hermite–Simpson keeps its fourth order;
-an interval across the switch would see a force whose second derivative jumps, and lose it.
+an interval across the switch sees a force whose second derivative jumps (the poles' sin² push
+at its lift), and the error grows: on the free skater's V2 stroke, 22 times the phased mesh's on
+10 intervals and 5 times on 20.
 
 The phases are [b_j, b_j+1] with fixed breaks 0 = b_0 < b_1 < … < b_P and the last phase
 [b_P, T] ending at the stroke time T, which may be free: phase j has n_j intervals of equal width,
@@ -44,9 +46,9 @@ class PhasedMesh:
         """The mesh of ``nodes`` intervals with knots at ``breaks``, each phase's intervals in
         proportion to its duration at the stroke time ``T`` (at least ``least`` per phase, the
         last phase taking what rounding leaves).  An even ``nodes`` is split as twice ``nodes``/2
-        is, while that leaves ``least`` intervals a phase: the meshes of a doubling sequence are nested, each
-        interval halved, so their errors fall at the scheme's order (a fresh rounding at every
-        size would change the phases' shares, and the error's constant with them)."""
+        is, while that leaves ``least`` intervals a phase: the meshes of a doubling sequence are
+        nested, each interval halved, so their errors fall at the scheme's order (a fresh rounding
+        at every size would change the phases' shares, and the error's constant with them)."""
         ends = (0.0, *map(float, breaks), float(T))
         if not ends[-2] < T:
             raise ValueError(f"T: the stroke time {T:g} s must end after the last break {ends[-2]:g} s")

@@ -211,11 +211,12 @@ class PowerBudget:
     def __init__(self, opti, hs, adapter, kind: str):
         ca = require_casadi()
         self.kind, self.parts, self.hs = kind, [], hs
-        self.work = adapter.work(hs)
         if kind == "net":
             fs = [hs.one_point(adapter.actuator_power(a)) for a in adapter.net_actuators]
             fk, fm = (sum(hs.point(f, knots=k) for f in fs) for k in (True, False))
+            self.work = hs.simpson_rows(fk, fm)  # the same rows, summed: ``adapter.work``
         else:
+            self.work = adapter.work(hs)
             eta_p, eta_n = adapter.efficiencies()
             fk = fm = 0
             for name in adapter.actuators:

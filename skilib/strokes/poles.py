@@ -15,7 +15,8 @@ w_p = 0.10 m outwards, T± = (X_H, Y_H ± w_p, 0), and stays in the snow until
     F± = F_p(τ) (H± − T±)/|H± − T±|,   F_p(τ) = F_p,max sin²(π(τ − t_p)/t_c)
 
 (``pole_force_max`` F_p,max per pole; 0, the default, is skating without poles, the thesis's
-case).  The poles' power Σ F±·Ṙ_B is the arms' work (the tips do not move); each pole's
+case).  A model's laws may give the push instead (their ``pole``, a ``PolePush``: the spline that
+free control chooses, ``skilib.ocp.control``); F_p,max > 0 then only says that the skier poles.  The poles' power Σ F±·Ṙ_B is the arms' work (the tips do not move); each pole's
 positive and negative works are integrated with the stroke (its cost of work,
 ``skilib.strokes.work``).  The poles carry part of the weight: in the edged skater the snow
 row's multiplier sees it, in the free skater the snow's load loses Σ F±,z.

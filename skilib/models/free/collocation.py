@@ -254,6 +254,19 @@ class FreeStroke(PoledStroke, SkiStroke):
         opti.subject_to(hs.U[[1, 4, 7], 0] == 0)
         opti.subject_to(hs.U[6, hs.N] - hs.U[6, 0] == 0)
 
+    def spline_rows(self, bernstein: dict) -> dict:
+        """The height law's share of the snow's load, (M + m_s) g cos α + M z̈ ≥ 0, over every
+        spline interval, not only at the points: on the Bernstein coefficients of z̈, which bound
+        it (``skilib.ocp.control.acceleration_bernstein``).  Between two points a spline's z̈ can
+        dip where the collocation does not look, and ``simulate_free`` refuses a height law whose
+        load falls below zero anywhere.  (The poles' part of the load, −Σ F±,z, depends on the
+        motion and is held at the points.)"""
+        ca = require_casadi()
+        p = self.base
+        cos_a = slope_factors(p.slope_deg)[1]
+        load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * bernstein["height"]) / (p.body_mass * p.g)
+        return {"snow_load_between_points": ca.vec(load)}
+
     def control_caps(self, hs, caps: FreeControlCaps) -> dict:
         """The caps as rows ≥ 0 at every knot and midpoint (``FreeControlCaps``)."""
         ca = require_casadi()
