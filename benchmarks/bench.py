@@ -289,10 +289,9 @@ def bench_control(powers=(400.0, 500.0, 600.0, 700.0, 800.0), nodes=100, control
             "front_seconds": sum(r["seconds"] for r in rows)}
 
 
-def bench_control_poles(powers=(600.0,), nodes=40, control_nodes=10):
+def bench_control_poles(powers=(600.0,), nodes=100, control_nodes=25):
     """``bench_control`` for the free skater with V2 poles (150 N per pole from touch-down for
-    0.30 s), each pole's push free too, on 40 intervals (on 100 IPOPT stops at its 500 iterations:
-    ``skilib.ocp.poles.PoledStroke.control_mesh``)."""
+    0.30 s), each pole's push free too."""
     import skilib as sk
 
     return bench_control(powers, nodes, control_nodes, params=sk.FreeSkaterParams(pole_force_max=150.0))

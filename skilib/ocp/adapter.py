@@ -221,9 +221,9 @@ class SkiStroke:
         none here."""
         return {}
 
-    def control_mesh(self, control_nodes: int, r: int):
+    def control_mesh(self, control_nodes: int, r: int, T: float | None = None):
         """Free control's mesh: ``control_nodes`` spline intervals of r dynamics intervals each
-        (``skilib.ocp.mesh.PhasedMesh``; even here)."""
+        (``skilib.ocp.mesh.PhasedMesh``; even here, for any stroke time ``T``)."""
         from .mesh import PhasedMesh
 
         return PhasedMesh(control_nodes * r)

@@ -77,23 +77,25 @@ class PoledStroke:
         breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
         return PhasedMesh.split(nodes, breaks, self.base.stroke_time)
 
-    def control_mesh(self, control_nodes: int, r: int) -> PhasedMesh:
+    def control_mesh(self, control_nodes: int, r: int, T: float | None = None) -> PhasedMesh:
         """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
-        and the lift in proportion to the phases' durations at the params' stroke time (at least
-        one a phase), each cut into r dynamics intervals, so every phase holds whole spline
-        intervals; else the even mesh.
+        and the lift in proportion to the phases' durations at the stroke time ``T`` (None, or a
+        stroke that ends at the lift: the params' stroke time), at least one a phase, each cut
+        into r dynamics intervals, so every phase holds whole spline intervals; else the even mesh.
 
         The split is fixed when the program is built, the stroke time is not: a stroke that ends
-        far from the params' stroke time has its phases' intervals out of proportion.  Measured
-        on the free skater with V2 poles at 600 W metabolic: sized for the params' 0.8 s, free
-        control ends at 0.4 s on 20 and 40 intervals (re-simulated), and IPOPT stops at 500
-        iterations on 100; sized for 0.4 s instead, it ends at longer strokes (1.3 s on 20
-        intervals, the 2.0 s cap on 40) whose splines the simulator refuses: between the
-        program's points, or in the second stroke, the snow's load falls below zero."""
+        far from ``T`` has its phases' intervals out of proportion.  ``optimal_control`` sizes the
+        fine program for the coarse optimum's stroke time.  Measured on the free skater with V2
+        poles at 600 W metabolic, 100 intervals, splines on 25: sized for the params' 0.8 s, IPOPT
+        stopped at 500 iterations twice; sized for the coarse optimum's 0.4 s, 43 iterations.
+        Sized for 0.4 s from the start instead (the coarse program too), free control ended at
+        longer strokes (1.3 s on 20 intervals, the 2.0 s cap on 40) whose splines the simulator
+        refused: between the points, or in the second stroke, the snow's load fell below zero."""
         if not self.poled:
-            return super().control_mesh(control_nodes, r)
+            return super().control_mesh(control_nodes, r, T)
         breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
-        return PhasedMesh.split(control_nodes, breaks, self.base.stroke_time, least=1).refined(r)
+        T = self.base.stroke_time if T is None or not T > self.lift else float(T)
+        return PhasedMesh.split(control_nodes, breaks, T, least=1).refined(r)
 
     def pin(self, opti, hs) -> None:
         """With poles, B at X = Y = 0 at the plant (the tips are planted there); else the ski's
