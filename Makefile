@@ -11,7 +11,7 @@ JOBS ?= auto
 NB   ?=
 ARGS ?=
 
-.PHONY: test book notebook screenshots bench clean venv
+.PHONY: test check book notebook screenshots bench clean venv
 
 venv: $(STAMP)
 
@@ -28,6 +28,12 @@ $(STAMP): pyproject.toml
 # runs one by one and first (--dist loadgroup, the groups of tests/conftest.py, in their order).
 test: $(STAMP)
 	$(BIN)/python -m pytest $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup --no-loadscope-reorder)
+
+# Slow checks, which CI runs after `make test`: the cross-path comparisons (tests marked
+# cross_path, the kept Sobol rows among them) run again under two other processors' OpenBLAS
+# kernels, their error/tolerance ratios listed (tests/test_margins.py).
+check: $(STAMP)
+	$(BIN)/python -m pytest -m check -s -p no:cacheprovider tests/test_margins.py
 
 # Executes notebooks/<NB>_*.ipynb with papermill, in notebooks/ (it finds ../data there), into
 # runs/<name>.ipynb, its result files into runs/results_<NB>/ (runs/ is not tracked by git).

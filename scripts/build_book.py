@@ -5,6 +5,7 @@
     python scripts/build_book.py --quick    # the notebooks' small CI settings
     python scripts/build_book.py --only 02  # execute only notebooks whose name starts so
     python scripts/build_book.py --no-verification  # skip measuring the Verification chapter
+    python scripts/build_book.py --record-times     # and keep this build's times in book/build_times.json
 
 The sources in notebooks/ are executed in notebooks/ (so that they find ../data and write
 their shared results to notebooks/results/), in name order: later notebooks may read what
@@ -15,6 +16,11 @@ verification tests and writes the Verification chapter's tables to book/_generat
 scripts/reading_numbers.py writes the results chapter's "How to read these numbers" box there.  A notebook that
 raises stops the build with a non-zero exit status, and so do a failing verification test
 and a failing `jupyter-book build`.
+
+Each notebook's console line gives the time it took when the build was last measured (the
+tracked ``book/build_times.json``: seconds per step of a full and of a quick build, with the
+date, commit and cores of that build; ``--record-times`` replaces the mode's entry with this
+build's times), so that a reader of a long full build knows where it is.
 """
 from __future__ import annotations
 
@@ -34,6 +40,38 @@ BOOK = ROOT / "book"
 EXECUTED = BOOK / "_executed"
 REPORT = ROOT / "scripts" / "verification_report.py"
 KERNEL = "python3"
+TIMES = BOOK / "build_times.json"
+
+
+def expected_times(quick: bool) -> dict:
+    """{step: seconds} of the last measured build of this mode (``TIMES``), or {}."""
+    try:
+        return json.loads(TIMES.read_text(encoding="utf-8"))["quick" if quick else "full"]["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def record_times(quick: bool, times: dict) -> None:
+    """Keep ``times`` as the measured build of this mode in ``TIMES`` (the other mode's entry stays)."""
+    import platform
+    import datetime
+
+    try:
+        kept = json.loads(TIMES.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = {}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    kept["quick" if quick else "full"] = {
+        "measured": datetime.date.today().isoformat(), "commit": commit.stdout.strip() or "unknown",
+        "cpus": os.cpu_count(), "machine": platform.machine(), "total_s": round(sum(times.values()), 1),
+        "seconds": {k: round(v, 1) for k, v in times.items()}}
+    tmp = TIMES.with_suffix(".tmp")
+    tmp.write_text(json.dumps(kept, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(TIMES)
 
 
 def notebooks(only=None):
@@ -73,7 +111,7 @@ def check_kernel() -> None:
                  f"run `{sys.executable} -m ipykernel install --sys-prefix --name {KERNEL}`")
 
 
-def execute(nb: Path, quick: bool, position: str = "") -> float:
+def execute(nb: Path, quick: bool, position: str = "", expected: float | None = None) -> float:
     """Execute ``nb`` into book/_executed; ``position`` ("[3/9]") prefixes its console lines.
     Returns the seconds it took."""
     from skilib.studies.notebook import run_notebook
@@ -82,7 +120,8 @@ def execute(nb: Path, quick: bool, position: str = "") -> float:
     params = {"quick": bool(quick), "results_dir": "results"}
     t0 = time.perf_counter()
     tag = f"[book] {position} " if position else "[book] "
-    print(f"{tag}{nb.name} executing -> {out.relative_to(ROOT)}{' (quick)' if quick else ''}", flush=True)
+    took = f", took {_minutes(expected)} when last measured" if expected else ""
+    print(f"{tag}{nb.name} executing -> {out.relative_to(ROOT)}{' (quick)' if quick else ''}{took}", flush=True)
     # on a terminal, papermill's bar over the notebook's cells shows where a long notebook is
     run_notebook(nb, out, params, cwd=NOTEBOOKS, kernel_name=KERNEL, progress=sys.stderr.isatty())
     dt = time.perf_counter() - t0
@@ -115,6 +154,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="execute only notebooks whose names start with these")
     ap.add_argument("--no-execute", action="store_true", help="reuse book/_executed as it is")
     ap.add_argument("--no-build", action="store_true", help="execute the notebooks only")
+    ap.add_argument("--record-times", action="store_true",
+                    help=f"keep this build's times as the expected ones in {TIMES.relative_to(ROOT)}")
     ap.add_argument("--no-verification", action="store_true",
                     help="do not run the verification tests; the Verification chapter then says it shows no numbers")
     args = ap.parse_args(argv)
@@ -127,9 +168,13 @@ def main(argv=None) -> int:
         if not nbs:
             print("[book] no notebooks found", file=sys.stderr)
             return 1
+        expected = expected_times(args.quick)
+        if expected:
+            print(f"[book] {len(nbs)} notebooks{' (quick)' if args.quick else ''}: the last measured build took "
+                  f"{_minutes(sum(expected.values()))} in all", flush=True)
         for i, nb in enumerate(nbs, 1):
             try:
-                times[nb.name] = execute(nb, args.quick, f"[{i}/{len(nbs)}]")
+                times[nb.name] = execute(nb, args.quick, f"[{i}/{len(nbs)}]", expected.get(nb.name))
             except Exception as exc:  # papermill's PapermillExecutionError names the cell
                 what = f"{getattr(exc, 'ename', type(exc).__name__)}: {getattr(exc, 'evalue', exc)}"
                 cell = getattr(exc, "exec_count", None)
@@ -152,7 +197,9 @@ def main(argv=None) -> int:
         subprocess.call([sys.executable, str(REPORT), "--skip", "the book was built with `--no-verification`"], cwd=ROOT)
     else:
         t0 = time.perf_counter()
-        print("[book] measuring the Verification chapter: scripts/verification_report.py", flush=True)
+        took = expected_times(args.quick).get("verification report")
+        print("[book] measuring the Verification chapter: scripts/verification_report.py"
+              + (f" (took {_minutes(took)} when last measured)" if took else ""), flush=True)
         rc = subprocess.call([sys.executable, str(REPORT)], cwd=ROOT)
         if rc:
             print(f"[book] FAILED: the verification report (exit {rc}): "
@@ -179,6 +226,9 @@ def main(argv=None) -> int:
     (BOOK / "_build" / "build_times.json").write_text(json.dumps(
         {"quick": None if args.no_execute else bool(args.quick), "verification": not args.no_verification,
          "seconds": {k: round(v, 1) for k, v in times.items()}}, indent=1))
+    if args.record_times and not args.no_execute and not args.only:
+        record_times(args.quick, times)
+        print(f"[book] times kept in {TIMES.relative_to(ROOT)}")
     print(f"[book] open {BOOK / '_build' / 'html' / 'index.html'}")
     return 0
 

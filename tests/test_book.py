@@ -198,3 +198,24 @@ def test_page_checker_finds_animation_players_and_the_page_height(tmp_path):
     (tmp_path / "_executed" / "08_y.ipynb").write_text(json.dumps({"cells": [cell]}))
     assert cbp.expected_players(tmp_path, "_executed/08_y") is None
     assert "<script>" in cbp.PROBE and "data-scroll-height" in cbp.PROBE
+
+
+def test_the_build_keeps_and_reads_the_times_it_measured(tmp_path, monkeypatch):
+    """--record-times keeps a build's seconds per step as one mode's entry of book/build_times.json
+    (the other mode's entry stays), and the next build of that mode reads them back to say how
+    long each notebook took; without the file it says nothing."""
+    import json
+
+    spec = importlib.util.spec_from_file_location("build_book", ROOT / "scripts" / "build_book.py")
+    bb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bb)
+    monkeypatch.setattr(bb, "TIMES", tmp_path / "times.json")
+    assert bb.expected_times(False) == {} and bb.expected_times(True) == {}
+    full = {"measured": "2026-01-01", "seconds": {"05_sensitivity.ipynb": 600.0}, "total_s": 600.0}
+    (tmp_path / "times.json").write_text(json.dumps({"full": full}))
+    bb.record_times(True, {"01_a.ipynb": 2.0, "jupyter-book build": 3.04})
+    got = json.loads((tmp_path / "times.json").read_text())
+    assert got["full"] == full and got["quick"]["seconds"] == {"01_a.ipynb": 2.0, "jupyter-book build": 3.0}
+    assert got["quick"]["total_s"] == 5.0 and got["quick"]["cpus"] >= 1
+    assert bb.expected_times(True) == got["quick"]["seconds"] and bb.expected_times(False) == full["seconds"]
+    assert bb._minutes(600.0) == "10 min" and bb._minutes(42.0) == "42 s"

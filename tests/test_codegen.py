@@ -11,6 +11,9 @@ from skilib.engine import codegen
 from skilib.engine.codegen import compile_system
 from test_constraints import all_constraints
 
+#: the compiled kernels against the engine's numeric evaluation: the margin rule of tests/conftest.py ("Margins")
+pytestmark = pytest.mark.cross_path
+
 
 def _bodies(rotation, scale=1.0):
     b1 = sk.RigidBody("one", 2.0 * scale, [0.15, 0.2 * scale, 0.2], points={"p": [0.1, -0.2 * scale, 0.3]},

@@ -17,6 +17,9 @@ from skilib.data.push import default_push_force
 from skilib.models.thesis import ski_heading
 from skilib.models.thesis.cases import TABLE7
 
+#: the engine against sympy's KanesMethod, an independent derivation: the margin rule of tests/conftest.py ("Margins")
+pytestmark = pytest.mark.cross_path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 kane_peer = pytest.importorskip("kane_peer")
 

@@ -5,6 +5,10 @@ import numpy as np
 import skilib as sk
 from skilib.models.thesis.cases import TABLE9
 from skilib.models.thesis.one_dof import OneDofStroke, one_dof_run
+import pytest
+
+#: the multibody skier against its independent one-DOF derivation: the margin rule of tests/conftest.py ("Margins")
+pytestmark = pytest.mark.cross_path
 
 
 def _compare(res, strokes, v0, measured, where):
@@ -51,3 +55,23 @@ def test_a_stuck_ski_has_no_acceleration_and_friction_opposes_motion(measured):
     assert st.sdd(0.3, 0.0, 0) == 0.0
     measured.check("s̈(+1) − s̈(−1) + 2μ/m", abs(st.sdd(0.3, 2.0, 1) - st.sdd(0.3, 2.0, -1) + 2.0 * p.friction / st.mass),
                    1e-14, "m/s²")
+
+
+def test_leaving_the_stuck_state_does_not_hang_on_a_rounding(monkeypatch, measured):
+    """At the event that ends a stick (|driving| rises through μ), the ski slides the way the
+    driving force pushes, as the multibody stroke decides by λ_stick. Asking d − μ > 0 again there
+    let a rounding of −2e-15 (seen under OpenBLAS's Prescott kernels) keep it stuck, and the
+    event, already at zero, fired again at the same τ without end. Here ``decide_mode`` says
+    "stick" wherever it is asked: the stroke still leaves the stuck state at the same event."""
+    kw = TABLE9.kwargs()
+    p = sk.simulate_run(**{**kw, "strokes": 1}).params
+    ref, _ = one_dof_run(p, strokes=1, v0=kw["v0"], rtol=1e-10, atol=1e-10)
+    stick_ends = [(t, a, b) for t, a, b in ref[0]["events"] if a == 0]
+    assert stick_ends, "table 9's first stroke sticks and slides on"
+    real = OneDofStroke.decide_mode
+    monkeypatch.setattr(OneDofStroke, "decide_mode", lambda self, tau: real(self, tau) if tau == 0.0 else 0)
+    got, _ = one_dof_run(p, strokes=1, v0=kw["v0"], rtol=1e-10, atol=1e-10)
+    left = [(t, a, b) for t, a, b in got[0]["events"] if a == 0]
+    assert [(a, b) for _, a, b in left][:1] == [(a, b) for _, a, b in stick_ends][:1]
+    measured.check("stick end with decide_mode forced to stick vs the plain run", abs(left[0][0] - stick_ends[0][0]),
+                   1e-12, "s")

@@ -58,7 +58,8 @@ def test_the_bernstein_coefficients_are_the_splines_acceleration(rng, measured):
         worst = max(worst, float(np.max(np.abs(bern - fdd)) / np.max(np.abs(beta))))
         on_grid = quintic_basis(grid, 2).T @ c / h**2
         outside = max(outside, float(max(beta.min() - on_grid.min(), on_grid.max() - beta.max(), 0.0)))
-    measured.check("Bernstein cubic − the spline's f̈, relative to max|β|", worst, 1e-13)
+    measured.check("Bernstein cubic − the spline's f̈, relative to max|β|", worst, 1e-13,
+                   argued="two sums of 6 and 4 terms, each ≤ ~20 max|β| in size: rounding ≲ 200 ε ≈ 4e-14 of max|β|")
     measured.check("f̈ outside [min β, max β] on the grid", outside, 1e-12, "rel. units")
 
 
@@ -77,7 +78,9 @@ def test_coarse_splines_are_splines_of_the_finer_knots(rng, measured):
         a = QuinticSpline(np.linspace(0, T, Kc + 1), z[:, 3 * i], z[:, 3 * i + 1], z[:, 3 * i + 2])
         b = QuinticSpline(np.linspace(0, T, K + 1), fine[:, 3 * i], fine[:, 3 * i + 1], fine[:, 3 * i + 2])
         diff = np.array([np.subtract(a(x), b(x)) for x in t]) / np.abs(z).max()
-        measured.check(f"law {i}: refined spline − coarse (f, ḟ, f̈), relative", np.abs(diff), 1e-11)
+        measured.check(f"law {i}: refined spline − coarse (f, ḟ, f̈), relative", np.abs(diff), 1e-11,
+                       argued="f̈ is six basis terms (second derivatives ≤ ~20) over h² on the fine mesh's h = T/25: "
+                              "rounding ≈ 60 ε max|z| / h² ≈ 1e-11 of max|z|, the tolerance")
     with pytest.raises(ValueError, match="tau: the knots"):
         refine_knots(z, np.linspace(0, T, Kc + 1), np.linspace(0, 1.2 * T, K + 1))
     assert coarse_mesh(100, 25) == (20, 5) and coarse_mesh(40, 10) == (20, 5)
@@ -100,7 +103,9 @@ def test_a_quintic_spline_reproduces_a_quintic_and_is_c2(rng, measured):
     jumps = [np.abs(np.subtract(sp2(x - 1e-9 * 0 + 0.0), sp2(x))) for x in t[1:-1]]
     left = np.array([sp2(np.nextafter(x, -np.inf)) for x in t[1:-1]])
     right = np.array([sp2(np.nextafter(x, np.inf)) for x in t[1:-1]])
-    measured.allclose("spline's f, ḟ, f̈ left vs right of each knot", left, right, rtol=1e-9, atol=1e-9)
+    measured.allclose("spline's f, ḟ, f̈ left vs right of each knot", left, right, rtol=1e-9, atol=1e-9,
+                      argued="two intervals' polynomials at one knot: each f̈ rounds by ~60 ε max|c| / h², h the "
+                             "interval, ≈ 1e-10 here")
     assert not np.any(np.isnan(jumps))
 
 

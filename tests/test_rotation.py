@@ -28,8 +28,8 @@ def test_angular_velocity_skew_equals_Adot_At(rng, measured):
         rates = rng.normal(size=3)
         Adot = (rotation_matrix(ang + h * rates) - rotation_matrix(ang - h * rates)) / (2 * h)
         W = Adot @ rotation_matrix(ang).T
-        measured.allclose("ȦAᵀ + (ȦAᵀ)ᵀ (skew)", W, -W.T, atol=1e-9, unit="1/s")
-        measured.allclose("ȦAᵀ vs ω̃, ω = Gθ̇", W, skew(G_matrix(ang) @ rates), atol=1e-9, unit="1/s")
+        measured.allclose("ȦAᵀ + (ȦAᵀ)ᵀ (skew)", W, -W.T, atol=1e-9, unit="1/s", argued="central differences at h = 1e-6: their rounding ε max|A|/h ≈ 2e-10 per entry, times rates of size ≤ 3, dominates the truncation h²|A‴|/6 ≈ 1e-12")
+        measured.allclose("ȦAᵀ vs ω̃, ω = Gθ̇", W, skew(G_matrix(ang) @ rates), atol=1e-9, unit="1/s", argued="central differences at h = 1e-6: their rounding ε max|A|/h ≈ 2e-10 per entry, times rates of size ≤ 3, dominates the truncation h²|A‴|/6 ≈ 1e-12")
 
 
 def test_G_bar_is_At_G(rng, measured):
@@ -45,7 +45,7 @@ def test_G_dot_thetadot_finite_difference(rng, measured):
         rates = rng.normal(size=3)
         Gdot = (G_matrix(ang + h * rates) - G_matrix(ang - h * rates)) / (2 * h)
         measured.allclose("Ġθ̇ vs central differences", G_dot_thetadot(ang, rates), Gdot @ rates, atol=1e-9,
-                          unit="1/s²")
+                          unit="1/s²", argued="central differences at h = 1e-6: their rounding ε max|A|/h ≈ 2e-10 per entry, times rates of size ≤ 3, dominates the truncation h²|A‴|/6 ≈ 1e-12")
 
 
 def test_from_matrix_round_trip(rng, measured):

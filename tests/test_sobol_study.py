@@ -1,6 +1,6 @@
 """The kept Sobol study of the thesis's skier (data/sobol/, ``scripts/sobol_study.py``): it is
-the design its metadata names, its rows come out again bit for bit, and its intervals shrink as
-a Monte Carlo estimate's must."""
+the design its metadata names, its rows come out again (bit for bit on this machine, within the
+argued ``KEPT_RTOL`` on any), and its intervals shrink as a Monte Carlo estimate's must."""
 import json
 import shutil
 
@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skilib.models.thesis.sobol_study import SOBOL_FILE, SOBOL_OUTPUTS, SOBOL_RANGES, check_rows, read_sobol_study
+from skilib.models.thesis.sobol_study import (KEPT_RTOL, SOBOL_FILE, SOBOL_OUTPUTS, SOBOL_RANGES, _run, check_rows,
+                                              computation_error, read_sobol_study)
 from skilib.studies.sensitivity import sobol_design, sobol_indices
 
 D = len(SOBOL_RANGES)
@@ -19,14 +20,45 @@ def kept():
     return read_sobol_study()
 
 
-def test_kept_rows_come_out_bit_for_bit(kept, measured):
-    """Three rows of the kept design (first, a third in, last), run again: every output equal in
-    every bit to the kept one."""
+@pytest.mark.cross_path
+def test_kept_rows_come_out_within_the_argued_tolerance(kept, measured):
+    """The 20 rows of the kept design that the full notebook runs again (evenly spaced, first and
+    last included), run again: every output within
+    KEPT_RTOL = 1e-9 relative of the kept one (bit for bit on the machine that wrote them; under
+    other OpenBLAS kernels 2e-14 was measured). The tolerance is argued, not fitted: each run is
+    within the computation's own error e of the exact periodic stroke (measured against rtol =
+    atol = 1e-12), so two runs differ by at most 2e, and 2e must lie a factor of ten below it."""
     frame, meta = kept
     assert meta["n"] >= 4096 and len(frame) == meta["n"] * (D + 2) == meta["runs"]
     assert np.isfinite(frame[list(SOBOL_OUTPUTS)].to_numpy()).all()
-    rows = [0, len(frame) // 3, len(frame) - 1]
-    measured.check("kept Sobol rows run again, rows differing in any bit", len(check_rows(frame, rows)), 0, "rows")
+    rows = sorted({int(i) for i in np.linspace(0, len(frame) - 1, 20).round()})
+    found = check_rows(frame, rows)
+    measured.check("kept Sobol outputs run again vs kept", found.largest, KEPT_RTOL, "rel.")
+    measured.check("twice the kept computation's own error (vs rtol 1e-12) vs the kept tolerance",
+                   2 * computation_error(frame, rows), 0.1 * KEPT_RTOL, "rel.",
+                   argued="the kept tolerance's own derivation: KEPT_RTOL must lie ten times above 2e")
+
+
+def test_a_row_run_twice_here_is_equal_bit_for_bit(kept):
+    """The same machine gives the same numbers: a kept row's periodic stroke run twice in one
+    process is equal in every bit."""
+    frame, _ = kept
+    sub = frame.loc[[len(frame) // 2], list(SOBOL_RANGES)].reset_index(drop=True)
+    a, _ = _run(sub, scheduler="serial", progress=False)
+    b, _ = _run(sub, scheduler="serial", progress=False)
+    assert np.array_equal(a[list(SOBOL_OUTPUTS)].to_numpy(), b[list(SOBOL_OUTPUTS)].to_numpy())
+
+
+def test_the_check_reports_its_largest_difference(kept):
+    """A kept output moved by 1e-8 relative (ten times the tolerance) is found and named."""
+    frame, _ = kept
+    moved = frame.copy()
+    moved.loc[0, "mean_power"] *= 1 + 1e-8
+    found = check_rows(moved, [0])
+    assert not found.ok and found.worst_row == 0 and found.worst_output == "mean_power"
+    assert 0.9e-8 < found.largest < 1.1e-8 and "row 0, mean_power" in str(found)
+    with pytest.raises(ValueError, match=r"rows: \[-1\] are not rows"):
+        check_rows(frame, [-1])
 
 
 def test_the_intervals_shrink_as_one_over_root_n(kept, measured):

@@ -53,12 +53,14 @@ def test_the_laws_meet_their_definitions(measured):
     assert isinstance(turn, Polynomial)  # traced by code generation
     xs = np.array([0.0, 0.3, 0.5, 1.0])  # start + change σ(x), σ = 10x³ − 15x⁴ + 6x⁵
     measured.allclose("smooth_turn vs start + change σ(τ/T)", [turn(x * T)[0] for x in xs],
-                      -0.35 + 0.17 * (10 * xs**3 - 15 * xs**4 + 6 * xs**5), atol=1e-15, unit="rad")
+                      -0.35 + 0.17 * (10 * xs**3 - 15 * xs**4 + 6 * xs**5), atol=1e-15, unit="rad",
+                      argued="a polynomial or sine of a few operations on values ≤ 1 against its formula: a few ulp, 1e-15 ≈ 4.5 u")
     measured.check("smooth_turn's rates at τ = 0 and T", [turn(t)[k] for t in (0.0, T) for k in (1, 2)], 1e-12,
                    "rad/s, rad/s²")
     dip = laws.dip(0.95, 0.08, T)
     measured.allclose("dip vs mean − depth sin²(πτ/T)", [dip(t)[0] for t in (0.0, 0.3, T / 2)],
-                      [0.95 - 0.08 * math.sin(math.pi * t / T) ** 2 for t in (0.0, 0.3, T / 2)], atol=1e-15, unit="m")
+                      [0.95 - 0.08 * math.sin(math.pi * t / T) ** 2 for t in (0.0, 0.3, T / 2)], atol=1e-15, unit="m",
+                      argued="a polynomial or sine of a few operations on values ≤ 1 against its formula: a few ulp, 1e-15 ≈ 4.5 u")
     for p in (0.0, 1.0, 2.0, 3.0, 1.5):
         law = laws.power_law(0.05, 0.35, T, p)
         measured.allclose("power_law vs start + (end − start)(τ/T)^p", [law(0.3)[0], law(T)[0]],

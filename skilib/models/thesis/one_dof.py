@@ -28,9 +28,13 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ...engine.errors import IntegrationError
 from ...strokes.params import course_gravity
 from .model import SkierModel
 from .params import SkierParams, ski_heading
+
+#: the stick/slip switches one stroke may make before it is refused (the multibody stroke's limit)
+MAX_SWITCHES = 10000
 
 __all__ = ["OneDofStroke", "one_dof_run"]
 
@@ -93,6 +97,9 @@ class OneDofStroke:
         mode = int(np.sign(y[0])) if y[0] != 0.0 else self.decide_mode(0.0)
         events, nfev = [], 0
         while tau < T:
+            if len(events) > MAX_SWITCHES:
+                raise IntegrationError(f"one-DOF stroke: more than {MAX_SWITCHES} stick/slip switches by "
+                                       f"τ = {tau!r} s (Zeno behaviour?)")
             def rhs(t, y, mode=mode):
                 kin = self._kinematics(t)
                 v = y[0] * self.e + kin[1]
@@ -113,7 +120,11 @@ class OneDofStroke:
             tau, y = sol.t[-1], sol.y[:, -1].copy()
             if sol.status == 1:
                 y[0] = 0.0
-                new = self.decide_mode(tau)
+                # leaving the stuck state: the event says |driving| has risen through μ, so the ski
+                # slides the way the driving force pushes (the multibody stroke's rule, by λ_stick);
+                # deciding again from d − μ > 0 would let a rounding of −2e-15 keep it stuck, and the
+                # event, already at zero, would fire again at the same τ without end
+                new = (1 if self.driving(tau, 0.0) > 0.0 else -1) if mode == 0 else self.decide_mode(tau)
                 events.append((tau, mode, new))
                 mode = new
         return y[0], y[1], events, nfev
