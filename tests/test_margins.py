@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MARGIN, OUT_ENV
+from conftest import MARGIN, OUT_ENV, _closeness
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ("Prescott", "Haswell")
@@ -36,8 +36,7 @@ def ratios(records: dict) -> list[dict]:
     for c in records["checks"]:
         if not c.get("cross_path") or c["relation"] == ">":
             continue
-        ratio = c["value"] / c["bound"] if c["bound"] > 0 else (0.0 if c["value"] <= 0 else float("inf"))
-        out.append(dict(c, ratio=ratio))
+        out.append(dict(c, ratio=_closeness(c["value"], c["bound"], c["relation"])))
     return sorted(out, key=lambda c: -c["ratio"])
 
 

@@ -161,6 +161,8 @@ def _same_run(a, b, ref, measured, who):
     nothing.  The kinked means (KINKED) are compared directly, within their quadrature bound."""
     tables = {"frame columns": (a.frame, b.frame, ref.frame),
               "stroke summaries": (a.strokes, b.strokes, ref.strokes)}
+    duration = b.frame.groupby("stroke").t.agg(lambda t: t.max() - t.min()).min()  # the shortest stroke [s]
+    n_steps = b.info["nfev"] / STAGES
     for name, (ta, tb, tr) in tables.items():
         cols = [c for c in tb.columns if tb[c].dtype.kind == "f" and tb[c].notna().any()]
         for c in cols:
@@ -174,8 +176,6 @@ def _same_run(a, b, ref, measured, who):
         # the comparison is not vacuous: the runs' own errors are small (≤ 1e4 rtol over two strokes)
         measured.check(f"{who} {name}, integration error of the runs", e_b, 1e-6, "× scale")
         for c in [c for c in cols if c in KINKED]:
-            duration = b.frame.groupby("stroke").t.agg(lambda t: t.max() - t.min()).min()
-            n_steps = b.info["nfev"] / STAGES
             integral = np.nanmax(np.abs(tb[c])) * duration
             bound = 2 * n_steps * (b.info["atol"] + b.info["rtol"] * integral) / duration / scale[c]
             measured.check(f"{who} {name}, kinked means, C steps vs solve_ivp", _scaled(ta[c], tb[c], scale[c]),

@@ -90,34 +90,23 @@ def read_sobol_study(path=SOBOL_FILE):
 
 @dataclass(frozen=True)
 class KeptCheck:
-    """Kept rows of a study run again: ``rows`` (design indices), ``kept`` and ``again`` (their
-    outputs, one column per ``SOBOL_OUTPUTS``), and what they show: ``largest`` relative
-    difference (at ``worst_row``, ``worst_output``), ``identical`` (rows equal in every bit),
-    ``ok`` (``largest`` ≤ ``KEPT_RTOL``)."""
+    """Kept rows of a study run again: ``rows`` (design indices), ``largest`` relative difference
+    of their outputs from the kept ones (at ``worst_row``, ``worst_output``), ``identical`` (rows
+    equal in every bit), ``ok`` (``largest`` ≤ ``KEPT_RTOL``)."""
 
     rows: tuple
-    kept: np.ndarray
-    again: np.ndarray
+    largest: float
+    worst_row: int
+    worst_output: str
+    identical: int
 
-    @property
-    def relative(self) -> np.ndarray:
-        return np.abs(self.again - self.kept) / np.abs(self.kept)
-
-    @property
-    def largest(self) -> float:
-        return float(self.relative.max())
-
-    @property
-    def worst_row(self) -> int:
-        return int(self.rows[np.unravel_index(np.argmax(self.relative), self.kept.shape)[0]])
-
-    @property
-    def worst_output(self) -> str:
-        return SOBOL_OUTPUTS[int(np.unravel_index(np.argmax(self.relative), self.kept.shape)[1])]
-
-    @property
-    def identical(self) -> int:
-        return int(sum(np.array_equal(a, b) for a, b in zip(self.again, self.kept)))
+    @classmethod
+    def compare(cls, rows, kept: np.ndarray, again: np.ndarray) -> "KeptCheck":
+        """``kept`` and ``again``: the rows' outputs, one column per ``SOBOL_OUTPUTS``."""
+        relative = np.abs(again - kept) / np.abs(kept)
+        r, c = np.unravel_index(np.argmax(relative), relative.shape)
+        return cls(tuple(rows), float(relative.max()), int(rows[r]), SOBOL_OUTPUTS[int(c)],
+                   int(sum(np.array_equal(a, b) for a, b in zip(again, kept))))
 
     @property
     def ok(self) -> bool:
@@ -129,26 +118,27 @@ class KeptCheck:
                 f"tolerance {KEPT_RTOL:.0e}; {self.identical} of {len(self.rows)} rows equal bit for bit")
 
 
-def check_rows(frame, rows) -> KeptCheck:
-    """Re-run the design rows ``rows`` (indices) of a kept study: a ``KeptCheck`` of their
-    outputs against the kept ones (reproduced: ``.ok``, differences within ``KEPT_RTOL``)."""
+def _again(frame, rows, solver=SOBOL_SOLVER) -> KeptCheck:
+    """The design rows ``rows`` of a kept study run again with ``solver``, compared with the kept outputs."""
     rows = tuple(int(r) for r in rows)
     if not rows:
         raise ValueError("rows: no kept row to run again")
     bad = [r for r in rows if r not in frame.index]
     if bad:
         raise ValueError(f"rows: {bad} are not rows of the kept study (0 … {len(frame) - 1})")
-    sub = frame.loc[list(rows), list(SOBOL_RANGES)]
-    again, _ = _run(sub.reset_index(drop=True), scheduler="serial", progress=False)
-    return KeptCheck(rows, frame.loc[list(rows), list(SOBOL_OUTPUTS)].to_numpy(),
-                     again[list(SOBOL_OUTPUTS)].to_numpy())
+    again, _ = _run(frame.loc[list(rows), list(SOBOL_RANGES)].reset_index(drop=True), scheduler="serial",
+                    progress=False, solver=solver)
+    return KeptCheck.compare(rows, frame.loc[list(rows), list(SOBOL_OUTPUTS)].to_numpy(),
+                             again[list(SOBOL_OUTPUTS)].to_numpy())
+
+
+def check_rows(frame, rows) -> KeptCheck:
+    """Re-run the design rows ``rows`` (indices) of a kept study: a ``KeptCheck`` of their
+    outputs against the kept ones (reproduced: ``.ok``, differences within ``KEPT_RTOL``)."""
+    return _again(frame, rows)
 
 
 def computation_error(frame, rows) -> float:
     """The kept computation's own error at ``rows``: the largest relative difference of its
     outputs from the same rows integrated at rtol = atol = ``REFERENCE_TOL`` (module docstring)."""
-    sub = frame.loc[[int(r) for r in rows], list(SOBOL_RANGES)].reset_index(drop=True)
-    tight = dict(SOBOL_SOLVER, rtol=REFERENCE_TOL, atol=REFERENCE_TOL)
-    ref, _ = _run(sub, scheduler="serial", progress=False, solver=tight)
-    kept = frame.loc[[int(r) for r in rows], list(SOBOL_OUTPUTS)].to_numpy()
-    return float((np.abs(kept - ref[list(SOBOL_OUTPUTS)].to_numpy()) / np.abs(ref[list(SOBOL_OUTPUTS)].to_numpy())).max())
+    return _again(frame, rows, dict(SOBOL_SOLVER, rtol=REFERENCE_TOL, atol=REFERENCE_TOL)).largest
