@@ -56,6 +56,7 @@ VERIFICATION_FILES = (
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
+    "test_physiology.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -163,6 +164,7 @@ EXEMPT = {
         "test_geometric_limits_are_inclusive_and_reasoned": _EXCEPTIONS, "test_simulate_argument_errors": _EXCEPTIONS,
     },
     "test_skier_parametrizations.py": {"test_bad_rotation_or_stabilization_names_the_argument": _EXCEPTIONS},
+    "test_physiology.py": {"test_a_bad_physiology_parameter_is_refused_by_name": _EXCEPTIONS},
     "test_sweeps.py": {
         "test_a_failing_parameter_set_is_reported_and_the_others_run": _INFRA,
         "test_dask_local_cluster_gives_the_serial_results": _INFRA,
@@ -258,7 +260,8 @@ SECTIONS = (
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py",)),
     Section("slope", "The course's slope (every model)", ("test_slope.py",)),
-    Section("cost-of-work", "The cost of work (the free and the edged skater)", ("test_cost_of_work.py",)),
+    Section("cost-of-work", "The cost of work and the whole physiological cost (the free and the edged skater)",
+            ("test_cost_of_work.py", "test_physiology.py")),
     Section("poles", "Poles (V2 skating, the free and the edged skater)", ("test_poles.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
@@ -455,6 +458,7 @@ class Row:
     passed: bool
     n: int
     varies: bool
+    argued: str = ""
 
 
 def merge_checks(checks: list[dict]) -> list[Row]:
@@ -468,10 +472,12 @@ def merge_checks(checks: list[dict]) -> list[Row]:
         hi[key] = max(hi.get(key, -math.inf), c["bound_max"])
         r = rows.get(key)
         if r is None:
-            rows[key] = Row(c["quantity"], c["value"], c["bound"], c["unit"], c["relation"], c["passed"], c["n"], False)
+            rows[key] = Row(c["quantity"], c["value"], c["bound"], c["unit"], c["relation"], c["passed"], c["n"], False,
+                            c.get("argued", ""))
             continue
         if closeness(c["value"], c["bound"], c["relation"]) > closeness(r.value, r.bound, r.relation):
             r.value, r.bound = c["value"], c["bound"]
+        r.argued = r.argued or c.get("argued", "")
         r.passed &= c["passed"]
         r.n += c["n"]
     for key, r in rows.items():
@@ -483,7 +489,7 @@ def tolerance_cell(r: Row) -> str:
     s = nowrap(fmt_bound(r.bound)) + (" " + md(r.unit) if r.unit else "")
     if r.relation == ">":
         s = "\\> " + s
-    return s + ("†" if r.varies else "")
+    return s + ("†" if r.varies else "") + ("‡" if r.argued else "")
 
 
 def measured_cell(r: Row) -> str:
@@ -526,6 +532,7 @@ def section_tables(records: dict) -> dict[str, list[str]]:
     for s in SECTIONS:
         lines = ["| test | what it checks | quantity | tolerance | measured |", "|---|---|---|---|---|"]
         footnote = False
+        argued: dict[str, str] = {}
         for _, tid, g in sorted(placed[s.slug], key=lambda x: x[0]):
             n = len(g["nodeids"])
             failed = [o for o in g["outcomes"] if o in ("failed", "error")]
@@ -543,6 +550,8 @@ def section_tables(records: dict) -> dict[str, list[str]]:
                 continue
             for i, r in enumerate(rows):
                 footnote |= r.varies
+                if r.argued:
+                    argued.setdefault(r.quantity, r.argued)
                 first = (label, doc) if i == 0 else ("", "")
                 lines.append(f"| {first[0]} | {first[1]} | {md(r.quantity)} | {tolerance_cell(r)} | {measured_cell(r)} |")
             if failed and all(r.passed for r in rows):
@@ -553,6 +562,10 @@ def section_tables(records: dict) -> dict[str, list[str]]:
         if footnote:
             lines += ["", "† The tolerance depends on the case (it scales with the data); shown is the case "
                           "closest to its tolerance."]
+        if argued:
+            lines += ["", "‡ The error may come within a factor of ten of this tolerance; why the tolerance is what "
+                          "it is:"]
+            lines += [f"- {md(q)}: {md(why.rstrip('.'))}." for q, why in argued.items()]
         out[s.slug] = lines
     return out
 

@@ -13,9 +13,14 @@ Python without underscores (75, 0.5, 1e-3); NaN and infinities are refused.
 
 Exit status: 0 success; 2 a usage error or a value the model refuses (the message, no
 traceback); 1 a model failure (no periodic stroke, a run over its work budget, an integration
-that stops, a non-finite state).  An output file that exists is refused unless ``--overwrite``
-is given, before anything is computed; outputs are written to a temporary file beside the
-target and then renamed over it.
+that stops, a non-finite state).  Every output is checked before anything is computed: an
+empty name, a name ending in "/", a folder that does not exist, a suffix that is not the
+format's (``run``: ``--out`` ends in .c3d, ``--csv`` in .csv, any case), anything but a regular
+file at the name (a link, a device, a FIFO) and, without ``--overwrite``, a file that exists
+are refused (``skilib.data.files.check_target``).  Outputs are written to a temporary file
+beside the target and then renamed over it; a replaced file keeps its permission bits.
+
+A negative number is an option's value (``--v0 -1``, ``--v0 -1e308``), never an option.
 """
 from __future__ import annotations
 
@@ -42,10 +47,14 @@ PARAM_CLASSES = {"thesis": ("skilib.models.thesis.params", "SkierParams"),
 #: units of the fields whose class docstring states none beside the name ("-": dimensionless)
 UNIT_FALLBACK = {"ski_mass": "kg", "ski_length": "m", "ski_width": "m", "ski_height": "m",
                  "shank_mass_fraction": "-", "air_density": "kg/m³", "cda": "m²", "offset_exponent": "-",
-                 "friction_coefficient": "-", "body_inertia": "kg m²", "eta_positive": "-", "eta_negative": "-"}
+                 "friction_coefficient": "-", "body_inertia": "kg m²", "eta_positive": "-", "eta_negative": "-",
+                 "eta_positive_arms": "-", "swing_cost_a": "W/kg", "swing_cost_b": "W/(kg Hz⁴)",
+                 "force_rate_cost": "J/N", "resting_rate": "W/kg"}
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+]?\d+")
+#: a token that is a negative number (or a signed NaN/inf, refused by ``parse_number`` by name)
+_NEGATIVE = re.compile(r"-(?:\d|\.\d|inf|nan)", re.I)
 _TRUE, _FALSE = ("true", "yes", "on"), ("false", "no", "off")
 
 
@@ -306,23 +315,27 @@ def render(rows, fmt: str, meta: dict) -> str:
     return "\n".join(head + [""] + body) + "\n"
 
 
-def _check_target(path, overwrite: bool, what: str):
-    """``path`` as a Path, refused (``UsageError``, before any work) if it exists without
-    ``overwrite``, is a folder, or its folder does not exist (``skilib.data.files.check_target``)."""
+def _check_target(path, overwrite: bool, what: str, suffixes=None):
+    """``path`` as a Path, refused (``UsageError``, before any work) if it is empty, exists
+    without ``overwrite``, is a folder, a link or not a regular file, has a suffix not in
+    ``suffixes``, or its folder does not exist (``skilib.data.files.check_target``)."""
     if path is None:
         return None
+    if not path.strip():
+        raise UsageError(f"{what}: needs a file name, got {path!r}")
     try:
-        return check_target(path, overwrite=overwrite, what=what)
-    except OSError as e:
+        return check_target(path, overwrite=overwrite, what=f"{what} file", suffixes=suffixes)
+    except (OSError, ValueError) as e:
         raise UsageError(f"{what}: {e}".replace("pass overwrite=True", "give --overwrite")) from None
 
 
-def _write_atomic(path: Path, write, overwrite: bool):
+def _write_atomic(path: Path, write, overwrite: bool, *, atomic: bool = True):
     """``write(tmp)`` to a temporary file beside ``path``, moved onto it when complete
-    (``skilib.data.files.write_atomic``; refused if ``path`` appeared meanwhile, without ``overwrite``)."""
+    (``skilib.data.files.write_atomic``; refused if ``path`` appeared meanwhile, without ``overwrite``);
+    ``atomic=False``: ``write(path)`` is itself an atomic writer (``SimResult.to_c3d``)."""
     try:
-        write_atomic(path, write, overwrite=overwrite)
-    except FileExistsError as e:
+        return write_atomic(path, write, overwrite=overwrite) if atomic else write(path)
+    except (FileExistsError, IsADirectoryError) as e:
         raise UsageError(f"{e}".replace("pass overwrite=True", "give --overwrite")) from None
 
 
@@ -414,15 +427,15 @@ def cmd_optimum(args) -> int:
     meta = dict(command="optimum", model=args.model, **target, seed=args.seed, parameters=over)
     _emit(render(rows, args.format, meta), out, args.overwrite)
     if not opt.feasible:
-        print("skilib optimum: no start met the target to the tolerance; the closest point is shown",
-              file=sys.stderr)
+        print("skilib optimum: no start met the target to the tolerance; the closest point is shown"
+              + (f": {opt.reason}" if getattr(opt, "reason", "") else ""), file=sys.stderr)
         return 1
     return 0
 
 
 def cmd_run(args) -> int:
-    out = _check_target(args.out, args.overwrite, "--out")
-    csv_path = _check_target(args.csv, args.overwrite, "--csv")
+    out = _check_target(args.out, args.overwrite, "--out", suffixes=(".c3d",))
+    csv_path = _check_target(args.csv, args.overwrite, "--csv", suffixes=(".csv",))
     if csv_path is not None and csv_path.resolve() == out.resolve():
         raise UsageError("--csv: the same file as --out")
     from .data.c3d import ezc3d_module
@@ -430,11 +443,14 @@ def cmd_run(args) -> int:
     ezc3d_module()  # the C3D writer is there, before a long run
     over = parse_params(args.model, args.param)
     params = _param_class(args.model)(**over)
+    if args.dt_out > params.phase_time:
+        raise UsageError(f"--dt-out: {args.dt_out:g} s is longer than a stroke ({params.phase_time:g} s, phase_time): "
+                         "the run would keep only the strokes' ends; give at most the stroke time")
     from .models.thesis.run import simulate_run
 
     res = simulate_run(params, strokes=args.strokes, v0=args.v0, force_scale=args.force_scale, dt_out=args.dt_out,
                        first_ski=args.first_ski, stroke_change=args.stroke_change, progress=_progress_on(args))
-    _write_atomic(out, lambda p: res.to_c3d(p, overwrite=True), args.overwrite)  # p: a fresh temporary file
+    _write_atomic(out, lambda p: res.to_c3d(p, overwrite=args.overwrite), args.overwrite, atomic=False)
     if csv_path is not None:
         _write_atomic(csv_path, lambda p: res.strokes.to_csv(p, index=False), args.overwrite)
     st = res.strokes
@@ -553,12 +569,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force-scale", type=_real("--force-scale"), default=1.0, metavar="X",
                    help="multiplies the push-off force [-] (default 1)")
     p.add_argument("--dt-out", type=_positive("--dt-out", "s"), default=0.01, metavar="S",
-                   help="output step [s] (default 0.01; C3D frames at 1/dt-out Hz)")
+                   help="output step [s] (default 0.01), at most the stroke time T (phase_time): each stroke "
+                        "is cut into round(T/S) equal steps, so the step used is T/round(T/S) (0.3 with T = 1 s "
+                        "gives 1/3 s) and the C3D frame rate is round(T/S)/T Hz, not necessarily an integer")
     p.add_argument("--first-ski", choices=("right", "left"), default="right", help="the first stroke's ski")
     p.add_argument("--stroke-change", choices=STROKE_CHANGE_RULES, default="along_ski",
                    help="the rule from one stroke to the next (default along_ski)")
     p.set_defaults(handler=cmd_run)
     return top
+
+
+def join_negative_values(argv) -> list:
+    """``argv`` with a negative number after a long option joined to it (``--v0 -1e308`` →
+    ``--v0=-1e308``): argparse would take ``-1e308`` for an option.  Nothing after ``--``."""
+    argv, out, i = list(argv), [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return out + argv[i:]
+        if (a.startswith("--") and "=" not in a and i + 1 < len(argv) and isinstance(argv[i + 1], str)
+                and _NEGATIVE.match(argv[i + 1])):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def main(argv=None) -> int:
@@ -567,7 +603,7 @@ def main(argv=None) -> int:
 
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(join_negative_values(sys.argv[1:] if argv is None else argv))
     except SystemExit as e:  # --help, --version, argparse's usage errors (status 2)
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     prog = f"skilib {args.command}"

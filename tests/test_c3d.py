@@ -77,9 +77,14 @@ def test_force_data_from_c3d_equals_csv(csv_part, tmp_path):
 
 def test_force_c3d_errors_name_file_channel_and_frame(csv_part, tmp_path):
     _, df = csv_part
-    bad = df.copy()
-    bad.loc[25, "force_right"] = np.nan
-    path = c3d.write_force_data(bad, tmp_path / "nan.c3d")
+    # write_force_data refuses a NaN: the lab file with one is made with ezc3d
+    good = c3d.write_force_data(df, tmp_path / "good.c3d")
+    lab = c3d.read_c3d(good)
+    analogs = lab["data"]["analogs"].copy()
+    analogs[0, list(df.columns[1:]).index("force_right"), 25] = np.nan
+    lab["data"]["analogs"] = analogs
+    path = tmp_path / "nan.c3d"
+    lab.write(str(path))
     with pytest.raises(ValueError, match=r"nan\.c3d: analog frame 26 \(point frame 3\), channel 'force_right': non-finite"):
         load_force_data(path)
     path = c3d.write_force_data(df.drop(columns="force_left"), tmp_path / "missing.c3d")

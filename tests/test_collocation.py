@@ -32,6 +32,11 @@ from skilib.ocp import collocate_stroke  # noqa: E402
 from skilib.ocp.examples import least_effort, least_effort_transfer  # noqa: E402
 from skilib.studies.optimum import FREE_BOUNDS, optimize_technique  # noqa: E402
 
+TRUNCATED = ("the difference is Hermite–Simpson's truncation error on this mesh (its order is asserted beside it),"
+             ' fixed by the mesh, not by rounding; the tolerance bounds the error measured at this mesh.  Under '
+             "OpenBLAS's Prescott kernels the error changed by at most 1e-7 of itself, so no margin against "
+             'another processor is needed')
+
 ORDER = 3.7                 # observed order between meshes, ≥ (theory: 4)
 
 
@@ -88,11 +93,11 @@ def test_a_least_effort_transfer_converges_to_its_closed_form(measured):
         want = np.array([u_star(ti) for ti in r["t"]])
         forces.append(np.max(np.abs(r["force"] - want)) / np.max(np.abs(want)))
         measured.check("rows' slack max|γ|, |μ|", r["max_slack"], 1e-12, where=f"N = {N}")
-    measured.check("least effort at N = 40 vs dᵀW⁻¹d", errors[-1], 2e-8, "rel.")
+    measured.check("least effort at N = 40 vs dᵀW⁻¹d", errors[-1], 2e-8, "rel.", argued=TRUNCATED)
     measured.exceeds("observed order of the cost's error", _order(errors), ORDER)
     # the control itself converges at second order (knot and midpoint values are separate
     # variables; measured 1.9e-4 at N = 40, ratio 4.0 per halving)
-    measured.check("force at the knots vs u*(t), N = 40", forces[-1], 2.5e-4, "rel. to max|u*|")
+    measured.check("force at the knots vs u*(t), N = 40", forces[-1], 2.5e-4, "rel. to max|u*|", argued=TRUNCATED)
     measured.exceeds("observed order of the force's error", _order(forces), 1.9)
 
 
@@ -118,10 +123,10 @@ def test_the_collocated_periodic_stroke_is_the_shooting_steady_state(stroke, sho
         err["u0"].append(abs(s.u0 / shooting.u0 - 1))
         err["progress"].append(abs(s.progress_speed / shooting.progress_speed - 1))
         err["power"].append(abs(s.mean_power / shooting.mean_power - 1))
-        measured.check("rows' slack max|γ|, |μ| (truncation)", s.max_slack, 2e-5 * (10 / N) ** 4, where=f"N = {N}")
-    measured.check("u0, N = 40, vs free_steady_state", err["u0"][-1], 1e-7, "rel.")
-    measured.check("progress speed, N = 40, vs free_steady_state", err["progress"][-1], 1e-7, "rel.")
-    measured.check("leg's mean power, N = 40, vs free_steady_state", err["power"][-1], 5e-7, "rel.")
+        measured.check("rows' slack max|γ|, |μ| (truncation)", s.max_slack, 2e-5 * (10 / N) ** 4, where=f"N = {N}", argued=TRUNCATED)
+    measured.check("u0, N = 40, vs free_steady_state", err["u0"][-1], 1e-7, "rel.", argued=TRUNCATED)
+    measured.check("progress speed, N = 40, vs free_steady_state", err["progress"][-1], 1e-7, "rel.", argued=TRUNCATED)
+    measured.check("leg's mean power, N = 40, vs free_steady_state", err["power"][-1], 5e-7, "rel.", argued=TRUNCATED)
     for k, e in err.items():
         measured.exceeds(f"observed order, {k}", _order(e), ORDER)
 
@@ -177,7 +182,7 @@ def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(
                        1e-6, "m/s per range")
     vs, Ps = _steady(p)
     measured.check("collocated speed vs the shooting steady state at the optimum", abs(optimum.progress_speed / vs - 1),
-                   1e-5, "rel.")
+                   1e-5, "rel.", argued=TRUNCATED)
 
 
 def test_a_program_ipopt_does_not_solve_is_not_an_optimum(stroke):

@@ -13,6 +13,10 @@ from skilib.models.edge.params import EdgeSkaterParams
 from skilib.models.edge.run import simulate_edge
 from skilib.models.free.model import FREE_ACTUATORS
 
+KINK = ("Simpson's rule on a kink of max(P, 0) (where P changes sign) is of second order: |ΔṖ| h²/12 per kink"
+        " with h = 1 ms, two kinks on the free skater's leg (docstring); the error is the quadrature's, the "
+        'same on every processor (Prescott: unchanged)')
+
 #: the edged skater's periodic stroke at the defaults (``edge_steady_state``'s x0, to 1e-6)
 EDGE_START = dict(v0=3.678458134661384, lean_rate=-0.343557)
 EDGE_PARAMS = dict(cm_height=0.83406795)
@@ -82,9 +86,9 @@ def test_positive_work_against_simpsons_rule(edge, free, measured):
         for a in names:
             P = fr[f"{a}_power"].to_numpy()
             measured.check(f"W⁺ vs Simpson of max(P, 0), {who}",
-                           abs(simpson(np.maximum(P, 0.0), x=t) - s[f"work_{a}_positive"]), 1e-5, "J", where=a)
+                           abs(simpson(np.maximum(P, 0.0), x=t) - s[f"work_{a}_positive"]), 1e-5, "J", where=a, argued=KINK)
             measured.check(f"W⁻ vs Simpson of min(P, 0), {who}",
-                           abs(simpson(np.minimum(P, 0.0), x=t) - s[f"work_{a}_negative"]), 1e-5, "J", where=a)
+                           abs(simpson(np.minimum(P, 0.0), x=t) - s[f"work_{a}_negative"]), 1e-5, "J", where=a, argued=KINK)
     # the cumulative W⁺ of the frame ends at the stroke's W⁺ and never decreases
     for who, res, actuators in _models(edge, free):
         fr, s = res.frame, res.strokes.iloc[0]
@@ -128,7 +132,9 @@ def test_unit_efficiencies_and_the_motion(measured):
     measured.allclose("η = 1: metabolic_power vs Σ(W⁺ + |W⁻|)/T, free skater", f["metabolic_power"],
                       (f["work_positive"] - f["work_negative"]) / T, rtol=1e-12)
     b = base.strokes.iloc[0]
-    same = [c for c in b.index if c not in ("metabolic_power", "gross_efficiency")]
+    # the costs priced by η (the work's, and the whole cost that holds it) may change; nothing else
+    same = [c for c in b.index if c not in ("metabolic_power", "gross_efficiency", "metabolic_work", "metabolic_total",
+                                             "gross_efficiency_total")]
     differ = [c for c in same if not (b[c] == s[c] or (b[c] != b[c] and s[c] != s[c]))]
     measured.check("columns that the efficiencies change (other than the cost's)", len(differ), 0, "columns")
     # and the default efficiencies cost 1/η⁺ = 4 times the positive work where there is no negative one

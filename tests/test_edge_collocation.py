@@ -35,6 +35,12 @@ from skilib.models.edge.collocation import EdgeStroke  # noqa: E402
 from skilib.ocp import collocate_stroke, optimal_control  # noqa: E402
 from skilib.studies.optimum import EDGE_BOUNDS, EDGE_MARGINS, edge_margins, optimize_technique  # noqa: E402
 
+TRUNCATED = ("the difference is Hermite–Simpson's truncation error on this mesh (its order is asserted beside it),"
+             ' fixed by the mesh, not by rounding; the tolerance bounds the error measured at this mesh.  Under '
+             "OpenBLAS's Prescott kernels the error changed by at most 2e-6 of itself, so no margin against "
+             'another processor is needed (the re-simulations: the collocated controls integrated at rtol 1e-10, '
+             "so what remains is the mesh's error)")
+
 ORDER = 3.7
 
 
@@ -76,11 +82,11 @@ def test_the_collocated_periodic_stroke_is_the_shooting_fixed_point(stroke, shoo
         err["height"].append(abs(x[2] / shooting.x0[2] - 1))
         err["progress"].append(abs(s.progress_speed / shooting.progress_speed - 1))
         err["power"].append(abs(s.mean_power / shooting.mean_power - 1))
-    measured.check("u0, N = 20, vs edge_steady_state", err["u0"][-1], 1e-6, "rel.")
-    measured.check("lean rate at touch-down, N = 20", err["lean_rate"][-1], 1e-6, "rel.")
-    measured.check("CM height at touch-down, N = 20", err["height"][-1], 1e-6, "rel.")
-    measured.check("progress speed, N = 20, vs edge_steady_state", err["progress"][-1], 1e-6, "rel.")
-    measured.check("drivers' mean power, N = 20, vs edge_steady_state", err["power"][-1], 1e-6, "rel.")
+    measured.check("u0, N = 20, vs edge_steady_state", err["u0"][-1], 1e-6, "rel.", argued=TRUNCATED)
+    measured.check("lean rate at touch-down, N = 20", err["lean_rate"][-1], 1e-6, "rel.", argued=TRUNCATED)
+    measured.check("CM height at touch-down, N = 20", err["height"][-1], 1e-6, "rel.", argued=TRUNCATED)
+    measured.check("progress speed, N = 20, vs edge_steady_state", err["progress"][-1], 1e-6, "rel.", argued=TRUNCATED)
+    measured.check("drivers' mean power, N = 20, vs edge_steady_state", err["power"][-1], 1e-6, "rel.", argued=TRUNCATED)
     for k, e in err.items():
         measured.exceeds(f"observed order, {k}", _order(e), ORDER)
 
@@ -117,14 +123,14 @@ def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(
     guess = tuple(EdgeStroke(_base()).touchdown_state(optimum.solution.trajectory)[:3])  # the search starts there
     at = _shooting(p, guess)
     measured.check("collocated speed vs the shooting steady state at the optimum",
-                   abs(optimum.progress_speed / at[0] - 1), 1e-5, "rel.")
+                   abs(optimum.progress_speed / at[0] - 1), 1e-5, "rel.", argued=TRUNCATED)
     margins = dict(zip(EDGE_MARGINS, at[2:]))
     active = [k for k, g in margins.items() if g < 1e-4]
     # the rows hold at the collocation's points; the shooting stroke at the same technique differs
     # from the collocated one by the truncation error (N = 20: ≈ 1e-6 of the CM's height at
     # touch-down, so of the leg's length at full reach)
     measured.check("margins of the shooting stroke at the optimum below zero (truncation)",
-                   max(0.0, -min(margins.values())), 1e-5, "m or body weights or rad")
+                   max(0.0, -min(margins.values())), 1e-5, "m or body weights or rad", argued=TRUNCATED)
     tol = 1e-3
     inside = [n for n in b if b[n][0] + tol * (b[n][1] - b[n][0]) < getattr(p, n) < b[n][1] - tol * (b[n][1] - b[n][0])]
     assert len(inside) > 1 + len(active)  # the check has something left to test
@@ -162,11 +168,11 @@ def test_free_control_of_the_edged_skater_is_resimulated_and_admissible(edge_con
     slower than the law-based one."""
     s = edge_control
     assert s.success and s.status == "Solve_Succeeded", s.status
-    measured.check("edge free control: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
+    measured.check("edge free control: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.", argued=TRUNCATED)
     start = EdgeStroke(_base()).touchdown_state(s.trajectory)
     after = s.resimulated["state_after"]
     measured.check("edge free control: touch-down state after one re-simulated stroke vs its start",
-                   float(np.max(np.abs(after - start) / np.maximum(np.abs(start), 1e-3))), 1e-4, "rel.")
+                   float(np.max(np.abs(after - start) / np.maximum(np.abs(start), 1e-3))), 1e-4, "rel.", argued=TRUNCATED)
     measured.check("edge free control: energy balance of the re-simulated stroke", s.resimulated["energy_residual"],
                    1e-8, "J")
     assert s.resimulated["min_leg_force_bw"] > 0 and s.resimulated["min_snow_load_bw"] > 0

@@ -26,6 +26,14 @@ from skilib.engine import NegativeLoadError
 from skilib.models.edge import EdgeSkaterParams, SkiStopped, edge_steady_state, simulate_edge
 from skilib.strokes.periodic import NoSteadyState
 
+MERGE_ROUNDING = ("½ μ |v|² from the integrated end state: the relative velocity is held by the drivers' rows to "
+                  "≈ 1e-13 m/s and |v| = 1.27 m/s at the periodic stroke, so 2 × 1e-13/1.27 = 1.6e-13 relative plus a "
+                  "few ε of the products; 1e-12 is six times that")
+
+CLOSED_LOOP = ("not a rounding tolerance: the closed loop's decay (its multipliers are the rule's poles) after a "
+               'non-normal transient; a third of the peak after eight strokes and offsets within 2 cm of d* are the '
+               'statements of the docstring.  Under Prescott the measured values changed by 1e-8 of themselves')
+
 EZ = np.array([0.0, 0.0, 1.0])
 
 
@@ -102,8 +110,14 @@ def test_the_leg_power_is_its_force_times_its_extension_rate(steady, measured):
     model = res.models[0]
     f = res.frame
     ldot = np.array([model.leg_law(t)[1] for t in f["tau"]])
-    measured.allclose("leg power vs F ℓ̇", f["leg_power"].to_numpy(), f["leg_force"].to_numpy() * ldot,
-                      atol=1e-7, unit="W")
+    # −λ (Cq q̇) − F ℓ̇ = F (Cq q̇ + Ct) of the leg row: at most |F| ‖Cq q̇ + Ct‖ (the frame's
+    # velocity_constraint_norm, all rows), equal where the leg row's residual is the largest
+    gap = np.abs(f["leg_power"].to_numpy() - f["leg_force"].to_numpy() * ldot)
+    drift = np.abs(f["leg_force"].to_numpy()) * f["velocity_constraint_norm"].to_numpy()
+    rounding = 4 * np.finfo(float).eps * np.abs(f["leg_power"].to_numpy())
+    measured.check("leg power vs F ℓ̇, over |F| ‖Cq q̇ + Ct‖ + 4ε|P|", np.max(gap / (drift + rounding)), 1.01, "–",
+                   argued="the gap is F times the leg row's velocity residual, ≤ |F| ‖Cq q̇ + Ct‖ pointwise and equal "
+                          "where the leg row holds the largest residual; 1 % for the rounding of the norm")
     measured.check("work–energy residual of the stroke", np.abs(res.strokes["energy_residual"]).max(), 1e-8, "J")
 
 
@@ -128,7 +142,7 @@ def test_the_periodic_stroke_repeats_and_its_touch_downs_lose(steady, measured):
         ch = res.changes.iloc[k - 1]
         closed = 0.5 * M * ms / (M + ms) * float(np.sum((qd[model.cm] - qd[:3]) ** 2))
         measured.allclose("merge share vs ½ M m_s/(M + m_s)|Ṙ_B − Ṙ_s|²", ch["ke_loss_merge"], closed, rtol=1e-12,
-                          unit="J")
+                          unit="J", argued=MERGE_ROUNDING)
         measured.exceeds("KE lost at touch-down", ch["ke_loss"], 0.0, "J")
         measured.check("max|Cq q̇⁺ + Ct| after touch-down", ch["touchdown_residual"], 1e-12, "m/s")
         new, Q1, _ = _states(res, k + 1)
@@ -197,10 +211,10 @@ def test_balance_by_foot_placement_settles_what_a_fixed_offset_drops(steady, mea
     dev = _deviations(balanced, x0)
     # a transient first (the closed-loop map is not normal: the deviation may double before it
     # decays), then the decay: after eight strokes below a third of the peak, and falling
-    measured.check("with the rule: deviation after 8 strokes / its peak", dev[-1] / dev.max(), 1 / 3)
+    measured.check("with the rule: deviation after 8 strokes / its peak", dev[-1] / dev.max(), 1 / 3, argued=CLOSED_LOOP)
     assert np.all(np.diff(dev[-4:]) < 0), dev
     measured.allclose("with the rule: landing offsets near d*", balanced.changes["landing_offset"],
-                      steady.params.landing_offset, atol=0.02, unit="m")
+                      steady.params.landing_offset, atol=0.02, unit="m", argued=CLOSED_LOOP)
     on = simulate_edge(EdgeSkaterParams(cm_height=x0[2]), strokes=2, v0=x0[0], lean_rate=x0[1], balance=rule)
     measured.allclose("the rule at the periodic stroke: d0 = d*", on.changes["landing_offset"].iloc[0],
                       steady.params.landing_offset, atol=1e-8, unit="m")

@@ -7,6 +7,13 @@ import skilib as sk
 from skilib.engine import examples
 from skilib.engine.rotation import EulerParameters
 
+BOUNDED = ('the statement is boundedness: an unstabilised drift grows (> 10 here), a Baumgarte-held one stays '
+           'level (≈ 1); 2 separates the two by a factor of five on each side')
+
+STEP_GRANULARITY = ("the stop is found at the end of an accepted step (no event location): θ passes gimbal_tol "
+                    "within one DOP853 step, and the overshoot (3.2 % measured) is a part of that step, not a "
+                    "rounding; 5 % bounds it")
+
 
 def d1(f, h):
     return (f(-2 * h) - 8 * f(-h) + 8 * f(h) - f(2 * h)) / (12 * h)
@@ -113,7 +120,7 @@ def test_heavy_top_with_zxz_stops_at_gimbal_lock(measured):
         sk.solve_dynamics(system, (0.0, 10.0), q0, qd0, method="DOP853", rtol=1e-12, atol=1e-13)
     assert err.value.body == "top"
     t_stop, theta_stop = err.value.t, err.value.angles[1]
-    measured.check("|θ_stop / gimbal_tol − 1|", abs(theta_stop / system.gimbal_tol - 1.0), 0.05, "rel.")
+    measured.check("|θ_stop / gimbal_tol − 1|", abs(theta_stop / system.gimbal_tol - 1.0), 0.05, "rel.", argued=STEP_GRANULARITY)
     # Euler parameters: the tilt from the vertical at the stop time is the ZXZ θ there, and
     # before it both runs are the same motion
     ex_e = examples.heavy_top("euler_parameters")
@@ -145,5 +152,5 @@ def test_drift_none_grows_baumgarte_bounded_projection_exact(measured):
     t, c = out["none"]
     measured.exceeds("none: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 10.0)
     t, c = out["baumgarte"]
-    measured.check("Baumgarte: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 2.0)
+    measured.check("Baumgarte: max|C| last 10 s ÷ first 10 s", c[t >= 50].max() / c[t <= 10].max(), 2.0, argued=BOUNDED)
     measured.check("projection: max|C|", out["projection"][1].max(), 1e-10, "m")

@@ -8,6 +8,14 @@ from scipy import stats
 from skilib.data import fourier
 from skilib.data.fourier import FourierFit, choose_harmonics, fit, pearson_r
 
+SUMS_ROUNDING = ('sums of n ≤ 1000 terms of size ≤ max|y| err by at most n ε max|y| = 2.2e-13 max|y| (ε = 2.2e-16), '
+                 'least squares on orthogonal columns (condition 1) by a few ε; 1e-12 is 4.5 n ε')
+
+FIVE_SIGMA = ('r of independent samples is ≈ N(0, 1/n): |r| < 5/√n fails with probability 6e-7; the seed is fixed')
+
+DIFFERENCE_BOUND = ("the central difference's own error bound h²/6 max|y‴| + 2ε max|y|/h, each derivative bounded by Σ "
+                    '(kω)^j (|a_k| + |b_k|): derived, not fitted')
+
 TWO_PI = 2.0 * math.pi
 
 
@@ -76,7 +84,7 @@ def test_thesis_sums_equal_least_squares_on_full_uniform_period(rng, measured, n
     scale = np.max(np.abs(y))
     measured.check("a₀: sums vs least squares", abs(ft.a0 - fl.a0) / scale, 1e-12, "× max|y|", strict=True)
     measured.check("a_k, b_k: sums vs least squares", np.abs(np.r_[ft.a - fl.a, ft.b - fl.b]) / scale, 1e-12,
-                   "× max|y|")
+                   "× max|y|", argued=SUMS_ROUNDING)
     measured.check("r: sums vs least squares", abs(ft.pearson_r - fl.pearson_r), 1e-12)
 
 
@@ -134,10 +142,10 @@ def test_derivatives_against_central_differences(poly, measured):
     eps = np.finfo(float).eps
     fd1 = (f(tt + h) - f(tt - h)) / (2 * h)
     tol1 = h**2 / 6 * bound(3) + 2 * eps * bound(0) / h
-    measured.check("f′ vs central difference", np.abs(fd1 - f.evaluate(tt, 1)), tol1, strict=True)
+    measured.check("f′ vs central difference", np.abs(fd1 - f.evaluate(tt, 1)), tol1, strict=True, argued=DIFFERENCE_BOUND)
     fd2 = (f.evaluate(tt + h, 1) - f.evaluate(tt - h, 1)) / (2 * h)
     tol2 = h**2 / 6 * bound(4) + 2 * eps * bound(1) / h
-    measured.check("f″ vs central difference", np.abs(fd2 - f.evaluate(tt, 2)), tol2, strict=True)
+    measured.check("f″ vs central difference", np.abs(fd2 - f.evaluate(tt, 2)), tol2, strict=True, argued=DIFFERENCE_BOUND)
 
 
 def test_time_scaled_stretches_the_curve(poly, measured):
@@ -193,7 +201,7 @@ def test_pearson_r_of_independent_noise_is_near_zero(measured):
     g = np.random.default_rng(103)
     n = 20000
     r = pearson_r(g.normal(size=n), g.normal(size=n))
-    measured.check("|r| of independent samples", abs(r), 5 / math.sqrt(n), strict=True)
+    measured.check("|r| of independent samples", abs(r), 5 / math.sqrt(n), strict=True, argued=FIVE_SIGMA)
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e3, 1e5])

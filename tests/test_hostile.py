@@ -11,13 +11,21 @@ case that starts integrating is stopped after ``CASE_SECONDS`` and fails.
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import skilib as sk
+from skilib.cli import build_parser, join_negative_values, main
+from skilib.data.c3d import read_c3d, write_force_data
+from skilib.data.files import check_target, save_text
+from skilib.models.thesis.c3d import read_run, write_run
 from skilib.engine.options import Integrator, Stabilization
 from skilib.strokes.periodic import periodic_stroke, secant_fixed_point
 from skilib.strokes.run import RunSettings, run_strokes
@@ -285,7 +293,8 @@ TABLE = [
      {"v0": number(), "lean_rate": number(**ANY_SIGN), "strokes": Arg("number", extra={"1.5": 1.5}),
       "first_ski": Arg("choice"), "dt_out": number(), "rtol": number(), "max_wall_time": number(none="no limit")}),
     ("edge_steady_state", sk.edge_steady_state, lambda: dict(),
-     {"tol": number(), "max_iter": Arg("number", extra={"1.5": 1.5, "1": 1}), "guess": array((3,))}),
+     {"tol": number(), "max_iter": Arg("number", extra={"1.5": 1.5, "1": 1}), "guess": array((3,)),
+      "multipliers": Arg("flag"), "check": Arg("flag")}),
     # -- the thesis's skier -------------------------------------------------------------------------
     ("SkierParams", sk.SkierParams, lambda: dict(),
      {**{k: number() for k in ("mass", "lower_leg", "upper_leg", "ski_mass", "ski_length", "ski_width",
@@ -491,3 +500,241 @@ def test_resistance_power_refuses_nan_and_no_resistance_buys_no_speed():
     with pytest.raises(ValueError, match=r"^friction, cda: "):
         sk.power_balance_speed(10.0, friction=0.0, cda=0.0)
     assert sk.power_balance_speed(0.0, friction=0.0, cda=0.0) == 0.0
+
+
+
+# -- the file layer: what a writer may replace, and what it may write -------------------------------
+def _force(n=20):
+    return pd.DataFrame({"t": np.arange(n) * 0.01, "force_left": np.ones(n), "force_right": np.full(n, 2.0)})
+
+
+@pytest.fixture(scope="module")
+def short_run():
+    return sk.simulate_run(strokes=1, dt_out=0.05)
+
+
+def _make(kind, path):
+    """Something that is not a regular file at ``path`` (a FIFO, a socket, a character device
+    like /dev/null, a link to a file, a folder); returns the S_IS* test it must still pass."""
+    if kind == "FIFO":
+        os.mkfifo(path)
+        return stat.S_ISFIFO
+    if kind == "socket":  # bound by its name relative to the folder: AF_UNIX paths are short
+        cwd = os.getcwd()
+        os.chdir(path.parent)
+        try:
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(path.name)
+            s.close()
+        finally:
+            os.chdir(cwd)
+        return stat.S_ISSOCK
+    if kind == "character device":
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # /dev/null's numbers, in tmp_path
+        except PermissionError:  # pragma: no cover - the tests run as root
+            pytest.skip("mknod needs root")
+        return stat.S_ISCHR
+    if kind == "symbolic link":
+        real = path.with_name("real" + path.suffix)
+        real.write_bytes(b"keep me")
+        path.symlink_to(real)
+        return stat.S_ISLNK
+    path.mkdir()
+    return stat.S_ISDIR
+
+
+#: (what is at the target, the exception, what the message says)
+SPECIAL = [("FIFO", FileExistsError, r"is a FIFO \(named pipe\), not a regular file"),
+           ("socket", FileExistsError, r"is a socket, not a regular file"),
+           ("character device", FileExistsError, r"is a character device, not a regular file"),
+           ("symbolic link", FileExistsError, r"is a symbolic link to .*real\.\w+; .*give the real path"),
+           ("folder", IsADirectoryError, r"is a folder")]
+
+#: every writer, its file name, and a call writing ``path`` with ``overwrite``
+WRITERS = {
+    "write_force_data": ("x.c3d", lambda run, p, ow: write_force_data(_force(), p, overwrite=ow)),
+    "write_run": ("x.c3d", lambda run, p, ow: write_run(run, p, overwrite=ow)),
+    "to_c3d": ("x.c3d", lambda run, p, ow: run.to_c3d(p, overwrite=ow)),
+    "save_text": ("x.txt", lambda run, p, ow: save_text("text", p, overwrite=ow)),
+    "sweep": ("x.parquet", lambda run, p, ow: sk.sweep(lambda row: 1.0, pd.DataFrame({"a": [1.0]}),
+                                                       scheduler="serial", progress=False, output=p, overwrite=ow)),
+}
+
+
+@pytest.mark.parametrize("overwrite", [True, False])
+@pytest.mark.parametrize("kind, exc, says", SPECIAL, ids=[k for k, *_ in SPECIAL])
+@pytest.mark.parametrize("writer", WRITERS)
+def test_only_a_regular_file_is_ever_replaced(short_run, tmp_path, writer, kind, exc, says, overwrite):
+    """A FIFO, a socket, a device, a link or a folder at the target is refused by name, with or
+    without overwrite=True, and is still there, of its kind, afterwards (a link's file unchanged)."""
+    name, write = WRITERS[writer]
+    p = tmp_path / name
+    is_kind = _make(kind, p)
+    with pytest.raises(exc) as err:
+        write(short_run, p, overwrite)
+    assert type(err.value) is exc
+    assert re.search(f"^{re.escape(str(p))}: {says}", str(err.value)), str(err.value)
+    assert is_kind(os.lstat(p).st_mode)
+    if kind == "symbolic link":
+        assert p.with_name("real" + p.suffix).read_bytes() == b"keep me"
+    assert sorted(x.name for x in tmp_path.iterdir()) == sorted([name] + (["real" + p.suffix] if kind == "symbolic link"
+                                                                            else []))
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/full"])
+def test_a_system_device_is_refused_by_the_check(device):
+    """The check alone (it changes nothing): a device is never a file to replace."""
+    before = os.stat(device)
+    with pytest.raises(FileExistsError, match=f"^{device}: is a character device, not a regular file"):
+        check_target(device, overwrite=True)
+    assert os.stat(device).st_rdev == before.st_rdev and stat.S_ISCHR(os.stat(device).st_mode)
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_replaced_file_keeps_its_permission_bits(short_run, tmp_path, writer):
+    """overwrite=True replaces a read-only (0o444) file, and it is read-only again afterwards."""
+    name, write = WRITERS[writer]
+    p = tmp_path / name
+    p.write_bytes(b"old")
+    os.chmod(p, 0o444)
+    write(short_run, p, True)
+    assert stat.S_IMODE(os.stat(p).st_mode) == 0o444 and p.read_bytes() != b"old"
+
+
+@pytest.mark.parametrize("writer", ["write_force_data", "write_run", "to_c3d"])
+@pytest.mark.parametrize("name, says", [("x.txt", r"got the suffix '\.txt'"), ("x", "got no suffix")])
+def test_a_c3d_writer_refuses_a_name_that_is_not_c3d(short_run, tmp_path, writer, name, says):
+    with pytest.raises(ValueError, match=f"^{re.escape(str(tmp_path / name))}: the C3D file needs a name ending in "
+                                          rf"\.c3d \(any case\), {says}"):
+        WRITERS[writer][1](short_run, tmp_path / name, False)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("writer", ["write_force_data", "write_run", "to_c3d"])
+def test_an_upper_case_c3d_name_is_a_c3d_file(short_run, tmp_path, writer):
+    """ezc3d appends .c3d to any other name; the file is written under the name given."""
+    p = WRITERS[writer][1](short_run, tmp_path / "RUN.C3D", False)
+    assert p == tmp_path / "RUN.C3D" and [x.name for x in tmp_path.iterdir()] == ["RUN.C3D"]
+    assert read_c3d(p)["data"]["analogs"].shape[1] >= 2
+
+
+def _set(col, i, v):
+    def f(d):
+        d = d.astype({col: float})
+        d.loc[i, col] = v
+        return d
+    return f
+
+
+#: (label, the frame's change, exception, message)
+FORCE_CASES = [
+    ("NaN sample", _set("force_left", 5, NAN), r"^df: column 'force_left', sample 5 \(t = 0\.05 s\): nan N is not a force"),
+    ("inf sample", _set("force_right", 7, INF), r"^df: column 'force_right', sample 7 \(t = 0\.07 s\): inf N"),
+    ("absurd sample", _set("force_left", 3, -1e13), r"^df: column 'force_left', sample 3 .*-1e\+13 N .*beyond ±1e\+12 N"),
+    ("no channel", lambda d: d[["t"]], r"^df: no force column besides 't'"),
+    ("repeated column", lambda d: pd.concat([d, d[["force_left"]]], axis=1),
+     r"^df: column\(s\) \['force_left'\] appear more than once"),
+    ("text column", lambda d: d.assign(note=["a"] * len(d)), r"^df: column\(s\) \['note'\] are not numbers"),
+    ("one sample", lambda d: d.iloc[:1], r"^df: force data needs at least 2 samples, got 1$"),
+    ("NaN time", _set("t", 4, NAN), r"^df: column 't', sample 4: time nan is not a finite number"),
+]
+
+
+@pytest.mark.parametrize("change, match", [c[1:] for c in FORCE_CASES], ids=[c[0] for c in FORCE_CASES])
+def test_write_force_data_refuses_what_is_not_force_data(tmp_path, change, match):
+    with pytest.raises(ValueError, match=match):
+        write_force_data(change(_force()), tmp_path / "f.c3d")
+    assert list(tmp_path.iterdir()) == []
+
+
+def _with_frame(run, change):
+    import copy
+
+    r = copy.copy(run)
+    r.frame = change(run.frame.copy())
+    return r
+
+
+@pytest.mark.parametrize("result, exc, match", [
+    (lambda run: None, TypeError, r"^result: expected a run \(simulate_run's SimResult\), got NoneType"),
+    (lambda run: _with_frame(run, lambda f: f.iloc[:0]), ValueError, r"^result: the run's frame is empty"),
+    (lambda run: _with_frame(run, _set("stroke", 3, NAN)), ValueError,
+     r"^result: the frame's column 'stroke' at row 3 is nan, not a finite stroke number"),
+    (lambda run: _with_frame(run, _set("t", 2, NAN)), ValueError, r"^result: the frame's column 't' at row 2 is nan"),
+], ids=["None", "empty frame", "NaN stroke", "NaN time"])
+def test_write_run_refuses_what_is_not_a_run(short_run, tmp_path, result, exc, match):
+    with pytest.raises(exc, match=match) as err:
+        write_run(result(short_run), tmp_path / "r.c3d")
+    assert type(err.value) is exc and list(tmp_path.iterdir()) == []
+
+
+# -- the command line: every output checked before the run, negative numbers are values ------------
+@pytest.fixture
+def no_run(monkeypatch):
+    """The run must not start: every case here is refused before it."""
+    import skilib.models.thesis.run as run_module
+
+    def never(*a, **k):  # pragma: no cover - reached only if a check is missing
+        raise AssertionError("the run started")
+    monkeypatch.setattr(run_module, "simulate_run", never)
+
+
+CLI_CASES = [  # (arguments after `run --strokes 1`, with {d} the folder; stderr's one error line)
+    (["--out", ""], r"--out: needs a file name, got ''"),
+    (["--out", "{d}/x.txt"], r"--out: {d}/x\.txt: the --out file needs a name ending in \.c3d \(any case\), got the "
+                             r"suffix '\.txt'"),
+    (["--out", "{d}/x.c3d", "--csv", "{d}/s.txt"], r"--csv: {d}/s\.txt: .* needs a name ending in \.csv"),
+    (["--out", "{d}/dir/"], r"--out: {d}/dir/: ends with '/', a folder"),
+    (["--out", "{d}/x.c3d", "--dt-out", "1e308"], r"--dt-out: 1e\+308 s is longer than a stroke \(1 s, phase_time\)"),
+    (["--out", "{d}/x.c3d", "--v0", "-nan"], r"argument --v0: '-nan' is not a number"),
+    (["--out", "{d}/fifo.c3d", "--overwrite"], r"--out: {d}/fifo\.c3d: is a FIFO \(named pipe\), not a regular file"),
+    (["--out", "{d}/x.c3d", "--csv", "{d}/fifo.csv", "--overwrite"], r"--csv: {d}/fifo\.csv: is a FIFO"),
+]
+
+
+@pytest.mark.parametrize("args, says", CLI_CASES, ids=[" ".join(a) for a, _ in CLI_CASES])
+def test_run_refuses_its_outputs_before_it_computes(tmp_path, capsys, no_run, args, says):
+    os.mkfifo(tmp_path / "fifo.c3d")
+    os.mkfifo(tmp_path / "fifo.csv")
+    d = str(tmp_path)
+    assert main(["run", "--strokes", "1", *[a.replace("{d}", d) for a in args]]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("error:") == 1, err
+    assert re.search(says.replace("{d}", re.escape(d)), err), err
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["fifo.c3d", "fifo.csv"]
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo.c3d").st_mode)
+
+
+@pytest.mark.parametrize("command", [["steady", "--list-params"], ["optimum", "--power", "100"]])
+def test_steady_and_optimum_never_replace_a_fifo(tmp_path, capsys, command):
+    p = tmp_path / "out.txt"
+    os.mkfifo(p)
+    assert main([*command, "--out", str(p), "--overwrite"]) == 2
+    assert re.search(rf"--out: {re.escape(str(p))}: is a FIFO", capsys.readouterr().err)
+    assert stat.S_ISFIFO(os.stat(p).st_mode)
+
+
+@pytest.mark.parametrize("value", ["-1e308", "-1", "-0.5", "-.5", "-1E3"])
+def test_a_negative_number_is_an_options_value(value):
+    argv = ["run", "--strokes", "1", "--out", "x.c3d", "--v0", value]
+    assert join_negative_values(argv)[-1] == f"--v0={value}"
+    assert build_parser().parse_args(join_negative_values(argv)).v0 == float(value)
+
+
+def test_a_huge_negative_speed_is_refused_by_the_model_not_taken_for_an_option(tmp_path, capsys):
+    assert main(["run", "--strokes", "1", "--out", str(tmp_path / "x.c3d"), "--v0", "-1e308"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"error: v0: must be in \[-50, 50\] m/s, got -1e\+308 m/s", err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dt_out_does_what_the_help_says(tmp_path, capsys):
+    """--dt-out 0.3 with a stroke of T = 1 s: round(T/0.3) = 3 steps of 1/3 s, frames at 3 Hz."""
+    text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
+    assert "round(T/S)" in " ".join(text.split())
+    p = tmp_path / "RUN.C3D"
+    assert main(["run", "--strokes", "1", "--dt-out", "0.3", "--out", str(p)]) == 0
+    back = read_run(p)
+    np.testing.assert_allclose(np.diff(back.t), 1 / 3, rtol=1e-6)
+    assert [x.name for x in tmp_path.iterdir()] == ["RUN.C3D"]

@@ -139,3 +139,102 @@ def test_a_loose_but_sane_tolerance_still_converges():
     slope = abs((p1 - p2) / (u1 - u2))
     assert loose.residual <= 1e-3 and slope < 1
     assert abs(loose.u0 - tight.u0) <= loose.residual / (1 - slope) * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("output, exc, match", [
+    ("adir2/", IsADirectoryError, r"^adir2/: ends with '/', a folder; the sweep table needs a file name"),
+    ("s.txt", ValueError, r"^output: s\.txt has the suffix '\.txt', but sweep writes Parquet only"),
+    ("s", ValueError, r"^output: s has no suffix, but sweep writes Parquet only"),
+])
+def test_sweep_output_is_a_parquet_file_name(tmp_path, monkeypatch, output, exc, match):
+    """A trailing "/" means a folder and any suffix but .parquet another format: both refused by
+    name before any row runs, nothing written."""
+    import pandas as pd
+
+    from skilib.studies import sweep
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(exc, match=match) as err:
+        sweep(lambda row: 1 / 0, pd.DataFrame({"a": [1.0]}), scheduler="serial", progress=False, output=output)
+    assert type(err.value) is exc and list(tmp_path.iterdir()) == []
+
+
+def _optimize(**kw):
+    from skilib.studies.optimum import optimize_technique
+
+    return optimize_technique(**{"model": "free", "power": 100.0, **kw})
+
+
+def _required(**kw):
+    from skilib.studies.optimum import required_power
+
+    return required_power(**{"model": "free", "speed": 6.0, **kw})
+
+
+def _collocate(**kw):
+    from skilib.ocp import collocate_stroke
+
+    return collocate_stroke(None, **kw)  # the ipopt dict is checked first: no adapter is built
+
+
+def _control(**kw):
+    from skilib.ocp.control import optimal_control
+
+    return optimal_control("free", **kw)
+
+
+ARGUMENTS = [  # (call, keywords, the message's start): each refused before anything runs
+    (_optimize, dict(nodes=-5), r"^nodes: must be in \[4, 1000\], got -5"),
+    (_optimize, dict(nodes=-5, method="collocation"), r"^nodes: must be in \[4, 1000\], got -5"),
+    (_optimize, dict(nodes=10), r"^nodes: the collocation mesh's intervals; method='shooting' .* does not use it"),
+    (_optimize, dict(nodes=2.5), r"^nodes: must be an integer, got 2\.5"),
+    (_optimize, dict(method="collocation", maxiter=5), r"^maxiter: SLSQP's settings of method='shooting'"),
+    (_optimize, dict(method="collocation", ftol=1e-6, power_tol=1e-6), r"^ftol, power_tol: SLSQP's settings"),
+    (_optimize, dict(options={"bogus": 1}), r"^options: 'bogus' is not a keyword of the free model's steady state"),
+    (_optimize, dict(options={"tol": NAN}), r"^options: tol must be a finite number, got nan"),
+    (_optimize, dict(options={"strokes": 3}), r"^options: 'strokes' is not a keyword"),
+    (_optimize, dict(model="edge", options={"multipliers": True}), r"^options: 'multipliers' is not a keyword of the edge"),
+    (_optimize, dict(model="thesis", options={"rtol": INF}), r"^options: rtol must be a finite number, got inf"),
+    (_required, dict(options={"bogus": 1}), r"^options: 'bogus' is not a keyword of the free model's steady state"),
+    (_required, dict(options={"u_guess": NAN}), r"^options: u_guess must be a finite number"),
+    (_collocate, dict(ipopt={"max_iter": -1}), r"^ipopt: max_iter: must be in \[0, inf\], got -1"),
+    (_collocate, dict(ipopt={"max_iter": 2.5}), r"^ipopt: max_iter must be an integer, got 2\.5"),
+    (_collocate, dict(ipopt={"tol": NAN}), r"^ipopt: tol: must be a number, got NaN"),
+    (_collocate, dict(ipopt={"tol": -1.0}), r"^ipopt: tol: must be > 0, got -1"),
+    (_collocate, dict(ipopt={"print_level": 13}), r"^ipopt: print_level: must be in \[0, 12\], got 13"),
+    (_collocate, dict(ipopt={"sb": "maybe"}), r"^ipopt: sb must be one of \('yes', 'no'\), got 'maybe'"),
+    (_collocate, dict(ipopt={"bogus": 1}), r"^ipopt: 'bogus' is not an IPOPT option skilib passes on; allowed: "),
+    (_collocate, dict(ipopt=[("max_iter", 3)]), r"^ipopt: must be None or a dict of IPOPT options"),
+    (_control, dict(ipopt={"max_iter": -1}), r"^ipopt: max_iter: must be in \[0, inf\], got -1"),
+]
+
+
+@pytest.mark.parametrize("call, kw, match", ARGUMENTS,
+                         ids=[f"{c.__name__}-{'-'.join(f'{k}={v}' for k, v in kw.items())}" for c, kw, _ in ARGUMENTS])
+def test_every_argument_is_checked_on_every_path(call, kw, match):
+    with pytest.raises(ValueError, match=match) as err:
+        call(**kw)
+    assert type(err.value) is ValueError
+    last = Path(traceback.extract_tb(err.tb)[-1].filename).resolve()
+    assert PACKAGE in last.parents, f"raised from {last}, not from skilib"
+
+
+def test_a_flag_of_the_edged_skaters_steady_state_is_a_bool():
+    import skilib as sk
+
+    with pytest.raises(ValueError, match=r"^multipliers: must be True or False, got 'no'"):
+        sk.edge_steady_state(multipliers="no")
+
+
+@pytest.mark.parametrize("power, match", [
+    (1e-6, r"^power: 1e-06 W \(net budget\) is not reached by the free model within the bounds .*: every start "
+           r"ended at a technique the model cannot run; the \d+ steady states computed within the bounds reach "
+           r"[\d.]+ to [\d.]+ W \(net budget\)"),
+    (1e9, r"^power: 1e\+09 W \(net budget\) is not reached by the free model within the bounds .*; the closest start "
+          r"reached .* W with .* at its (upper|lower) bound"),
+])
+def test_a_power_no_technique_reaches_is_refused_with_the_reason(power, match):
+    """Not a penalty point (speed 0, power NaN) nor the closest point as a result: the budget is
+    named, with the powers the model reached and the bound the closest start presses on."""
+    with pytest.raises(ValueError, match=match):
+        _optimize(power=power, starts=1, maxiter=3)

@@ -88,3 +88,20 @@ def test_the_list_finds_a_comparison_without_margin():
     rows = ratios(rec)
     assert [c["quantity"] for c in rows] == ["failed", "argued", "near", "far"]
     assert [c["quantity"] for c in offending(rows)] == ["failed", "near"]
+
+
+def test_every_comparison_keeps_its_margin_or_argues_it():
+    """The rule on every test, not only the cross-path ones: an error above a tenth of its
+    tolerance fails without ``argued``, passes with it, and an error past the tolerance fails
+    either way."""
+    from conftest import Measured
+
+    m = Measured("unit", None)
+    assert m.check("far", 0.05, 1.0) == 0.05
+    with pytest.raises(AssertionError, match=r"near: error 5\.000e-01 is 0\.50 of its tolerance.*argued="):
+        m.check("near", 0.5, 1.0)
+    assert m.check("near, argued", 0.5, 1.0, argued="half the step") == 0.5
+    with pytest.raises(AssertionError, match="exceeds the tolerance"):
+        m.check("past", 2.0, 1.0, argued="half the step")
+    with pytest.raises(AssertionError, match="of its tolerance"):
+        m.allclose("near, allclose", 1.0 + 5e-9, 1.0, rtol=1e-8)

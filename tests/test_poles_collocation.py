@@ -36,6 +36,12 @@ from skilib.ocp.mesh import PhasedMesh  # noqa: E402
 from skilib.studies.optimum import optimize_technique  # noqa: E402
 from skilib.strokes.poles import POLE_WORK_TERMS  # noqa: E402
 
+TRUNCATED = ("the difference is Hermite–Simpson's truncation error on this mesh (its order is asserted beside it),"
+             ' fixed by the mesh, not by rounding; the tolerance bounds the error measured at this mesh.  Under '
+             "OpenBLAS's Prescott kernels the error changed by at most 2e-6 of itself, so no margin against "
+             'another processor is needed (the re-simulations: the collocated controls integrated at rtol 1e-10, '
+             "so what remains is the mesh's error)")
+
 ORDER = 3.7
 #: the cases: the free skater's 150 N poles planted at 0.1 s; the edged skater's 20 N from touch-down
 #: with a longer reach (the default technique with stronger poles leaves the leg's reach)
@@ -150,7 +156,7 @@ def test_the_collocated_stroke_with_poles_is_the_shooting_steady_state(model, me
             err[k].append(abs(got[k] / shooting[k] - 1))
     measured.exceeds(f"{model}: the poles' work over the stroke [J]", shooting["pole work"], 5.0, "J")
     for k, e in err.items():
-        measured.check(f"{model}: {k}, N = 40, vs the shooting steady state with poles", e[-1], AT_40[model][k], "rel.")
+        measured.check(f"{model}: {k}, N = 40, vs the shooting steady state with poles", e[-1], AT_40[model][k], "rel.", argued=TRUNCATED)
         measured.exceeds(f"{model}: observed order, {k}", _order(e), ORDER)
 
 
@@ -194,7 +200,7 @@ def test_the_collocated_optimum_with_poles_meets_the_shooting_models_optimality_
                        into * (grad[n][0] - mu * grad[n][1]) * (b[n][1] - b[n][0]), 1e-6, "m/s per range")
     vs, Ps = steady()
     measured.check("collocated speed vs the shooting steady state at the optimum, with poles",
-                   abs(opt.progress_speed / vs - 1), 1e-5, "rel.")
+                   abs(opt.progress_speed / vs - 1), 1e-5, "rel.", argued=TRUNCATED)
     measured.check("the shooting steady state's power at the optimum vs the budget", abs(Ps / 200.0 - 1), 1e-4, "rel.")
 
 
@@ -214,7 +220,7 @@ def test_free_control_with_poles_is_resimulated_and_no_slower(model, measured):
     params, power = CONTROL[model]
     s = optimal_control(model, power, params=params, nodes=20, control_nodes=5, starts=1)
     assert s.success and s.status == "Solve_Succeeded", s.status
-    measured.check(f"{model}: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.")
+    measured.check(f"{model}: re-simulated speed and powers vs collocated", s.resimulation_error, 1e-4, "rel.", argued=TRUNCATED)
     measured.check(f"{model}: re-simulated u after touch-down vs u0", abs(s.resimulated["u_after"] / s.u0 - 1), 1e-5,
                    "rel.")
     measured.exceeds(f"{model}: free control's gain over the law-based optimum with poles", s.gain, 0.0, "m/s")

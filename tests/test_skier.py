@@ -20,6 +20,10 @@ from skilib.engine.reactions import JointReaction
 from skilib.models.thesis import simulate_phase, simulate_run, stand_in_push_force
 from skilib.engine.solver import DynamicsResult
 
+COULOMB = ("Coulomb's inequality, not a tolerance: the stick mode ends where |friction| reaches μ (the event "
+           'located to 1e-9 s); the last output point before breakaway sits at 0.997 μ because of the 0.01 s '
+           'grid')
+
 TABLE7 = {c.name: c for c in cases.TABLE7}  # table7_T0.5, table7_T1, table7_T2
 RUNS = cases.RUN_CASES  # fig. 42: table9 (50°, full force), fig42_40_full, fig42_40_half, fig42_50_half
 ALL_CASES = list(TABLE7) + list(RUNS)
@@ -245,7 +249,7 @@ def test_static_friction_holds_the_ski_until_the_push_beats_it(measured):
     assert len(stuck) > 40
     measured.allclose("static friction vs −F(τ) u·e", stuck["friction_force"], -k * stuck["tau"] * ue, atol=1e-9,
                       unit="N")
-    measured.check("|friction| / μ at rest", np.abs(stuck["friction_force"]) / mu, 1 + 1e-9)
+    measured.check("|friction| / μ at rest", np.abs(stuck["friction_force"]) / mu, 1 + 1e-9, argued=COULOMB)
     s_exact = np.where(tau < tstar, 0.0, k * ue * np.clip(tau - tstar, 0, None) ** 3 / (6 * Mt))
     measured.check("s vs k u·e (τ − τ*)³ / 6(m1 + M)", np.abs(fr["s"] - s_exact).max(), 1e-9, "m")
 

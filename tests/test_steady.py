@@ -11,6 +11,9 @@ import pytest
 import skilib as sk
 from skilib.models.thesis.steady import stroke_map
 
+CONTRACTION = ('the statement is that the gap shrinks every stroke (ratio < 1); the measured ratio ≈ 0.64 is the '
+               "stroke map's contraction at the fixed point, not an error")
+
 SOLVER = dict(dt_out=0.02)
 
 
@@ -51,7 +54,7 @@ def test_the_long_run_closes_in_on_it(steady, measured):
     run = sk.simulate_run(strokes=8, **SOLVER)
     gap = steady.u0 - run.strokes.s_dot_start.to_numpy()
     measured.exceeds("min gap u0 − ṡ_start over 8 strokes (approach from below)", gap.min(), 0.0, "m/s")
-    measured.check("max ratio of successive gaps", np.max(gap[1:] / gap[:-1]), 0.99, "–")
+    measured.check("max ratio of successive gaps", np.max(gap[1:] / gap[:-1]), 0.99, "–", argued=CONTRACTION)
     assert steady.reached_at(run, rel=0.2) is not None and steady.reached_at(run, rel=1e-6) is None
 
 

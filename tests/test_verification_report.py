@@ -113,6 +113,18 @@ def test_records_become_the_expected_rows(vr, records):
     assert [m for m in re.findall(r"<!-- section ([\w-]+) -->", text)] == [s.slug for s in vr.SECTIONS]
 
 
+def test_an_argued_tolerance_is_marked_and_its_reason_printed(vr, records):
+    """A comparison that carries ``argued`` gets ‡ beside its tolerance and its reason under the
+    section's table, once per quantity, whichever case carried it."""
+    records["checks"][1]["argued"] = "the difference's own error bound h²/6 max|y‴|."
+    text = plain(vr.render(records))
+    con = section(text, "constraints")
+    assert "| Cq vs differences | 1e-9‡ | 2.6e-10 |" in con
+    assert "‡ The error may come within a factor of ten of this tolerance" in con
+    assert con.count("- Cq vs differences: the difference's own error bound h²/6 max\\|y‴\\|.") == 1
+    assert "‡" not in section(text, "rotations")
+
+
 def test_number_formats(vr):
     assert [vr.fmt(x) for x in (4.321e-14, 0.0342, 57.3, 1234.0, 0.0, -2.3e-9, 1.5e5)] == \
         ["4.3e-14", "0.034", "57", "1234", "0", "−2.3e-9", "1.5e5"]
@@ -172,6 +184,9 @@ def test_page_includes_every_section_and_pastes_no_number(vr):
 
 
 # -- the measured fixture ------------------------------------------------------------------
+#: these tests place errors near their tolerance on purpose: the margin rule is tested in test_margins.py
+ON_THE_BOUND = "the criterion itself is under test"
+
 @pytest.mark.parametrize("rtol, atol", [(0.0, 1e-9), (1e-6, 0.0), (1e-10, 1e-10), (1e-12, 1e-6)])
 def test_measured_allclose_is_numpys_allclose(rtol, atol):
     """Measured.allclose passes exactly when np.allclose(actual, desired, rtol, atol) does, on
@@ -185,7 +200,7 @@ def test_measured_allclose_is_numpys_allclose(rtol, atol):
         a = d + g.choice([-1, 1], size=5) * bound * g.uniform(0.5, 1.5, size=5) * (g.random(5) < 0.5)
         expect = bool(np.allclose(a, d, rtol=rtol, atol=atol))
         try:
-            m.allclose("q", a, d, rtol=rtol, atol=atol)
+            m.allclose("q", a, d, rtol=rtol, atol=atol, argued=ON_THE_BOUND)
             got = True
         except AssertionError:
             got = False
@@ -195,11 +210,11 @@ def test_measured_allclose_is_numpys_allclose(rtol, atol):
 def test_measured_asserts_with_a_clear_message_and_keeps_the_worst(tmp_path):
     rec = _Recorder(tmp_path / "r.json")
     m = Measured("tests/test_x.py::test_y", rec)
-    m.check("speed", 2e-10, 1e-9, "m/s")
-    m.check("speed", 5e-10, 1e-9, "m/s")
+    m.check("speed", 2e-10, 1e-9, "m/s", argued=ON_THE_BOUND)
+    m.check("speed", 5e-10, 1e-9, "m/s", argued=ON_THE_BOUND)
     m.exceeds("ratio", 57.0, 10.0)
     with pytest.raises(AssertionError, match=r"speed \(leg\): error 3\.000e-09 m/s exceeds the tolerance <= 1\.000e-09"):
-        m.check("speed", 3e-9, 1e-9, "m/s", where="leg")
+        m.check("speed", 3e-9, 1e-9, "m/s", where="leg", argued=ON_THE_BOUND)
     with pytest.raises(AssertionError, match="NaN|nan"):
         m.check("force", np.array([1.0, np.nan]), 1.0)
     with pytest.raises(AssertionError, match=r"ratio: 5\.000e\+00 does not exceed 1\.000e\+01"):

@@ -38,11 +38,16 @@ from .channels import (DEFAULT_DT_RTOL, KNOWN_CHANNELS, REQUIRED_COLUMNS, UNIT_T
                        read_metadata, to_frame, to_si)
 from .files import check_target, write_atomic
 
-__all__ = ["ezc3d_module", "uniform_step", "MAX_FRAME", "C3DLayout", "c3d_layout", "read_c3d", "write_force_data",
+__all__ = ["ezc3d_module", "write_ezc3d", "uniform_step", "MAX_FRAME", "C3DLayout", "c3d_layout", "read_c3d", "write_force_data",
            "read_force_data"]
 
 #: the largest frame number a C3D header holds (16 bits); the last frame of a file written here
 MAX_FRAME = 65535
+#: the names a C3D file written here may have (any case: ``run.C3D`` is a C3D name)
+C3D_SUFFIXES = (".c3d",)
+#: the largest |value| [N] a force channel written here may hold: C3D stores float32, and a
+#: larger force is a unit or data error, not a measurement
+MAX_FORCE = 1e12
 
 def ezc3d_module():
     """The ezc3d module (the ``c3d`` extra), or an ImportError that says how to install it."""
@@ -51,6 +56,16 @@ def ezc3d_module():
     except ImportError:  # pragma: no cover - the c3d extra is part of `make test`
         raise ImportError("C3D files need ezc3d: pip install 'skilib[c3d]' (or pip install ezc3d)") from None
     return ezc3d
+
+
+def write_ezc3d(c, path) -> None:
+    """``c.write`` to ``path`` exactly: ezc3d appends ".c3d" to a name that does not end in it
+    (in lower case), so such a name is written beside and moved onto ``path``."""
+    path = Path(path)
+    real = path if path.name.endswith(".c3d") else path.with_name(path.name + ".c3d")
+    c.write(str(real))
+    if real != path and real.exists():
+        real.replace(path)
 
 
 def uniform_step(t, what) -> float:
@@ -178,6 +193,12 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
     Every column but ``t`` becomes an analog channel in N; the analog rate is 1/Δt and the
     point rate ``point_rate`` (default: the analog rate / 10); the file holds no markers.
 
+    Refused before anything is written (``ValueError`` naming the column, the sample and its
+    time): not a DataFrame with a column ``t`` and at least one channel; repeated column names;
+    a column that is not numbers; fewer than 2 samples; a time or a value that is NaN or
+    infinite, or a value beyond ±``MAX_FORCE`` N (C3D would store it, and it would not read
+    back as data); a name not ending in ``.c3d`` (any case).
+
     Nothing is trimmed, padded or shifted: the number of samples must be a multiple of the
     analog samples per point frame (analog rate / point rate, an integer), the first time a
     whole number of point frames (C3D stores the start as a frame number), and the last
@@ -190,11 +211,8 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
     """
     ezc3d = ezc3d_module()
     overwrite = check_bool("overwrite", overwrite)
-    path = check_target(path, overwrite=overwrite, what="C3D file")
-    if not isinstance(df, pd.DataFrame) or "t" not in df.columns:
-        raise ValueError(f"df: expected a DataFrame with a column 't' (as load_force_data returns), got "
-                         f"{type(df).__name__}")
-    t = df["t"].to_numpy(dtype=float)
+    path = check_target(path, overwrite=overwrite, what="C3D file", suffixes=C3D_SUFFIXES)
+    t, chans, values = _checked_force_frame(df)
     rate = 1.0 / uniform_step(t, str(path))
     if point_rate is None:
         ratio = 10
@@ -205,7 +223,6 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
         if ratio < 1 or abs(r - ratio) > 1e-9 * r:
             raise ValueError(f"point_rate: {point_rate!r} Hz must divide the analog rate {rate!r} Hz a whole "
                              f"number of times (got {r!r})")
-    chans = [c for c in df.columns if c != "t"]
     n = len(t)
     if n % ratio:
         raise ValueError(f"df: {n} samples are not a multiple of the {ratio} analog samples per point frame "
@@ -220,7 +237,6 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
     if first + frames > MAX_FRAME:
         raise ValueError(f"df: {frames} point frames from frame {first + 1}: a C3D header counts frames up to "
                          f"{MAX_FRAME} ({path}); split the record or lower the point rate")
-    values = df[chans].to_numpy(dtype=float).T
     c = ezc3d.c3d()
     P = c["parameters"]
     P["POINT"]["RATE"]["value"] = [rate / ratio]
@@ -241,7 +257,41 @@ def write_force_data(df: pd.DataFrame, path, point_rate: float | None = None, *,
         if not np.array_equal(got[0], values.astype(np.float32), equal_nan=True):
             raise ValueError("the analog values read differ from those written (to float32)")
 
-    return write_atomic(path, lambda tmp: c.write(str(tmp)), overwrite=overwrite, verify=verify, what="C3D file")
+    return write_atomic(path, lambda tmp: write_ezc3d(c, tmp), overwrite=overwrite, verify=verify, what="C3D file",
+                        suffixes=C3D_SUFFIXES)
+
+
+def _checked_force_frame(df):
+    """(t, channel names, values (channels × samples)) of the frame ``write_force_data`` is
+    given; a ValueError naming the column and the sample for anything that is not force data."""
+    if not isinstance(df, pd.DataFrame) or "t" not in df.columns:
+        raise ValueError(f"df: expected a DataFrame with a column 't' (as load_force_data returns), got "
+                         f"{type(df).__name__}")
+    names = [str(c) for c in df.columns]
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        raise ValueError(f"df: column(s) {twice} appear more than once; a C3D channel needs one name")
+    chans = [c for c in df.columns if c != "t"]
+    if not chans:
+        raise ValueError("df: no force column besides 't'; force data needs at least one channel")
+    text = [str(c) for c in df.columns if not (pd.api.types.is_numeric_dtype(df[c])
+                                                and not pd.api.types.is_bool_dtype(df[c]))]
+    if text:
+        raise ValueError(f"df: column(s) {text} are not numbers (dtype {[str(df[c].dtype) for c in text]}); "
+                         "force data is numbers in N")
+    if len(df) < 2:
+        raise ValueError(f"df: force data needs at least 2 samples, got {len(df)}")
+    t = df["t"].to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise ValueError(f"df: column 't', sample {int(bad[0])}: time {float(t[bad[0]])!r} is not a finite number")
+    values = df[chans].to_numpy(dtype=float).T
+    bad = np.argwhere(~(np.abs(values) <= MAX_FORCE))
+    if bad.size:
+        j, i = (int(v) for v in bad[0])
+        raise ValueError(f"df: column '{chans[j]}', sample {i} (t = {float(t[i])!r} s): {float(values[j, i]):g} N is not a force "
+                         f"(NaN, infinite or beyond ±{MAX_FORCE:g} N); C3D would store it as it is")
+    return t, chans, values
 
 
 def read_force_data(path, metadata=None, *, dt_rtol: float | None = None) -> pd.DataFrame:

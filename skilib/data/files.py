@@ -3,11 +3,23 @@ goes through :func:`write_atomic`, and so do the notebooks' tables, texts and fi
 (:func:`save_table`, :func:`save_text`, :func:`save_figure`).
 
 What it guarantees
-    - An existing file is replaced only with ``overwrite=True``; otherwise ``FileExistsError``
-      naming it, before anything is written.
-    - A path that is a folder, or whose folder does not exist, is refused (``IsADirectoryError``,
-      ``FileNotFoundError``, ``NotADirectoryError``) naming the path; no folder is created
-      unless the caller asks for it (``make_parents=True``).
+    - Only a regular file is ever replaced, and only with ``overwrite=True``; otherwise
+      ``FileExistsError`` naming it, before anything is written.
+    - Anything else at the target is refused by name whatever ``overwrite`` says, never
+      replaced: a folder, or a name ending in "/" (``IsADirectoryError``); a device
+      (``/dev/null``, ``/dev/full``), a FIFO or a socket (``FileExistsError``: "is a FIFO, not a
+      regular file"); a symbolic link (``FileExistsError``: "is a symbolic link to …; give the
+      real path") — a link is neither followed nor replaced, so neither it nor the file it
+      points to can be lost or changed behind the caller's back.
+    - A path whose folder does not exist is refused (``FileNotFoundError``,
+      ``NotADirectoryError``) naming the path; no folder is created unless the caller asks for
+      it (``make_parents=True``).
+    - A name whose suffix is not the format's is refused (``ValueError`` naming the suffix) when
+      the caller gives the format's ``suffixes`` (compared without regard to case: ``.C3D`` is a
+      C3D name).
+    - A replaced file keeps its permission bits: a read-only (0o444) file replaced with
+      ``overwrite=True`` is replaced (``overwrite`` is the caller's word that it may go) and is
+      read-only again afterwards.  A new file gets the usual mode (0o666 less the umask).
     - The content is written to a temporary file in the target's folder (the same file
       system), checked (the file exists and is not empty, then the caller's ``verify``), synced
       to disk and only then moved onto the target in one step (``os.replace``).  A reader
@@ -20,6 +32,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 
@@ -33,25 +46,57 @@ def _as_path(path, what: str) -> Path:
         path = os.fsdecode(path)
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise TypeError(f"path: the {what} needs a file path (str or Path), got {path!r}")
+    if str(os.fspath(path)).endswith(("/", os.sep)):
+        raise IsADirectoryError(f"{path}: ends with '/', a folder; the {what} needs a file name")
     return Path(path)
 
 
-def check_target(path, *, overwrite: bool = False, make_parents: bool = False, what: str = "file") -> Path:
+#: what a file that is not a regular file is, by its st_mode test
+_SPECIAL = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"), (stat.S_ISFIFO, "FIFO (named pipe)"),
+            (stat.S_ISSOCK, "socket"))
+
+
+def _refuse_special(p: Path, what: str):
+    """The ``os.lstat`` of ``p`` (None if nothing is there); an error naming ``p`` if it is
+    anything but a regular file (a link is not followed)."""
+    try:
+        st = os.lstat(p)
+    except (FileNotFoundError, NotADirectoryError):  # nothing there (a missing folder is named by the caller)
+        return None
+    except OSError as exc:
+        raise _named(exc, f"{p}: cannot write the {what}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise FileExistsError(f"{p}: is a symbolic link to {os.readlink(p)}; skilib neither writes through nor "
+                              f"replaces a link: give the real path")
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{p}: is a folder; the {what} needs a file name")
+    for test, kind in _SPECIAL:
+        if test(st.st_mode):
+            raise FileExistsError(f"{p}: is a {kind}, not a regular file; only a regular file is replaced: give "
+                                  f"the {what} another name")
+    return st
+
+
+def check_target(path, *, overwrite: bool = False, make_parents: bool = False, what: str = "file",
+                 suffixes=None) -> Path:
     """``path`` as a ``Path`` if a file may be written there, else an error naming it.
 
-    Refused: a folder (``IsADirectoryError``); an existing file without ``overwrite=True``
-    (``FileExistsError``); a missing folder unless ``make_parents`` (``FileNotFoundError``); a
-    parent that is a file (``NotADirectoryError``).  ``overwrite`` must be True or False.
-    Nothing is created or changed.
+    Refused: a folder or a name ending in "/" (``IsADirectoryError``); a symbolic link, a
+    device, a FIFO or a socket, whatever ``overwrite`` says, and an existing regular file
+    without ``overwrite=True`` (``FileExistsError``); a suffix not in ``suffixes`` (when given,
+    e.g. ``(".c3d",)``; compared case-insensitively: ``ValueError``); a missing folder unless
+    ``make_parents`` (``FileNotFoundError``); a parent that is a file (``NotADirectoryError``).
+    ``overwrite`` must be True or False.  Nothing is created or changed.
     """
     overwrite = check_bool("overwrite", overwrite)
     make_parents = check_bool("make_parents", make_parents)
     p = _as_path(path, what)
-    if p.is_dir():
-        raise IsADirectoryError(f"{p}: is a folder; the {what} needs a file name")
-    if p.exists() or p.is_symlink():
-        if not overwrite:
-            raise FileExistsError(f"{p}: exists; pass overwrite=True to replace it")
+    exists = _refuse_special(p, what) is not None
+    if suffixes is not None and p.suffix.lower() not in suffixes:
+        got = f"the suffix {p.suffix!r}" if p.suffix else "no suffix"
+        raise ValueError(f"{p}: the {what} needs a name ending in {' or '.join(suffixes)} (any case), got {got}")
+    if exists and not overwrite:
+        raise FileExistsError(f"{p}: exists; pass overwrite=True to replace it")
     parent = p.parent
     for folder in (parent, *parent.parents):
         if folder.exists():
@@ -97,6 +142,9 @@ def _publish(tmp: Path, target: Path, overwrite: bool) -> None:
     """``tmp`` onto ``target`` in one step; without ``overwrite`` never over a file that
     appeared meanwhile (a hard link fails if the name is taken)."""
     if overwrite:
+        st = _refuse_special(target, "file")  # again: it may have changed while writing
+        if st is not None:
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))  # the replaced file's permission bits
         os.replace(tmp, target)
         return
     try:
@@ -112,7 +160,7 @@ def _publish(tmp: Path, target: Path, overwrite: bool) -> None:
 
 
 def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_parents: bool = False,
-                 what: str = "file") -> Path:
+                 what: str = "file", suffixes=None) -> Path:
     """Write a file with ``write(tmp_path)`` and move it onto ``path`` only once it is complete.
 
     Parameters
@@ -126,6 +174,8 @@ def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_pare
         written (e.g. its re-read frame or row count differs).
     make_parents : create missing folders of ``path`` (default: refuse, ``FileNotFoundError``).
     what : what the file is, for the messages ("C3D file", "sweep table").
+    suffixes : the suffixes the format's name may end in (lower case, e.g. ``(".c3d",)``);
+        None: any (see :func:`check_target`).
 
     Returns the ``Path`` written.  See the module for the guarantees; a failure raises
     ``OSError`` naming ``path`` and the cause (the ``ValueError``/``TypeError`` of a writer that
@@ -136,7 +186,7 @@ def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_pare
         raise TypeError(f"write: expected a callable write(tmp_path), got {write!r}")
     if verify is not None and not callable(verify):
         raise TypeError(f"verify: expected None or a callable verify(tmp_path), got {verify!r}")
-    p = check_target(path, overwrite=overwrite, make_parents=make_parents, what=what)
+    p = check_target(path, overwrite=overwrite, make_parents=make_parents, what=what, suffixes=suffixes)
     try:
         if make_parents:
             p.parent.mkdir(parents=True, exist_ok=True)
@@ -174,7 +224,7 @@ def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_pare
         try:
             _fsync(tmp)
             _publish(tmp, p, overwrite)
-        except FileExistsError:
+        except (FileExistsError, IsADirectoryError):
             raise
         except OSError as exc:
             raise _named(exc, f"{p}: cannot write the {what}: {exc.strerror or exc}") from exc

@@ -61,7 +61,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
-from .stroke import IPOPT_OPTIONS, MeshProgram, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
+from .stroke import IPOPT_OPTIONS, MeshProgram, check_ipopt, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS", "CONTROL_IPOPT", "refine_knots",
            "coarse_mesh", "COARSE_CONTROL_NODES", "acceleration_bernstein"]
@@ -396,8 +396,10 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     the model's simulator with the splines as laws (``simulate_free``; the edged skater's stroke
     map, one stroke from the collocated touch-down state).  A program IPOPT does not solve is
     returned with ``success=False`` and IPOPT's status, never as an optimum.  ``ipopt`` adds to
-    ``IPOPT_OPTIONS`` and ``CONTROL_IPOPT``.  ValueError naming the argument on bad input (model,
+    ``IPOPT_OPTIONS`` and ``CONTROL_IPOPT`` (its keys and values checked before anything runs,
+    ``skilib.ocp.stroke.check_ipopt``: ``IPOPT_ALLOWED``).  ValueError naming the argument on bad input (model,
     power, caps, nodes, smoothness)."""
+    ipopt = check_ipopt(ipopt)
     ca = require_casadi()
     if model not in ("free", "edge"):
         raise ValueError(f"model: free control is transcribed for the free skater ('free') and the edged skater "

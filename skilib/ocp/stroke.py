@@ -44,7 +44,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_number
 from .collocation import HermiteSimpson
 
-__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
+__all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
            "resimulation_error", "check_budget", "one_blas_thread"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
@@ -54,6 +54,47 @@ BUDGETS = ("net", "positive", "metabolic")
 
 #: IPOPT's options (tol: the scaled KKT error; one thread, MUMPS), quiet
 IPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "acceptable_tol": 1e-8, "max_iter": 500, "sb": "yes"}
+
+#: the IPOPT options an ``ipopt=`` dict may set, with what each takes: ("int", low, high),
+#: ("real", low (excluded), high) or a tuple of the words allowed.  Those skilib sets
+#: (``IPOPT_OPTIONS``, ``skilib.ocp.control.CONTROL_IPOPT``) and the usual termination, output
+#: and barrier settings; any other key is refused by name (IPOPT would stop inside CasADi).
+IPOPT_ALLOWED = {
+    "max_iter": ("int", 0, None), "acceptable_iter": ("int", 0, None), "print_level": ("int", 0, 12),
+    "print_frequency_iter": ("int", 1, None), "mumps_scaling": ("int", -2, 77),
+    "tol": ("real", 0.0, None), "acceptable_tol": ("real", 0.0, None), "constr_viol_tol": ("real", 0.0, None),
+    "dual_inf_tol": ("real", 0.0, None), "compl_inf_tol": ("real", 0.0, None), "mu_init": ("real", 0.0, None),
+    "max_cpu_time": ("real", 0.0, None), "max_wall_time": ("real", 0.0, None), "bound_push": ("real", 0.0, 0.5),
+    "bound_frac": ("real", 0.0, 0.5),
+    "sb": ("yes", "no"), "mu_strategy": ("monotone", "adaptive"), "warm_start_init_point": ("yes", "no"),
+    "hessian_approximation": ("exact", "limited-memory"),
+    "nlp_scaling_method": ("none", "user-scaling", "gradient-based", "equilibration-based"),
+    "linear_solver": ("mumps", "ma27", "ma57", "ma77", "ma86", "ma97", "pardiso", "spral"),
+}
+
+
+def check_ipopt(ipopt) -> dict:
+    """``ipopt`` (None or a dict of IPOPT options) checked against ``IPOPT_ALLOWED``: a
+    ValueError naming ``ipopt`` and the key for an unknown key or a value of the wrong kind or
+    range, before IPOPT runs.  Returns a copy ({} for None)."""
+    if ipopt is None:
+        return {}
+    if not isinstance(ipopt, dict):
+        raise ValueError(f"ipopt: must be None or a dict of IPOPT options, got {ipopt!r}")
+    for k, v in ipopt.items():
+        spec = IPOPT_ALLOWED.get(k)
+        if spec is None:
+            raise ValueError(f"ipopt: {k!r} is not an IPOPT option skilib passes on; allowed: "
+                             f"{', '.join(sorted(IPOPT_ALLOWED))}")
+        if spec[0] == "int":
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"ipopt: {k} must be an integer, got {v!r}")
+            check_number(f"ipopt: {k}", int(v), low=spec[1], high=spec[2])
+        elif spec[0] == "real":
+            check_number(f"ipopt: {k}", v, positive=True, high=spec[2])
+        elif v not in spec:
+            raise ValueError(f"ipopt: {k} must be one of {spec}, got {v!r}")
+    return dict(ipopt)
 
 
 @dataclass
@@ -147,6 +188,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``:
     "net", "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
     to ``IPOPT_OPTIONS``.  ValueError on bad arguments, naming them."""
+    ipopt = check_ipopt(ipopt)
     ca = require_casadi()
     start = x0
     x0 = adapter.technique()

@@ -209,14 +209,16 @@ def pole_lift_event(model):
 
 
 def pole_columns(e, cm: slice, qd) -> dict:
-    """The poles' force on the body (sum of both; zero outside their contact) [N] and their
-    power Σ F±·Ṙ_B [W] from one ``Evaluation`` ``e``."""
-    F = np.zeros(3)
+    """The poles' force on the body (sum of both; zero outside their contact) [N], their power
+    Σ F±·Ṙ_B [W] and pole_force, each pole's push |F±| [N] (the two push alike), from one
+    ``Evaluation`` ``e``."""
+    F, push = np.zeros(3), 0.0
     for name, _ in POLES:
         if name in e.forces:
             F = F + e.forces[name][cm]
+            push = float(np.linalg.norm(e.forces[name][cm]))
     return {"pole_fx": float(F[0]), "pole_fy": float(F[1]), "pole_fz": float(F[2]),
-            "pole_power": float(F @ np.asarray(qd)[cm])}
+            "pole_power": float(F @ np.asarray(qd)[cm]), "pole_force": push}
 
 
 def pole_impulse_share(frame) -> dict:

@@ -60,10 +60,10 @@ class SimResult:
         if write is None:
             raise ValueError(f"to_c3d: runs of {type(self.models[0]).__name__ if self.models else 'no model'} "
                              "have no C3D layout (only the thesis's skier's markers are defined)")
-        path = check_target(path, overwrite=overwrite, what="C3D file")
+        path = check_target(path, overwrite=overwrite, what="C3D file", suffixes=(".c3d",))
         # the model writes (and checks) a new file in a temporary folder; it takes the name
         # ``path`` only when complete
-        return write_atomic(path, lambda tmp: write(self, tmp), overwrite=overwrite, what="C3D file")
+        return write_atomic(path, lambda tmp: write(self, tmp), overwrite=overwrite, what="C3D file", suffixes=(".c3d",))
 
     def energy_balance(self) -> pd.DataFrame:
         """Per stroke: ΔKE and the sum of the works (push, friction, gravity, drag, drivers,

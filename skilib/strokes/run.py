@@ -38,12 +38,13 @@ from ..engine.forces import Gravity
 from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import stroke_frame
-from .poles import Poled, pole_summary
+from ..physiology.cost import physiological_cost
+from .poles import POLE_WORK_TERMS, POLES, Poled, pole_summary
 from .stroke import Budget, Stroke
 from .work import cost_of_work, signed_names
 
 __all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
-           "stroke_summary", "cost_columns", "climb_work", "EVENT_COLUMNS", "progress_bar"]
+           "stroke_summary", "cost_columns", "physiology_columns", "climb_work", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
 EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
@@ -151,9 +152,31 @@ def cost_columns(skating: Skating, model, y_end) -> dict:
     actuators = getattr(model, "actuators", ())
     if not actuators:
         return {}
-    k, p = 2 * model.nq, model.params
-    W = {key: float(y_end[k + i]) for i, key in enumerate(model.extra_states)}
-    return cost_of_work(W, actuators, skating.stroke_time, p.eta_positive, p.eta_negative)
+    p = model.params
+    return cost_of_work(_extra(model, y_end), actuators, skating.stroke_time, p.eta_positive, p.eta_negative)
+
+
+def physiology_columns(skating: Skating, model, y_end, frame) -> dict:
+    """The whole physiological cost of a stroke (``skilib.physiology``: the work with the arms'
+    own η⁺, swinging the legs, developing the leg's and each pole's force, resting) for a model
+    that names actuators and whose params hold the physiology fields; {} for any other.  The
+    forces developed are read off the stroke's frame: the leg's |(leg_fx, leg_fy, leg_fz)| and
+    each pole's push ``pole_force``, on the output grid."""
+    actuators = getattr(model, "actuators", ())
+    p = model.params
+    if not actuators or not hasattr(p, "resting_rate"):
+        return {}
+    forces = {"leg": np.linalg.norm(frame[["leg_fx", "leg_fy", "leg_fz"]].to_numpy(dtype=float), axis=1)}
+    if getattr(model, "poled", False):
+        forces.update({name: frame["pole_force"].to_numpy(dtype=float) for name, _ in POLES})
+    return physiological_cost(_extra(model, y_end), actuators, forces, skating.stroke_time, p, arms=POLE_WORK_TERMS,
+                              tau=frame["tau"].to_numpy(dtype=float))
+
+
+def _extra(model, y_end) -> dict:
+    """The stroke's extra states at its end by name (the works, the integrals, ...)."""
+    k = 2 * model.nq
+    return {key: float(y_end[k + i]) for i, key in enumerate(model.extra_states)}
 
 
 def climb_work(system, q0, q) -> float:
@@ -198,6 +221,7 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
         if model.poled:  # the skier's mechanical power: the drivers' and the arms' on the poles
             row["mean_power"] += row["mean_pole_power"]
     row.update(cost_columns(skating, model, y_end))
+    row.update(physiology_columns(skating, model, y_end, frame))
     tables.strokes.append(row)
     tables.models.append(model)
 

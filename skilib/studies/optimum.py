@@ -388,8 +388,11 @@ METHODS = ("shooting", "collocation")
 #: what the power budget counts, and the steady state's attribute that gives it: the net mean
 #: power of the actuators (their work per stroke, negative work subtracted: what the models
 #: have always budgeted), their positive work only, or the metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
-#: (the cost of work; η⁺, η⁻ = ``eta_positive``, ``eta_negative`` of the model's params)
-BUDGETS = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power"}
+#: (the cost of work; η⁺, η⁻ = ``eta_positive``, ``eta_negative`` of the model's params), or the
+#: whole physiological cost: the work, swinging the legs, developing force and resting
+#: (``skilib.physiology``; shooting only: collocation does not transcribe the last three yet)
+BUDGETS = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power",
+           "physiological": "metabolic_total"}
 #: the models that report positive and negative work per actuator (the thesis's skier budgets
 #: its push-off's net power only)
 _COST_MODELS = ("free", "edge")
@@ -411,8 +414,8 @@ class TechniqueModel:
     - speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
       direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
       speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
-    - budget : the power the budget counts (``BUDGETS``): "net" (default), "positive" or
-      "metabolic"; its value is the call's second entry and the row's ``budget_power``.
+    - budget : the power the budget counts (``BUDGETS``): "net" (default), "positive",
+      "metabolic" or "physiological"; its value is the call's second entry and the row's ``budget_power``.
 
     Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
     parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power (net),
@@ -571,7 +574,7 @@ class Optimum:
     - mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
       or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
     - mean_power : its steady state's net mean power [W]; power : the budget [W] (None: no
-      budget); budget : what the budget counts ("net", "positive" or "metabolic", ``BUDGETS``);
+      budget); budget : what the budget counts ("net", "positive", "metabolic" or "physiological", ``BUDGETS``);
       budget_power : that power at the optimum [W] (= mean_power with the "net" budget).
     - peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
       the thesis's skier).
@@ -590,6 +593,8 @@ class Optimum:
       collocated stroke, ``skilib.ocp``); solution : the collocated stroke
       (``skilib.ocp.StrokeSolution``: its trajectory, IPOPT's status, the re-simulation), None
       for shooting.
+    - reason : why the result is not feasible, in words (the budget, the budgets the starts
+      reached, the bounds the closest point presses on); "" when it is.
     """
 
     model: str
@@ -612,6 +617,7 @@ class Optimum:
     budget_power: float = float("nan")
     method: str = "shooting"
     solution: object = field(default=None, repr=False)
+    reason: str = ""
 
     @property
     def names(self):
@@ -725,9 +731,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       (ftol on the speed [m/s]: the differences' noise makes a smaller one iterate in vain).
     - power_tol : the power constraint's tolerance, relative to ``power``.
     - budget : what ``power`` counts (``BUDGETS``): "net" (default: the actuators' mean power,
-      negative work subtracted), "positive" (their positive work only) or "metabolic"
-      (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work); the free and edged skaters only (a ValueError
-      naming ``budget`` otherwise).
+      negative work subtracted), "positive" (their positive work only), "metabolic"
+      (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work) or "physiological" (the whole cost: the work, swinging
+      the legs, developing force, resting, ``skilib.physiology``; shooting only); the free and
+      edged skaters only (a ValueError naming ``budget`` otherwise).
 
     - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
@@ -753,18 +760,30 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     budget = _check_budget(model, budget)
     if method not in METHODS:
         raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    if nodes is not None:
+        nodes = _integer("nodes", nodes, 4, 1000)
     if method == "collocation":
         if options or scheduler != "serial" or n_workers is not None:
             raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
                              "settings do not apply to method='collocation' (its starts run here, one IPOPT "
                              "program each)")
-        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, None if nodes is None else _integer("nodes", nodes, 4, 1000))
+        unused = [k for k, v, d in (("fd_step", fd_step, 1e-5), ("maxiter", maxiter, 60), ("ftol", ftol, 1e-8),
+                                    ("power_tol", power_tol, 1e-8)) if v != d]
+        if unused:
+            raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
+                             "(IPOPT) does not use them: leave them out")
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
+    if nodes is not None:
+        raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
+                         f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
                                                budget=budget)
-    ran = table[table["status"] == "ok"]
+    # a start that ended at a technique the model cannot run (the penalty) is no result
+    ran = table[(table["status"] == "ok") & np.isfinite(table["mean_power"].astype(float))]
     ok = ran[ran["violation"].astype(float) <= power_tol]
     feasible = bool(len(ok))
+    reason = "" if feasible else _unmet_power(model, power, b, table, ran, evaluations, budget)
     # the fastest start within the tolerance; if none, the one closest to the constraints
     k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
     x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
@@ -774,13 +793,43 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
-                   float(end["budget_power"]))
+                   float(end["budget_power"]), reason=reason)
+
+
+def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
+    """Why no start met the budget ``power``, in words; a ValueError naming ``power`` if no start
+    ended at a technique the model can run, or the budget lies outside every power the model
+    reached within the bounds (the result would be a point the optimizer was never asked for)."""
+    good = evaluations[evaluations["status"] == "ok"]["budget_power"].astype(float)
+    span = (f"the {len(good)} steady states computed within the bounds reach {good.min():.4g} to "
+            f"{good.max():.4g} W ({budget} budget)" if len(good) else "no steady state within the bounds could be run")
+    target = "no budget" if power is None else f"{power:g} W"
+    if not len(ran):
+        raise ValueError(f"power: {target} ({budget} budget) is not reached by the {model} model within the bounds "
+                         f"{dict(b)}: every start ended at a technique the model cannot run; {span}; ask for a "
+                         "power in that range or widen the bounds")
+    k = int(ran["violation"].astype(float).idxmin())
+    end = {n: float(table.loc[k, f"end_{n}"]) for n in b}
+    at = [f"{n} at its {'lower' if v <= lo + 1e-9 * (hi - lo) else 'upper'} bound {v:g}"
+          for n, v in end.items() for lo, hi in [b[n]] if v <= lo + 1e-9 * (hi - lo) or v >= hi - 1e-9 * (hi - lo)]
+    closest = (f"the closest start reached {float(table.loc[k, 'budget_power']):.4g} W"
+               + (f" with {', '.join(at)}" if at else " inside the bounds"))
+    if power is None:
+        return f"no start met the model's inequalities to the tolerance: {closest}"
+    if not len(good) or not good.min() <= power <= good.max():
+        raise ValueError(f"power: {power:g} W ({budget} budget) is not reached by the {model} model within the "
+                         f"bounds {dict(b)}: {span}; {closest}; ask for a power in that range or widen the bounds")
+    return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
     wins (``feasible`` False if none does)."""
+    if budget == "physiological":
+        raise ValueError("budget: 'physiological' (the whole cost: swing, force rate, rest) is computed from the "
+                         "shooting stroke only; use method='shooting', or budget 'metabolic' (the work's cost) with "
+                         "collocation")
     if model not in ("free", "edge"):
         raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
                          f"'edge'), not {model!r}; use method='shooting'")
@@ -806,7 +855,9 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     return Optimum(model, best.params, {n: best.x[n] for n in names}, best.progress_speed, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
-                   best.budget_power, method="collocation", solution=best)
+                   best.budget_power, method="collocation", solution=best,
+                   reason="" if best.success else f"no collocated start was solved and confirmed (IPOPT: {best.status}, "
+                                                  f"re-simulation error {best.resimulation_error:.3g})")
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,
@@ -957,6 +1008,48 @@ def _integer(name, v, low, high=None):
     return check_number(name, int(v), integer=True, low=low, high=high)
 
 
+#: the keywords of each model's steady state that the optimizer sets itself: not ``options``
+_SET_BY_OPTIMIZER = {"free": {"params", "strokes", "v0", "progress"}, "thesis": {"params", "strokes", "v0", "progress"},
+                     "edge": {"params", "multipliers", "check", "balance", "poles", "progress"}}
+
+
+def option_keys(model) -> tuple:
+    """The keywords ``options`` may hold for ``model``: its steady state's (``free_steady_state``,
+    ``steady_state``, ``edge_steady_state``) and those it passes on to its simulator
+    (``simulate_free``, ``simulate_run``, the edged skater's solver keywords), less those the
+    optimizer sets itself (the parameters, one stroke from u, the edged skater's multipliers
+    and admissibility check, progress bars)."""
+    import inspect
+
+    if model == "free":
+        from ..models.free.run import simulate_free as sim
+        from ..models.free.steady import free_steady_state as steady
+    elif model == "thesis":
+        from ..models.thesis.run import simulate_run as sim
+        from ..models.thesis.steady import steady_state as steady
+    else:
+        from ..models.edge.steady import edge_steady_state as steady
+        sim = None
+    keys = {n for n, p in inspect.signature(steady).parameters.items() if p.kind is p.KEYWORD_ONLY}
+    if sim is not None:
+        keys |= {n for n, p in inspect.signature(sim).parameters.items() if p.kind is p.KEYWORD_ONLY}
+    else:
+        from ..models.edge.steady import SOLVER_DEFAULTS
+        keys |= set(SOLVER_DEFAULTS)
+    return tuple(sorted(keys - _SET_BY_OPTIMIZER[model]))
+
+
+def _check_options(model, options) -> None:
+    """``options``' keys among ``option_keys(model)`` and its numbers finite: a ValueError naming
+    ``options`` and the key (the steady state checks the values' ranges, for every point)."""
+    for k, v in (options or {}).items():
+        if k not in option_keys(model):
+            raise ValueError(f"options: {k!r} is not a keyword of the {model} model's steady state that the "
+                             f"optimizer passes on; known: {', '.join(option_keys(model))}")
+        if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and not math.isfinite(float(v)):
+            raise ValueError(f"options: {k} must be a finite number, got {v!r}")
+
+
 def _check_arguments(model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, tol,
                      tol_name, speed_name="speed"):
     """The checked arguments of optimize_technique / required_power: (model, power, speed,
@@ -975,6 +1068,7 @@ def _check_arguments(model, power, bounds, seed, starts, x0, params, options, sp
     tol = check_number(tol_name, tol, positive=True, high=0.5)
     if options is not None and not isinstance(options, dict):
         raise ValueError(f"options: must be None or a dict of the steady state's keywords, got {options!r}")
+    _check_options(model, options)
     kind = _params_class(model)
     if params is not None and not isinstance(params, kind):
         raise ValueError(f"params: must be None or a{'n' if kind.__name__[0] in 'AEIOU' else ''} {kind.__name__} for the {model} model, "

@@ -272,8 +272,9 @@ def sweep(fn, parameters=None, *, summarize=None, outputs=None, provenance=None,
         dies is run again row by row, so that the row that killed it is found and fails alone.
         Batches change no result: the rows are the same calls.  Ignored with 'serial'.
     output : path of a Parquet file to write (missing parent folders are created).  It is
-        checked before any row runs (an existing file without ``overwrite=True``, a folder or a
-        ``.csv`` name are refused at once) and written atomically
+        checked before any row runs (an existing file without ``overwrite=True``, a folder, a
+        name ending in "/", anything but a regular file, and a name not ending in ``.parquet``,
+        any case, are refused at once) and written atomically
         (``skilib.data.files.write_atomic``): the table is read back (its row count and the
         sweep's metadata) before it takes the name ``output``; on failure an existing file is
         left as it was.
@@ -323,6 +324,10 @@ def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, 
         if output.suffix.lower() == ".csv":
             raise ValueError(f"output: {output} names a CSV file, but sweep writes Parquet (with its info in the "
                              "file's metadata); give a .parquet name (and use SweepResult.frame.to_csv for a CSV)")
+        if output.suffix.lower() != ".parquet":
+            got = f"the suffix {output.suffix!r}" if output.suffix else "no suffix"
+            raise ValueError(f"output: {output} has {got}, but sweep writes Parquet only: give a name ending in "
+                             ".parquet")
     if summarize is not None and not callable(summarize):
         raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
     columns = dict(columns or {})

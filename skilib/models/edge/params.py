@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from ...strokes.params import check_fields
 from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
+from ...physiology.cost import PHYSIOLOGY_BOUNDS, PHYSIOLOGY_DEFAULTS
 
 __all__ = ["EdgeSkaterParams", "EdgeLaws", "EDGE_PARAMETER_BOUNDS", "with_edge_overrides"]
 
@@ -36,6 +37,8 @@ __all__ = ["EdgeSkaterParams", "EdgeLaws", "EDGE_PARAMETER_BOUNDS", "with_edge_o
 #: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
 #: - slope_deg −45–45° (open: |α| < 45°), as the free skater's: the course's inclination.
 #: - eta_positive 0.05–1, eta_negative 0.1–5, as the free skater's: the muscles' efficiencies.
+#: - eta_positive_arms, swing_cost_a, swing_cost_b, force_rate_cost, resting_rate, as the free
+#:   skater's: the physiology of the whole cost (``skilib.physiology.PHYSIOLOGY_BOUNDS``).
 #: - pole_force_max 0–1000 N, pole_start 0–3 s, pole_contact_time 0.01–3 s, as the free
 #:   skater's: the poles (``skilib.strokes.poles``); pole_start + pole_contact_time ≤ stroke_time.
 EDGE_PARAMETER_BOUNDS = {
@@ -45,7 +48,7 @@ EDGE_PARAMETER_BOUNDS = {
     "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
     "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
     "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0), "slope_deg": (-45.0, 45.0),
-    "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **POLE_PARAMETER_BOUNDS,
+    "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS, **POLE_PARAMETER_BOUNDS,
 }
 
 
@@ -65,7 +68,10 @@ class EdgeSkaterParams:
     downhill; gravity is g(−sin α, 0, −cos α) in the course frame, book: The edged skater);
     eta_positive η⁺ (0.25) and eta_negative η⁻ (1.2), the muscles' efficiencies of positive and
     negative work, conventional values: the cost of work of the drivers (leg, fore–aft,
-    heading), metabolic_power = Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); pole_force_max
+    heading), metabolic_power = Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); the physiology of the whole cost (``skilib.physiology``, which cites each default; they
+    change no motion): eta_positive_arms (the arms' η⁺ on the poles), swing_cost_a [W/kg] and
+    swing_cost_b [W/(kg Hz⁴)] (swinging the legs), force_rate_cost [J/N] (developing force),
+    resting_rate [W/kg]; pole_force_max
     F_p,max [N] per pole (0, the default: no poles), pole_start t_p [s], pole_contact_time t_c [s]:
     the poles' push F_p,max sin²(π(τ − t_p)/t_c) (``skilib.strokes.poles``).
 
@@ -97,6 +103,11 @@ class EdgeSkaterParams:
     slope_deg: float = 0.0
     eta_positive: float = 0.25
     eta_negative: float = 1.2
+    eta_positive_arms: float = PHYSIOLOGY_DEFAULTS["eta_positive_arms"]
+    swing_cost_a: float = PHYSIOLOGY_DEFAULTS["swing_cost_a"]
+    swing_cost_b: float = PHYSIOLOGY_DEFAULTS["swing_cost_b"]
+    force_rate_cost: float = PHYSIOLOGY_DEFAULTS["force_rate_cost"]
+    resting_rate: float = PHYSIOLOGY_DEFAULTS["resting_rate"]
     pole_force_max: float = 0.0
     pole_start: float = 0.0
     pole_contact_time: float = 0.30

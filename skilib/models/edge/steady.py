@@ -32,7 +32,7 @@ from .model import SkiStopped
 from .params import EdgeSkaterParams, with_edge_overrides
 from .run import EdgeSkating, edge_run_options
 
-__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "check_admissible", "edge_stroke_map",
+__all__ = ["edge_steady_state", "EdgeSteadyState", "DEFAULT_GUESS", "SOLVER_DEFAULTS", "check_admissible", "edge_stroke_map",
            "edge_stroke", "design_balance"]
 
 #: the start of the search (u [m/s], φ̇ [rad/s], z_B [m]): near the defaults' periodic stroke
@@ -61,7 +61,9 @@ class EdgeSteadyState:
       mean_leg_power, min_leg_force, min_snow_load, max_leg_length, max_abs_lean_deg.
     - the cost of work of the drivers (leg, fore–aft, heading; ``skilib.strokes.work``):
       mean_positive_power ΣW⁺/T [W], metabolic_power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T [W] (the params'
-      eta_positive, eta_negative) and gross_efficiency (ΣW⁺ + ΣW⁻)/(P_met T).
+      eta_positive, eta_negative) and gross_efficiency (ΣW⁺ + ΣW⁻)/(P_met T); the whole
+      physiological cost metabolic_total [W] (work, swinging the legs, developing force, rest:
+      ``skilib.physiology``) and gross_efficiency_total, the net work over it.
     """
 
     params: EdgeSkaterParams
@@ -92,6 +94,8 @@ class EdgeSteadyState:
     mean_positive_power = _stroke("mean_positive_power")
     metabolic_power = _stroke("metabolic_power")
     gross_efficiency = _stroke("gross_efficiency")
+    metabolic_total = _stroke("metabolic_total")
+    gross_efficiency_total = _stroke("gross_efficiency_total")
     del _stroke
 
     @property
@@ -255,6 +259,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     tol = check_number("tol", tol, positive=True, high=1e-2)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     check = check_bool("check", check)
+    multipliers = check_bool("multipliers", multipliers)
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
@@ -326,11 +331,15 @@ def design_balance(params: EdgeSkaterParams, x0, m_star, solver: dict, poles, *,
                        poles=tuple(complex(v) for v in poles))
 
 
+#: the solver keywords ``edge_steady_state`` passes to ``simulate_edge``, with their defaults
+SOLVER_DEFAULTS = dict(first_ski="right", rotation="zxz", stabilization="baumgarte", method="DOP853", rtol=1e-10,
+                       atol=1e-10, h=0.05, alpha=None, beta=None, dt_out=0.01, n_out=None, max_evaluations=5_000_000,
+                       max_wall_time=600.0, compiled=True)
+
+
 def _solver(kwargs: dict) -> dict:
     """``simulate_edge``'s solver keywords with its defaults for the others."""
-    defaults = dict(first_ski="right", rotation="zxz", stabilization="baumgarte", method="DOP853", rtol=1e-10,
-                    atol=1e-10, h=0.05, alpha=None, beta=None, dt_out=0.01, n_out=None, max_evaluations=5_000_000,
-                    max_wall_time=600.0, compiled=True)
+    defaults = SOLVER_DEFAULTS
     unknown = set(kwargs) - set(defaults)
     if unknown:
         raise TypeError(f"edge_steady_state: unknown keyword(s) {sorted(unknown)}")

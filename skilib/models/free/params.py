@@ -18,6 +18,7 @@ from ...engine.timefunctions import TimeFunction
 from ...strokes.params import check_fields
 from ...strokes.poles import POLE_PARAMETER_BOUNDS, check_poles
 from ...strokes.laws import dip, power_law, smooth_turn
+from ...physiology.cost import PHYSIOLOGY_BOUNDS, PHYSIOLOGY_DEFAULTS
 
 __all__ = ["FreeSkaterParams", "FreeLaws", "default_laws", "with_overrides", "MAX_REACH", "PARAMETER_BOUNDS",
            "MAX_LEG_FORCE_BW"]
@@ -65,6 +66,8 @@ MAX_REACH = 1.3
 #: - eta_positive 0.05–1, eta_negative 0.1–5: a muscle turns ≈ 0.25 of its metabolic energy into
 #:   positive work and absorbs negative work at ≈ 1/1.2 of it (conventional values); positive
 #:   work cannot be done at more than 100 % efficiency, and 0.05 and 5 are wide margins.
+#: - eta_positive_arms, swing_cost_a, swing_cost_b, force_rate_cost, resting_rate: the physiology
+#:   of the whole cost (``skilib.physiology.PHYSIOLOGY_BOUNDS``, with the reasons).
 #: - pole_force_max 0–1000 N, pole_start 0–3 s, pole_contact_time 0.01–3 s: the poles
 #:   (``skilib.strokes.poles.POLE_PARAMETER_BOUNDS``, with the reasons); the contact must end
 #:   within the stroke, pole_start + pole_contact_time ≤ stroke_time (checked beside).
@@ -74,7 +77,7 @@ PARAMETER_BOUNDS = {
     "offset_end": (-0.3, 1.2), "offset_exponent": (1.0, 8.0), "cm_height": (0.4, 1.3), "cm_dip": (0.0, 0.4),
     "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0), "cda": (0.05, 2.0), "g": (1.0, 30.0),
     "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2), "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
-    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0),
+    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS,
 }
 
 #: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
@@ -100,7 +103,10 @@ class FreeSkaterParams:
     g(−sin α, 0, −cos α) in the course frame, book: The free skater); eta_positive η⁺ (0.25) and
     eta_negative η⁻ (1.2), the muscles' efficiencies of positive and negative work, conventional
     values: the cost of work of the drivers (leg, heading), metabolic_power =
-    Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); pole_force_max F_p,max [N] per pole (0, the
+    Σ(W⁺/η⁺ + |W⁻|/η⁻)/T (they change no motion); the physiology of the whole cost (``skilib.physiology``, which cites each default; they
+    change no motion): eta_positive_arms (the arms' η⁺ on the poles), swing_cost_a [W/kg] and
+    swing_cost_b [W/(kg Hz⁴)] (swinging the legs), force_rate_cost [J/N] (developing force),
+    resting_rate [W/kg]; pole_force_max F_p,max [N] per pole (0, the
     default: no poles), pole_start t_p [s] and pole_contact_time t_c [s]: the poles' push
     F_p,max sin²(π(τ − t_p)/t_c) while their tips are in the snow (``skilib.strokes.poles``).
 
@@ -134,6 +140,11 @@ class FreeSkaterParams:
     slope_deg: float = 0.0
     eta_positive: float = 0.25
     eta_negative: float = 1.2
+    eta_positive_arms: float = PHYSIOLOGY_DEFAULTS["eta_positive_arms"]
+    swing_cost_a: float = PHYSIOLOGY_DEFAULTS["swing_cost_a"]
+    swing_cost_b: float = PHYSIOLOGY_DEFAULTS["swing_cost_b"]
+    force_rate_cost: float = PHYSIOLOGY_DEFAULTS["force_rate_cost"]
+    resting_rate: float = PHYSIOLOGY_DEFAULTS["resting_rate"]
     pole_force_max: float = 0.0
     pole_start: float = 0.0
     pole_contact_time: float = 0.30

@@ -37,7 +37,8 @@ class FreeSteadyState:
       shares ke_loss_merge and ke_loss_projection [J]; u_after = u0 to the residual).
     - touchdown : the touch-down rule ("along_ski" or "plastic", ``simulate_free``'s).
     - mean_positive_power, metabolic_power, gross_efficiency (properties, from ``strokes``): the
-      cost of the drivers' work (leg, heading), ``skilib.strokes.work``.
+      cost of the drivers' work (leg, heading), ``skilib.strokes.work``; metabolic_total and
+      gross_efficiency_total: the whole physiological cost (``skilib.physiology``).
     """
 
     u0: float
@@ -68,6 +69,17 @@ class FreeSteadyState:
     def gross_efficiency(self) -> float:
         """(ΣW⁺ + ΣW⁻)/(P_met T): the drivers' net work over the metabolic energy."""
         return float(self.strokes["gross_efficiency"].iloc[0])
+
+    @property
+    def metabolic_total(self) -> float:
+        """The whole physiological cost of the stroke [W]: the work (the arms at their own η⁺),
+        swinging the legs, developing force and resting (``skilib.physiology``)."""
+        return float(self.strokes["metabolic_total"].iloc[0])
+
+    @property
+    def gross_efficiency_total(self) -> float:
+        """(ΣW⁺ + ΣW⁻)/(P_met,total T): the actuators' net work over the whole physiological cost."""
+        return float(self.strokes["gross_efficiency_total"].iloc[0])
 
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...data.c3d import MAX_FRAME, ezc3d_module, read_c3d, uniform_step
+from ...data.c3d import C3D_SUFFIXES, MAX_FRAME, ezc3d_module, read_c3d, uniform_step, write_ezc3d
 from ...data.files import check_target, write_atomic
 from ...engine.validation import check_bool
 from .markers import MARKERS, skeleton, stroke_rows
@@ -48,10 +48,15 @@ def write_run(result, path, *, overwrite: bool = False) -> Path:
     is replaced only with ``overwrite=True``, its folder must exist, and the file is read back
     (frames, markers and analog samples, and every marker and analog value to float32) before
     it takes the name ``path``; a run longer than ``MAX_FRAME`` frames is refused.  Returns ``path``.
+
+    Refused before anything is written: ``result`` not a run (``TypeError``), a run with no
+    output times, or a frame whose ``t`` or ``stroke`` holds a NaN (``ValueError`` naming the
+    column and the row); a name not ending in ``.c3d`` (any case).
     """
     ezc3d = ezc3d_module()
     overwrite = check_bool("overwrite", overwrite)
-    path = check_target(path, overwrite=overwrite, what="C3D file")
+    path = check_target(path, overwrite=overwrite, what="C3D file", suffixes=C3D_SUFFIXES)
+    _check_result(result)
     rows = stroke_rows(result.frame)
     sk = skeleton(result, rows)
     f = result.frame.iloc[rows]
@@ -111,7 +116,25 @@ def write_run(result, path, *, overwrite: bool = False) -> Path:
                 and np.array_equal(got_a, analogs.astype(np.float32), equal_nan=True)):
             raise ValueError("the marker or analog values read differ from those written (to float32)")
 
-    return write_atomic(path, lambda tmp: c.write(str(tmp)), overwrite=overwrite, verify=verify, what="C3D file")
+    return write_atomic(path, lambda tmp: write_ezc3d(c, tmp), overwrite=overwrite, verify=verify, what="C3D file",
+                        suffixes=C3D_SUFFIXES)
+
+
+def _check_result(result) -> None:
+    """``result`` is a run ``write_run`` can write: a TypeError or ValueError naming it otherwise."""
+    frame = getattr(result, "frame", None)
+    if not isinstance(frame, pd.DataFrame) or not hasattr(result, "strokes") or not hasattr(result, "models"):
+        raise TypeError(f"result: expected a run (simulate_run's SimResult), got {type(result).__name__}")
+    if frame.empty:
+        raise ValueError("result: the run's frame is empty (no output times); nothing to write")
+    for col in ("t", "stroke"):
+        if col not in frame:
+            raise ValueError(f"result: the run's frame has no column {col!r}")
+        v = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(v) | ((col == "stroke") & (v != np.round(v))))
+        if bad.size:
+            raise ValueError(f"result: the frame's column {col!r} at row {int(bad[0])} is {v[bad[0]]:g},"
+                             f" not a finite {'time' if col == 't' else 'stroke number'}")
 
 
 @dataclass
