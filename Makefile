@@ -31,9 +31,10 @@ test: $(STAMP)
 
 # Slow checks, which CI runs after `make test`: the cross-path comparisons (tests marked
 # cross_path, the kept Sobol rows among them) run again under two other processors' OpenBLAS
-# kernels, their error/tolerance ratios listed (tests/test_margins.py).
+# kernels, their error/tolerance ratios listed (tests/test_margins.py); the optimizers' duality
+# under the physiological budget (tests/test_physiology.py). Every test marked `check`.
 check: $(STAMP)
-	$(BIN)/python -m pytest -m check -s -p no:cacheprovider tests/test_margins.py
+	$(BIN)/python -m pytest -m check -s -p no:cacheprovider tests
 
 # Executes notebooks/<NB>_*.ipynb with papermill, in notebooks/ (it finds ../data there), into
 # runs/<name>.ipynb, its result files into runs/results_<NB>/ (runs/ is not tracked by git).

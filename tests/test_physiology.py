@@ -163,3 +163,23 @@ def test_the_physiological_budget_is_the_whole_cost(measured):
         TechniqueModel("thesis", ("phase_time",), budget="physiological")
     with pytest.raises(ValueError, match="^budget: 'physiological' .* shooting stroke only"):
         optimize_technique("free", power=800.0, budget="physiological", method="collocation")
+
+
+@pytest.mark.check
+def test_the_least_cost_at_a_speed_is_the_dual_of_the_fastest_for_a_cost(measured):
+    """The free skater with its stroke time and V free, under the physiological budget: the
+    fastest technique for 900 W of whole cost, asked back as the least whole cost for its speed
+    (``required_power(..., budget="physiological")``), is the same technique at the same cost;
+    and its stroke time lies inside its bounds (the swing's f⁴ cost stops it at neither end)."""
+    from skilib.studies.optimum import optimize_technique, required_power
+
+    b = {"stroke_time": (0.4, 2.0), "skating_angle_deg": (10.0, 70.0)}
+    o = optimize_technique("free", power=900.0, bounds=b, starts=2, budget="physiological")
+    r = required_power("free", speed=o.progress_speed, bounds=b, starts=2, budget="physiological")
+    assert o.feasible and r.budget == "physiological"
+    measured.allclose("least whole cost at v* vs the 900 W that gave v*", r.budget_power, 900.0, rtol=1e-6)
+    for n, (lo, hi) in b.items():
+        measured.allclose(f"{n}: the dual's technique vs the optimum's (per range)", r.x[n] / (hi - lo),
+                          o.x[n] / (hi - lo), atol=1e-3)
+        measured.exceeds(f"{n}: distance from the nearer bound (per range)",
+                         min(o.x[n] - lo, hi - o.x[n]) / (hi - lo), 0.01)

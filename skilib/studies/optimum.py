@@ -909,8 +909,9 @@ class RequiredPower(Optimum):
     - target_speed : the speed asked for [m/s] (``speed_kind``: "progress", along the course, or
       "cm", the mean CM speed); mean_speed : the speed there (within ``speed_tol`` of the target,
       relative).
-    - mean_power : the least mean power found [W] — the answer (the leg's for the free skater,
-      the push-off's for the thesis's skier); power : None (no budget).
+    - mean_power : the net mean power there [W] — the answer with the "net" budget (the leg's for
+      the free skater, the push-off's for the thesis's skier); budget_power : the budget's power
+      minimised (``budget``), the answer with any budget; power : None (no budget).
     - x, params : the technique there; peak_leg_force_bw, peak_leg_force_n : the largest leg
       force of its periodic stroke [body weights, N] (the free skater's leg; the thesis's
       skier's push-off along its leg), read off the steady state's frame.
@@ -930,7 +931,8 @@ class RequiredPower(Optimum):
 def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | None = None, seed: int = 0,
                    starts: int = 4, scheduler="serial", x0: dict | None = None, params=None,
                    options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
-                   maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None) -> RequiredPower:
+                   maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None,
+                   budget: str = "net") -> RequiredPower:
     """The coach's question: the least mean power [W] that holds the steady speed ``speed``
     [m/s], and the technique that does it — the inverse of the speed–power front
     (``speed_power_front``).  Over the technique parameters x within the bounds,
@@ -949,9 +951,12 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     - bounds, seed, starts, scheduler, x0, params, options, fd_step, maxiter, ftol, n_workers :
       as ``optimize_technique``.
     - speed_tol : the speed constraint's tolerance, relative to ``speed``.
+    - budget : the power minimised (``BUDGETS``, as ``optimize_technique``'s): "net" (default),
+      "positive", "metabolic" or "physiological" (the whole cost: the technique of least
+      metabolic cost at that speed); the answer is ``budget_power`` (= mean_power for "net").
 
-    Returns a ``RequiredPower`` (an ``Optimum``: mean_power, x, params, mean_speed, and the
-    peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
+    Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, mean_speed,
+    and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
     no start meets it and it lies outside every speed the model reached within the bounds (the
     range is in the message); RuntimeError if every start fails, or if the speed lies within the
     speeds reached but no start met it to ``speed_tol`` (raise maxiter or starts).
@@ -960,8 +965,9 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     model, _, kind, b, seed, starts, x0, settings = _check_arguments(
         model, None, bounds, seed, starts, x0, params, options, speed_kind, fd_step, maxiter, ftol, speed_tol,
         "speed_tol", speed_name="speed_kind")
+    budget = _check_budget(model, budget)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
-                                               settings, n_workers, target=target, who="required_power")
+                                               settings, n_workers, target=target, who="required_power", budget=budget)
     ran = table[table["status"] == "ok"]
     ok = ran[ran["violation"].astype(float) <= speed_tol]
     if not len(ok):
@@ -974,7 +980,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                              f"{ {n: b[n] for n in names} }: {where}; ask for a speed in that range or widen the bounds")
         raise RuntimeError(f"required_power: no start met the speed {target:g} m/s to {speed_tol:g} (relative) although "
                            f"{where}; raise maxiter or starts (closest: {float(ran['violation'].astype(float).min()):.3g})")
-    k = int(ok["mean_power"].astype(float).idxmin())
+    k = int(ok["budget_power"].astype(float).idxmin())  # = mean_power with the "net" budget
     x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
     tm = TechniqueModel(model, names, params, options, kind)
     p = tm.params([x[n] for n in names])
@@ -982,7 +988,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     peak_n, peak_bw = peak_leg_force(tm.steady([x[n] for n in names]), p)
     return RequiredPower(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), None, b, evaluations, table,
                          dict(options or {}), params, True, kind, float(end["progress_speed"]), float(end["cm_speed"]),
-                         peak_bw, budget_power=float(end["budget_power"]), target_speed=target, speed_tol=speed_tol,
+                         peak_bw, budget=budget, budget_power=float(end["budget_power"]), target_speed=target,
+                         speed_tol=speed_tol,
                          peak_leg_force_n=peak_n)
 
 
