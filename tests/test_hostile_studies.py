@@ -238,3 +238,24 @@ def test_a_power_no_technique_reaches_is_refused_with_the_reason(power, match):
     named, with the powers the model reached and the bound the closest start presses on."""
     with pytest.raises(ValueError, match=match):
         _optimize(power=power, starts=1, maxiter=3)
+
+
+def test_every_start_ending_where_the_model_cannot_run_gives_the_nearest_runnable_point(monkeypatch):
+    """A budget inside the powers the model reached, but every start ended at a technique the
+    model cannot run (the penalty): the result is infeasible, its technique the runnable point
+    the starts evaluated nearest the budget (never the penalty), and its reason says so."""
+    import pandas as pd
+
+    from skilib.studies import optimum as om
+
+    names = ("stroke_time",)
+    table = pd.DataFrame([dict(status="ok", mean_power=np.nan, mean_speed=0.0, violation=1.0, end_stroke_time=0.5,
+                               progress_speed=0.0, cm_speed=0.0, peak_leg_force_bw=np.nan, budget_power=np.nan)])
+    ev = pd.DataFrame([dict(stroke_time=t, status="ok", mean_speed=v, progress_speed=v, cm_speed=v + 0.1, mean_power=P,
+                            budget_power=P, peak_leg_force_bw=1.2) for t, v, P in ((0.6, 4.0, 150.0), (0.8, 3.0, 90.0))]
+                      + [dict(stroke_time=0.5, status="error", mean_speed=0.0, mean_power=np.nan, budget_power=np.nan)])
+    monkeypatch.setattr(om, "_run_starts", lambda *a, **k: (names, {"stroke_time": (0.4, 2.0)}, table, ev))
+    o = om.optimize_technique("free", power=100.0, bounds={"stroke_time": (0.4, 2.0)}, starts=1)
+    assert not o.feasible and o.x == {"stroke_time": 0.8} and o.budget_power == 90.0 and o.mean_speed == 3.0
+    assert o.reason.startswith("every start ended at a technique the model cannot run, although 100 W lies within")
+    assert "nearest the budget reaches 90 W" in o.reason

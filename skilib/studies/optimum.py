@@ -784,27 +784,45 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     ok = ran[ran["violation"].astype(float) <= power_tol]
     feasible = bool(len(ok))
     reason = "" if feasible else _unmet_power(model, power, b, table, ran, evaluations, budget)
-    # the fastest start within the tolerance; if none, the one closest to the constraints
-    k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
-    x = {n: float(np.clip(table.loc[k, f"end_{n}"], b[n][0], b[n][1])) for n in names}
+    if len(ran):  # the fastest start within the tolerance; if none, the one closest to the constraints
+        k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
+        end = table.loc[k]
+        x = {n: float(np.clip(end[f"end_{n}"], b[n][0], b[n][1])) for n in names}
+    else:  # every start ended where the model cannot run: the runnable point evaluated nearest the budget
+        end = _nearest_evaluation(evaluations, power)
+        x = {n: float(end[n]) for n in names}
     tm = TechniqueModel(model, names, params, options, speed, budget)
     p = tm.params([x[n] for n in names])
-    end = table.loc[k]
-    return Optimum(model, p, x, float(table.loc[k, "mean_speed"]), float(table.loc[k, "mean_power"]), power, b,
+    return Optimum(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
                    float(end["budget_power"]), reason=reason)
 
 
+def _nearest_evaluation(evaluations, power):
+    """The runnable technique among every point the starts evaluated whose budget power lies
+    nearest ``power`` (the faster on a tie): a point the model ran, never a penalty."""
+    good = evaluations[(evaluations["status"] == "ok") & np.isfinite(evaluations["budget_power"].astype(float))]
+    gap = (good["budget_power"].astype(float) - power).abs()
+    return good.loc[(gap - 1e-12 * good["mean_speed"].astype(float)).idxmin()]
+
+
 def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
-    """Why no start met the budget ``power``, in words; a ValueError naming ``power`` if no start
-    ended at a technique the model can run, or the budget lies outside every power the model
-    reached within the bounds (the result would be a point the optimizer was never asked for)."""
+    """Why no start met the budget ``power``, in words; a ValueError naming ``power`` if the budget
+    lies outside every power the model reached within the bounds, or no start ended at a technique
+    the model can run and there is no budget (the result would be a point the optimizer was never
+    asked for).  Where every start ended at a technique the model cannot run but the budget lies
+    within the powers reached, the result is the runnable point evaluated nearest the budget."""
     good = evaluations[evaluations["status"] == "ok"]["budget_power"].astype(float)
     span = (f"the {len(good)} steady states computed within the bounds reach {good.min():.4g} to "
             f"{good.max():.4g} W ({budget} budget)" if len(good) else "no steady state within the bounds could be run")
     target = "no budget" if power is None else f"{power:g} W"
     if not len(ran):
+        if power is not None and len(good) and good.min() <= power <= good.max():
+            near = _nearest_evaluation(evaluations, power)
+            return (f"every start ended at a technique the model cannot run, although {power:g} W lies within the "
+                    f"powers reached: {span}; the runnable technique evaluated nearest the budget reaches "
+                    f"{float(near['budget_power']):.4g} W (give another x0, or raise starts)")
         raise ValueError(f"power: {target} ({budget} budget) is not reached by the {model} model within the bounds "
                          f"{dict(b)}: every start ended at a technique the model cannot run; {span}; ask for a "
                          "power in that range or widen the bounds")
