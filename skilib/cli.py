@@ -2,13 +2,18 @@
 
 ::
 
-    skilib steady  [--model thesis|free] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
-    skilib optimum --power W  | --speed M_PER_S  [--model free|thesis] [--seed N] [--starts N]
+    skilib steady  [--model thesis|free|edge] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
+    skilib optimum --power W  | --speed M_PER_S  [--model free|edge|thesis] [--budget net|positive|metabolic|
+                   physiological] [--seed N] [--starts N]
     skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
 
 ``python -m skilib`` is the same command.  ``--param`` sets a field of the model's parameters
-(``SkierParams`` for the thesis's skier, ``FreeSkaterParams`` for the free skater; ``skilib
-steady --list-params`` lists them with their defaults and units).  A number is written as in
+(``SkierParams`` for the thesis's skier, ``FreeSkaterParams`` for the free skater,
+``EdgeSkaterParams`` for the edged skater; ``skilib steady --list-params`` lists them with their
+defaults and units).  Every answer names what its power counts and the model's assumptions that
+change it (air drag, friction, the course's slope, poles); ``optimum`` marks each technique
+parameter on or within 1 % of a bound (``at_bound``): there the answer is the bound's, not the
+model's choice.  A number is written as in
 Python without underscores (75, 0.5, 1e-3); NaN and infinities are refused.
 
 Exit status: 0 success; 2 a usage error or a value the model refuses (the message, no
@@ -42,14 +47,29 @@ __all__ = ["main", "build_parser", "ParamInfo", "param_infos", "parse_params", "
 
 #: the models whose parameters ``--param`` sets: model name → (module, dataclass name)
 PARAM_CLASSES = {"thesis": ("skilib.models.thesis.params", "SkierParams"),
-                 "free": ("skilib.models.free.params", "FreeSkaterParams")}
+                 "free": ("skilib.models.free.params", "FreeSkaterParams"),
+                 "edge": ("skilib.models.edge.params", "EdgeSkaterParams")}
+
+#: what each model's mean power (the "net" budget) counts
+POWER_COUNTS = {"thesis": "the push-off's mean power (the leg force's work on the leg's extension)",
+                "free": "the leg's placement drivers' mean power (the heading driver is not counted), plus the "
+                        "arms' on the poles when pole_force_max > 0",
+                "edge": "the drivers' mean power (leg, fore–aft, heading), plus the arms' on the poles when "
+                        "pole_force_max > 0"}
+#: what each budget counts beyond that (``skilib.studies.optimum.BUDGETS``)
+BUDGET_COUNTS = {"net": "net mechanical power: {counts}",
+                 "positive": "positive work only, ΣW⁺/T of every actuator (legs' drivers and arms)",
+                 "metabolic": "the cost of work, Σ(W⁺/η⁺ + |W⁻|/η⁻)/T of every actuator (eta_positive, "
+                              "eta_negative, eta_positive_arms)",
+                 "physiological": "the whole physiological cost: the cost of work, swinging the legs, developing "
+                                  "force and resting metabolism (skilib.physiology)"}
 
 #: units of the fields whose class docstring states none beside the name ("-": dimensionless)
 UNIT_FALLBACK = {"ski_mass": "kg", "ski_length": "m", "ski_width": "m", "ski_height": "m",
                  "shank_mass_fraction": "-", "air_density": "kg/m³", "cda": "m²", "offset_exponent": "-",
                  "friction_coefficient": "-", "body_inertia": "kg m²", "eta_positive": "-", "eta_negative": "-",
                  "eta_positive_arms": "-", "swing_cost_a": "W/kg", "swing_cost_b": "W/(kg Hz⁴)",
-                 "force_rate_cost": "J/N", "resting_rate": "W/kg"}
+                 "force_rate_cost": "J/N", "resting_rate": "W/kg", "g": "m/s²"}
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+]?\d+")
@@ -346,6 +366,45 @@ def _emit(text: str, out, overwrite: bool):
         _write_atomic(out, lambda p: p.write_text(text, encoding="utf-8"), overwrite)
 
 
+def assumptions(model: str, params) -> dict:
+    """The model's assumptions that change its answers, as {name: value} (JSON) — air drag on or
+    off with its ρ and C_dA, the snow's friction (the thesis's constant force [N]; the skaters'
+    coefficient μ on the snow's load), the course's slope [°], the poles' peak force [N] — and
+    their one-line summary for the text table."""
+    out = {"air_drag": bool(params.air_drag)}
+    if params.air_drag:
+        out.update(air_density=float(params.air_density), cda=float(params.cda))
+    if model == "thesis":
+        out["friction"] = float(params.friction)
+    else:
+        out["friction_coefficient"] = float(params.friction_coefficient)
+    out["slope_deg"] = float(params.slope_deg)
+    if model != "thesis":
+        out["pole_force_max"] = float(params.pole_force_max)
+    return out
+
+
+def assumptions_text(model: str, found: dict) -> str:
+    words = [f"air drag on (ρ = {found['air_density']:g} kg/m³, C_dA = {found['cda']:g} m²)" if found["air_drag"]
+             else "air drag off" + (" (the thesis's choice)" if model == "thesis" else "")]
+    words.append(f"friction {found['friction']:g} N (constant)" if model == "thesis"
+                 else f"friction μ = {found['friction_coefficient']:g} on the snow's load")
+    words.append(f"slope {found['slope_deg']:g}°")
+    if model != "thesis":
+        words.append(f"poles {found['pole_force_max']:g} N peak each" if found["pole_force_max"] > 0 else "no poles")
+    return ", ".join(words)
+
+
+def _warnings(meta: dict, found: list, fmt: str) -> None:
+    """The plausibility warnings into ``meta``: JSON a list of dicts (empty if none), the table
+    one line each above the numbers (CSV holds the numbers only)."""
+    if fmt == "json":
+        meta["warnings"] = [w.as_dict() for w in found]
+    else:
+        for k, w in enumerate(found, 1):
+            meta[f"warning {k}"] = str(w)
+
+
 def _progress_on(args) -> bool:
     return sys.stderr.isatty() if args.progress is None else bool(args.progress)
 
@@ -377,8 +436,34 @@ def cmd_steady(args) -> int:
                 Row("u0", ss.u0, "m/s", "ski speed along itself at every touch-down"),
                 Row("min_ski_speed", float(row["min_ski_speed"]), "m/s", "least ski speed over the stroke"),
                 Row("peak_leg_force_bw", ss.peak_leg_force_bw, "body weights", "largest leg force"),
+                Row("metabolic_power", float(row["metabolic_power"]), "W", "the cost of work (η⁺, η⁻)"),
+                Row("metabolic_total", float(row["metabolic_total"]), "W",
+                    "the whole physiological cost (work, leg swing, force rate, rest)"),
                 Row("residual", ss.residual, "m/s", "|Φ(u0) − u0|"),
                 Row("iterations", ss.iterations, "-", "strokes simulated")]
+    elif args.model == "edge":
+        from .models.edge.steady import edge_steady_state
+
+        ss = edge_steady_state(params)
+        row = ss.strokes.iloc[0]
+        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the centre of mass's speed"),
+                Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
+                Row("mean_power", ss.mean_power, "W", "mean power of the drivers (leg, fore–aft, heading)"),
+                Row("mean_leg_power", ss.mean_leg_power, "W", "mean power of the leg"),
+                Row("stroke_time", params.stroke_time, "s", "one stroke"),
+                Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
+                Row("u0", ss.u0, "m/s", "ski speed along itself at every touch-down"),
+                Row("min_ski_speed", float(row["min_ski_speed"]), "m/s", "least ski speed over the stroke"),
+                Row("peak_leg_force_bw", ss.peak_leg_force_bw, "body weights", "largest leg force"),
+                Row("min_leg_force", ss.min_leg_force, "N", "least leg force (the leg only pushes: ≥ 0)"),
+                Row("max_abs_lean_deg", ss.max_abs_lean_deg, "deg", "largest lean of the body"),
+                Row("metabolic_power", ss.metabolic_power, "W", "the cost of work (η⁺, η⁻)"),
+                Row("metabolic_total", ss.metabolic_total, "W",
+                    "the whole physiological cost (work, leg swing, force rate, rest)"),
+                Row("largest_multiplier", float(abs(ss.multipliers).max()), "-",
+                    "largest |eigenvalue| of the stroke map (> 1: the open-loop stroke is unstable)"),
+                Row("residual", float(abs(ss.residual).max()), "-", "max |Φ(x0) − x0| (m/s, rad/s, m)"),
+                Row("iterations", ss.iterations, "-", "stroke maps evaluated")]
     else:
         from .models.thesis.steady import steady_state
 
@@ -393,7 +478,15 @@ def cmd_steady(args) -> int:
                 Row("min_ski_speed", float(row["min_ski_speed"]), "m/s", "least ski speed over the stroke"),
                 Row("residual", ss.residual, "m/s", "Φ(u0) − u0"),
                 Row("iterations", ss.iterations, "-", "strokes simulated")]
-    _emit(render(rows, args.format, dict(command="steady", model=args.model, parameters=over)), out, args.overwrite)
+    found = assumptions(args.model, params)
+    meta = dict(command="steady", model=args.model, power_counts=POWER_COUNTS[args.model],
+                assumptions=found if args.format == "json" else assumptions_text(args.model, found))
+    from .studies.plausible import plausibility
+
+    _warnings(meta, plausibility(params, mean_power=ss.mean_power,
+                                 peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", math.nan))), args.format)
+    meta["parameters"] = over
+    _emit(render(rows, args.format, meta), out, args.overwrite)
     return 0
 
 
@@ -401,7 +494,7 @@ def cmd_optimum(args) -> int:
     out = _check_target(args.out, args.overwrite, "--out")
     over = parse_params(args.model, args.param)
     base = _param_class(args.model)(**over)
-    kw = dict(seed=args.seed, params=base)
+    kw = dict(seed=args.seed, params=base, budget=args.budget, progress=_progress_on(args))
     if args.starts is not None:
         kw["starts"] = args.starts
     if args.speed is not None:
@@ -417,14 +510,28 @@ def cmd_optimum(args) -> int:
     units = {p.name: p.unit for p in param_infos(args.model)}
     least = args.speed is not None
     rows = [Row("mean_speed", opt.mean_speed, "m/s", f"the {'target' if least else 'greatest'} speed ({opt.speed})"),
-            Row("mean_power", opt.mean_power, "W", f"the {'least ' if least else ''}mean power of the steady state"),
+            Row("mean_power", opt.mean_power, "W", "the mean power of the steady state (net)"),
+            Row("budget_power", opt.budget_power, "W", f"the {'least ' if least else ''}power of the {opt.budget} "
+                "budget"),
             Row("progress_speed", opt.progress_speed, "m/s", "distance along the course (X) per time"),
             Row("cm_speed", opt.cm_speed, "m/s", "time average of the centre of mass's speed"),
             Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
             Row("feasible", bool(opt.feasible), "-", "the target met to the tolerance")]
+    at = opt.at_bound
     rows += [Row(n, float(v), units.get(n, ""), "technique at the optimum (bounds "
-                 f"{opt.bounds[n][0]:g}–{opt.bounds[n][1]:g})") for n, v in opt.x.items()]
-    meta = dict(command="optimum", model=args.model, **target, seed=args.seed, parameters=over)
+                 f"{opt.bounds[n][0]:g}–{opt.bounds[n][1]:g})" + (f" AT ITS {at[n].upper()} BOUND" if n in at else ""))
+             for n, v in opt.x.items()]
+    found = assumptions(args.model, base)
+    counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
+    meta = dict(command="optimum", model=args.model, **target, budget=args.budget, power_counts=counts,
+                seed=args.seed, assumptions=found if args.format == "json" else assumptions_text(args.model, found))
+    if args.format == "json":
+        meta["at_bound"] = at
+    else:
+        meta["at_bound"] = (", ".join(f"{n} ({s})" for n, s in at.items()) + " — within 1 % of a bound: the "
+                            "bound's answer, not the model's choice") if at else "none"
+    _warnings(meta, opt.warnings, args.format)
+    meta["parameters"] = over
     _emit(render(rows, args.format, meta), out, args.overwrite)
     if not opt.feasible:
         print("skilib optimum: no start met the target to the tolerance; the closest point is shown"
@@ -496,15 +603,15 @@ def _epilog(models) -> str:
 
 
 def _optimum_epilog() -> str:
-    from .studies.optimum import FREE_BOUNDS, THESIS_BOUNDS
+    from .studies.optimum import EDGE_BOUNDS, FREE_BOUNDS, THESIS_BOUNDS
 
     parts = []
-    for model, bounds in (("free", FREE_BOUNDS), ("thesis", THESIS_BOUNDS)):
+    for model, bounds in (("free", FREE_BOUNDS), ("edge", EDGE_BOUNDS), ("thesis", THESIS_BOUNDS)):
         units = {p.name: p.unit for p in param_infos(model)}
         parts.append(f"optimised ({model}; bounds):\n" + _wrap_items(
             [f"{n} {lo:g}–{hi:g} {units.get(n, '')}".rstrip() for n, (lo, hi) in bounds.items()], "  "))
     return ("\n".join(parts) + "\n--param sets the parameters not optimised.\n\n"
-            + _epilog(("free", "thesis")))
+            + _epilog(("free", "edge", "thesis")))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -515,7 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "steady states [m/s, W], optimum techniques and long runs to C3D from the command line.",
         epilog="Parameters (--param NAME=VALUE; default and unit):\n\n thesis (SkierParams):\n"
                + params_listing("thesis", compact=True) + "\n\n free (FreeSkaterParams):\n"
-               + params_listing("free", compact=True)
+               + params_listing("free", compact=True) + "\n\n edge (EdgeSkaterParams):\n"
+               + params_listing("edge", compact=True)
                + "\n\nExit status: 0 success, 2 usage error or refused value, 1 model failure.\n"
                  "`skilib COMMAND --help` for each command.")
     from . import __version__
@@ -528,8 +636,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="The steady state of a model, the periodic stroke a long run approaches: mean "
                                    "and progress speed [m/s], mean power [W], stroke time [s], distance per "
                                    "stroke [m] (skilib.steady_state / skilib.free_steady_state).",
-                       epilog=_epilog(("thesis", "free")))
-    _common(p, model_choices=("thesis", "free"), model_default="thesis",
+                       epilog=_epilog(("thesis", "free", "edge")))
+    _common(p, model_choices=("thesis", "free", "edge"), model_default="thesis",
             out_help="write the output to FILE instead of stdout")
     p.add_argument("--list-params", action="store_true",
                    help="list the model's parameters (name, default, unit) and exit")
@@ -541,13 +649,16 @@ def build_parser() -> argparse.ArgumentParser:
                                    "skating [m/s] at a mean power --power [W], or the least mean power [W] that "
                                    "reaches the speed --speed [m/s]; seeded, deterministic.",
                        epilog=_optimum_epilog())
-    _common(p, model_choices=("free", "thesis"), model_default="free",
+    _common(p, model_choices=("free", "edge", "thesis"), model_default="free",
             out_help="write the output to FILE instead of stdout")
     target = p.add_mutually_exclusive_group(required=True)
     target.add_argument("--power", type=_positive("--power", "W"), metavar="W",
                         help="mean power budget [W], > 0")
     target.add_argument("--speed", type=_positive("--speed", "m/s"), metavar="M_PER_S",
                         help="target speed along the course [m/s], > 0: the least power that reaches it")
+    p.add_argument("--budget", choices=tuple(BUDGET_COUNTS), default="net",
+                   help="what the power counts (default net): net mechanical power; positive work; the "
+                        "metabolic cost of work; the whole physiological cost (free and edge)")
     p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
     p.add_argument("--starts", type=_count("--starts", 1), default=None, metavar="N",
                    help="number of seeded starts (default: the function's, 4)")

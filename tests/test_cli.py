@@ -50,6 +50,37 @@ def test_steady_free_prints_the_library_steady_state(capsys, free_steady):
     assert re.search(rf"^mean_power\s+{re.escape(f'{free_steady.mean_power:.6g}')}\s+W", table, re.M)
 
 
+def test_steady_edge_prints_the_library_steady_state(capsys):
+    """``--model edge``: the edged skater's periodic stroke, the library's numbers to the last
+    bit, and the assumptions that change it in the JSON (its air drag is on by default)."""
+    ss = sk.edge_steady_state()
+    assert main(["steady", "--model", "edge", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert (r["mean_speed"], r["progress_speed"], r["mean_power"], r["u0"]) == (
+        ss.mean_speed, ss.progress_speed, ss.mean_power, ss.u0)
+    assert (r["metabolic_power"], r["metabolic_total"], r["peak_leg_force_bw"]) == (
+        ss.metabolic_power, ss.metabolic_total, ss.peak_leg_force_bw)
+    assert r["largest_multiplier"] == float(np.abs(ss.multipliers).max())
+    p = sk.EdgeSkaterParams()
+    assert doc["assumptions"] == {"air_drag": True, "air_density": p.air_density, "cda": p.cda,
+                                  "friction_coefficient": p.friction_coefficient, "slope_deg": 0.0,
+                                  "pole_force_max": 0.0}
+    assert "leg, fore–aft, heading" in doc["power_counts"]
+    assert doc["units"]["metabolic_total"] == "W"
+
+
+def test_steady_says_the_thesis_skier_has_no_air_drag(capsys):
+    """The thesis's skier skates without air drag (its choice, about 71 W at 6 m/s): the answer
+    says so, in JSON and in the table."""
+    assert main(["steady", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["assumptions"] == {"air_drag": False, "friction": sk.SkierParams().friction, "slope_deg": 0.0}
+    assert main(["steady", "--param", "air_drag=true"]) == 0
+    head = capsys.readouterr().out.split("\n\n")[0]
+    assert "air drag on (ρ = 1.2 kg/m³, C_dA = 0.55 m²)" in head and "friction 5.305 N (constant)" in head
+
+
 def test_steady_param_and_csv_out(tmp_path, capsys):
     out = tmp_path / "steady.csv"
     assert main(["steady", "--model", "free", "--param", "body_mass=70", "--format", "csv", "--out", str(out)]) == 0
@@ -66,7 +97,7 @@ def test_steady_param_and_csv_out(tmp_path, capsys):
 
 
 def test_list_params_are_the_dataclass_fields(capsys):
-    for model, cls in (("thesis", sk.SkierParams), ("free", sk.FreeSkaterParams)):
+    for model, cls in (("thesis", sk.SkierParams), ("free", sk.FreeSkaterParams), ("edge", sk.EdgeSkaterParams)):
         assert main(["steady", "--list-params", "--model", model, "--format", "json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert list(doc["results"]) == [f.name for f in fields(cls)]
@@ -75,7 +106,7 @@ def test_list_params_are_the_dataclass_fields(capsys):
 
 
 def test_every_number_parameter_has_a_unit():
-    units = {m: {p.name: p for p in param_infos(m)} for m in ("thesis", "free")}
+    units = {m: {p.name: p for p in param_infos(m)} for m in ("thesis", "free", "edge")}
     for m, infos in units.items():
         assert [p for p in infos.values() if p.kind.endswith(("number", "numbers")) and not p.unit] == [], m
     th, fr = units["thesis"], units["free"]
@@ -85,6 +116,9 @@ def test_every_number_parameter_has_a_unit():
         "kg", "m", "m", "kg/m³")
     assert (fr["skating_angle_deg"].unit, fr["cda"].unit, fr["body_inertia"].unit) == ("deg", "m²", "kg m²")
     assert th["gravity"].kind == "switch" and th["push_direction"].choices == ("travel", "ski", "across")
+    ed = units["edge"]
+    assert (ed["landing_offset"].unit, ed["leg_extension"].unit, ed["g"].unit, ed["max_lean_deg"].unit) == (
+        "m", "m", "m/s²", "deg")
 
 
 # -- refused input ------------------------------------------------------------------------------
@@ -206,8 +240,9 @@ def _fake_optimum(calls, **target):
     def fake(model, value, **kwargs):
         calls.append((model, value, kwargs))
         return SimpleNamespace(mean_speed=4.5, mean_power=123.25, progress_speed=4.5, cm_speed=4.6,
-                               peak_leg_force_bw=1.25, feasible=True, speed="progress",
-                               x={"stroke_time": 0.75}, bounds={"stroke_time": (0.4, 2.0)})
+                               peak_leg_force_bw=1.25, feasible=True, speed="progress", budget=kwargs["budget"],
+                               budget_power=123.25, x={"stroke_time": 0.75}, bounds={"stroke_time": (0.4, 2.0)},
+                               at_bound={}, warnings=[])
     return fake
 
 
@@ -220,11 +255,16 @@ def test_optimum_passes_its_arguments(option, function, monkeypatch, capsys):
     argv = ["optimum", option, "6.5", "--seed", "3", "--starts", "2", "--param", "body_mass=70", "--format", "json"]
     assert main(argv) == 0
     (model, value, kwargs), = calls
-    assert (model, value, kwargs["seed"]) == ("free", 6.5, 3)
+    assert (model, value, kwargs["seed"], kwargs["budget"]) == ("free", 6.5, 3, "net")
     assert kwargs.get("starts", 2) == 2 and kwargs.get("params", sk.FreeSkaterParams(body_mass=70.0)).body_mass == 70.0
     doc = json.loads(capsys.readouterr().out)
     assert doc["results"]["mean_power"] == 123.25 and doc["results"]["stroke_time"] == 0.75
     assert doc["units"]["stroke_time"] == "s" and doc[option[2:]] == 6.5
+    assert doc["budget"] == "net" and doc["at_bound"] == {} and doc["warnings"] == []
+    assert main(argv + ["--budget", "physiological", "--model", "edge"]) == 0
+    assert calls[-1][0] == "edge" and calls[-1][2]["budget"] == "physiological"
+    assert isinstance(calls[-1][2]["params"], sk.EdgeSkaterParams)
+    assert "swinging the legs" in json.loads(capsys.readouterr().out)["power_counts"]
 
 
 def test_optimum_speed_answers_the_coaches_question(capsys):
@@ -242,3 +282,83 @@ def test_optimum_speed_answers_the_coaches_question(capsys):
     assert abs(ss.progress_speed - r["progress_speed"]) <= 1e-9 * 3.0
     assert abs(ss.mean_power - r["mean_power"]) <= 1e-9 * r["mean_power"]
     assert abs(ss.peak_leg_force_bw - r["peak_leg_force_bw"]) <= 1e-9
+    # every parameter within 1 % of its range from a bound is marked, and no other
+    near = {n: "lower" if v - lo <= 0.01 * (hi - lo) else "upper" for n, (lo, hi) in FREE_BOUNDS.items()
+            for v in [r[n]] if min(v - lo, hi - v) <= 0.01 * (hi - lo)}
+    assert doc["at_bound"] == near and near  # the free skater's optimum presses on its bounds
+    assert doc["assumptions"]["air_drag"] is True and doc["budget"] == "net"
+
+
+@pytest.mark.check
+def test_optimum_edge_answers_with_the_edged_skaters_own_steady_state(capsys):
+    """`skilib optimum --model edge --power 150 --starts 1`: the fastest technique of the edged
+    skater for 150 W of its drivers, end to end (about 80 s of one core, so under make check).
+    The technique printed, put back into the edged skater's own steady state, skates at the
+    speed printed for the power printed, and every parameter it lists at a bound is within 1 %
+    of its range from that bound."""
+    from skilib.studies.optimum import EDGE_BOUNDS
+
+    assert main(["optimum", "--model", "edge", "--power", "150", "--starts", "1", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert r["feasible"] is True and doc["budget"] == "net" and doc["assumptions"]["air_drag"] is True
+    assert abs(r["mean_power"] - 150.0) <= 1e-7 * 150.0  # SLSQP's budget row, power_tol 1e-8 with a margin
+    ss = sk.edge_steady_state(sk.EdgeSkaterParams(**{n: r[n] for n in EDGE_BOUNDS}))
+    # the same fixed point from another guess: both searches end within tol 1e-10 of it, so the
+    # speeds agree to a few 1e-10 times the map's sensitivity; 1e-7 m/s keeps a margin of 100
+    assert abs(ss.progress_speed - r["progress_speed"]) <= 1e-7
+    assert abs(ss.mean_power - r["mean_power"]) <= 1e-7 * 150.0
+    near = {n: "lower" if v - lo <= 0.01 * (hi - lo) else "upper" for n, (lo, hi) in EDGE_BOUNDS.items()
+            for v in [r[n]] if min(v - lo, hi - v) <= 0.01 * (hi - lo)}
+    assert doc["at_bound"] == near
+
+
+def _documented_commands():
+    """Every `.venv/bin/skilib ...` line of the README and the book's page "Using this
+    compendium", as (source, argv): the commands a reader copies."""
+    out = []
+    for src in (ROOT / "README.md", ROOT / "book" / "using.md"):
+        for line in src.read_text(encoding="utf-8").splitlines():
+            if line.startswith(".venv/bin/skilib "):
+                out.append((src.name, line.split("#")[0].split()[1:]))
+    return out
+
+
+DOCUMENTED = _documented_commands()
+
+
+def _run_documented(argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert main(argv) == 0, capsys.readouterr().err
+    again = argv + ["--overwrite"] if "--out" in argv else argv + ["--format", "json"]
+    assert main(again) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] != "optimum"],
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_every_documented_command_runs_as_written(src, argv, tmp_path, monkeypatch, capsys):
+    """The README's and the usage page's commands, as written (the optimum's, which take a
+    minute or more each, under make check): exit 0, and again with JSON output (or, where the
+    command writes a file, over it with --overwrite)."""
+    _run_documented(argv, tmp_path, monkeypatch, capsys)
+
+
+@pytest.mark.check
+@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] == "optimum"],
+                         ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_every_documented_optimum_runs_as_written(src, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert main(argv) == 0, capsys.readouterr().err
+    if "--out" in argv:  # CSV: the numbers, the technique among them
+        assert "stroke_time," in (tmp_path / argv[argv.index("--out") + 1]).read_text(encoding="utf-8")
+    else:
+        assert "at_bound:" in capsys.readouterr().out
+
+
+def test_the_documented_commands_cover_every_model():
+    assert len(DOCUMENTED) >= 8
+    models = {a[a.index("--model") + 1] if "--model" in a else {"steady": "thesis", "run": "thesis",
+                                                                   "optimum": "free"}[a[0]] for _, a in DOCUMENTED}
+    assert models == {"thesis", "free", "edge"}

@@ -1,7 +1,9 @@
 """The optimum technique (skilib.studies.optimum): the optimizer on an analytic problem, and the
 free skater's optimum at one power: the power constraint, the bounds, first-order optimality
 along the constraint, determinism."""
+import re
 import numpy as np
+import pandas as pd
 import pytest
 
 from skilib.studies.optimum import (FREE_BOUNDS, constrained_scan, constrained_sensitivity, latin_starts, maximize,
@@ -339,3 +341,33 @@ def test_the_budgets_agree_where_no_actuator_absorbs_work(edge_default, measured
                           atol=1e-6, unit="m")
         measured.allclose(f"edge, Δℓ alone, {budget} budget: the budget's power at the optimum", opt.budget_power,
                           power, rtol=1e-8, unit="W")
+
+
+def test_at_bound_marks_a_parameter_within_one_percent_of_its_range():
+    """``Optimum.at_bound``: a parameter on a bound or within 1 % of its range from one is the
+    bound's answer; at 1.5 % it is the model's."""
+    from skilib.studies.optimum import AT_BOUND, Optimum
+
+    bounds = {"a": (0.0, 10.0), "b": (0.4, 2.0), "c": (10.0, 70.0), "d": (-1.0, 1.0)}
+    x = {"a": 0.0, "b": 2.0 - 0.5 * AT_BOUND * 1.6, "c": 10.0 + 1.5 * AT_BOUND * 60.0, "d": -1.0 + AT_BOUND * 2.0}
+    opt = Optimum("free", None, x, 1.0, 1.0, None, bounds, pd.DataFrame(), pd.DataFrame())
+    assert opt.at_bound == {"a": "lower", "b": "upper", "d": "lower"}
+
+
+def test_the_progress_bar_counts_steady_states_and_changes_nothing(capsys):
+    """``progress=True``: a bar on stderr counting every steady state the optimizer computes
+    (the screening's and the start's), and the same optimum, evaluation for evaluation, bit for
+    bit as without it; a progress that is not a bool is refused by name."""
+    from skilib.studies.optimum import optimize_technique
+
+    kw = dict(bounds={"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0)}, starts=1, maxiter=3)
+    quiet = optimize_technique("free", 200.0, **kw)
+    assert capsys.readouterr().err == ""
+    loud = optimize_technique("free", 200.0, progress=True, **kw)
+    err = capsys.readouterr().err
+    counted = [int(n) for n in re.findall(r"optimize_technique \(1 start\): (\d+) steady states", err)]
+    assert counted and max(counted) == len(loud.evaluations)  # every steady state computed, counted once
+    assert loud.x == quiet.x and loud.mean_speed == quiet.mean_speed and loud.mean_power == quiet.mean_power
+    pd.testing.assert_frame_equal(loud.evaluations, quiet.evaluations)
+    with pytest.raises(ValueError, match=r"^progress: "):
+        optimize_technique("free", 200.0, progress="yes", **kw)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import skilib as sk
-from skilib.studies.optimum import RequiredPower, TechniqueModel, optimize_technique, required_power
+from skilib.studies.optimum import RequiredPower, TechniqueModel, Unreachable, optimize_technique, required_power
 
 POWER = 100.0
 #: two parameters with an interior optimum at 100 W (≈ 24°, ≈ 0.49 m)
@@ -78,6 +78,7 @@ def test_a_speed_beyond_the_bounds_is_refused_by_name():
     with pytest.raises(ValueError, match=r"^speed: 30 m/s is not reached by the free model within the bounds .*"
                                          r"range from \S+ to \S+ m/s") as err:
         required_power("free", 30.0, bounds=BOUNDS, starts=1, seed=0, maxiter=3)
+    assert isinstance(err.value, Unreachable) and (err.value.parameter, err.value.value) == ("speed", 30.0)
     top = float(str(err.value).split(" to ")[1].split(" m/s")[0])
     assert top < 30.0
     tm = TechniqueModel("free", tuple(BOUNDS))

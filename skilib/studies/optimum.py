@@ -71,21 +71,38 @@ analytic problem.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import math
 import numbers
+import sys
 from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from ..engine.validation import check_number
+from ..engine.validation import check_bool, check_number
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
            "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts", "default_params",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
-           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin"]
+           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin",
+           "Unreachable", "AT_BOUND"]
+
+
+class Unreachable(ValueError):
+    """The budget (``optimize_technique``'s ``power``) or the speed (``required_power``'s
+    ``speed``) is not reached by the model within the bounds: no technique the optimizer found
+    gives it, and none is returned.  A ValueError naming the parameter, with the powers or speeds
+    the model reached; ``parameter`` is "power" or "speed" and ``value`` the number asked for.
+    A study that asks for many budgets (a gradient's fastest technique, a front) catches this one
+    exception to record "no technique" and lets every other error stop it."""
+
+    def __init__(self, parameter: str, value, message: str):
+        super().__init__(message)
+        self.parameter, self.value = parameter, value
 
 #: the free skater's technique parameters and their human bounds (see the book's chapter "The
 #: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
@@ -496,6 +513,7 @@ class TechniqueModel:
                 row.update({k: np.nan for k in EDGE_MARGINS})
         self.log.append(row)
         self._values[key] = row
+        _tick(row)
         return row
 
     def inequalities(self, x) -> tuple:
@@ -518,6 +536,39 @@ class TechniqueModel:
         if r["status"] != "ok":
             return PENALTY
         return r["mean_speed"], r["budget_power"], r["peak_leg_force_bw"]
+
+
+#: the progress bar of the optimizer running in this process (``progress=True``), or None
+_BAR = contextvars.ContextVar("skilib_optimum_bar", default=None)
+
+
+def _tick(row) -> None:
+    """One steady state computed: the bar (if any) counts it and shows its speed and power."""
+    bar = _BAR.get()
+    if bar is not None:
+        bar.update(1)
+        bar.set_postfix_str(f"{row['mean_speed']:.3f} m/s, {row['budget_power']:.4g} W" if row["status"] == "ok"
+                            else "cannot be run", refresh=False)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, who: str, starts: int):
+    """A tqdm bar on stderr counting the steady states ``who`` computes in this process (the
+    screening and, with the serial scheduler, every SLSQP start's), for as long as the block
+    runs; nothing when ``enabled`` is False.  It only counts: no result depends on it."""
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(desc=f"{who} ({starts} start{'s' if starts != 1 else ''})", unit=" steady states", file=sys.stderr,
+               mininterval=0.5, ncols=100)
+    token = _BAR.set(bar)
+    try:
+        yield bar
+    finally:
+        _BAR.reset(token)
+        bar.close()
 
 
 def _vector(vals, power, target=None, penalty_power=0.0):
@@ -595,6 +646,10 @@ class Optimum:
       for shooting.
     - reason : why the result is not feasible, in words (the budget, the budgets the starts
       reached, the bounds the closest point presses on); "" when it is.
+    - at_bound (property) : {name: "lower" or "upper"} for each parameter on or within 1 %
+      (``AT_BOUND``) of its range from a bound.
+    - warnings (property) : the numbers outside measured human ranges (``skilib.studies.
+      plausible.plausibility``), each with its source.
     """
 
     model: str
@@ -623,12 +678,38 @@ class Optimum:
     def names(self):
         return tuple(self.bounds)
 
+    @property
+    def warnings(self) -> list:
+        """Its numbers outside what skiers have been measured to do (``skilib.studies.plausible``:
+        power per kg, peak leg force, cycle rate, ski angle on the flat), each with its source;
+        ``feasible`` is the model's constraints and does not change with them."""
+        from .plausible import plausibility
+
+        return plausibility(self.params, mean_power=self.mean_power, peak_leg_force_bw=self.peak_leg_force_bw)
+
+    @property
+    def at_bound(self) -> dict:
+        """{name: "lower" or "upper"} for each parameter of ``x`` within ``AT_BOUND`` (1 %) of its
+        range from a bound: the optimum there is the bound's answer, not the model's choice
+        (widening that bound, where it is a human limit, moves it)."""
+        return {n: side for n, v in self.x.items() for side in [_bound_side(v, *self.bounds[n])] if side}
+
     def technique_model(self) -> TechniqueModel:
         return TechniqueModel(self.model, self.names, self.base, self.options, self.speed, self.budget)
 
     def vector(self, vals):
         """The optimizer's vector (speed, power row) of TechniqueModel values."""
         return _vector(vals, self.power)
+
+
+#: a parameter within this fraction of its range from a bound is "at" that bound (``Optimum.at_bound``)
+AT_BOUND = 0.01
+
+
+def _bound_side(value, lo, hi) -> str:
+    """"lower", "upper" or "" for ``value`` in [lo, hi] (within ``AT_BOUND`` of the range)."""
+    span = AT_BOUND * (hi - lo)
+    return "lower" if value <= lo + span else "upper" if value >= hi - span else ""
 
 
 def _params_class(model):
@@ -705,7 +786,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
-                       n_workers=None, budget: str = "net", method: str = "shooting", nodes: int | None = None) -> Optimum:
+                       n_workers=None, budget: str = "net", method: str = "shooting", nodes: int | None = None,
+                       progress: bool = False) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -725,6 +807,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       ``evaluations`` as start −1); ``x0`` (a {name: value}) adds one start in front.
     - scheduler : "serial" (default: this process) or as ``skilib.sweep`` (None: a LocalCluster;
       an address; a Client): where the starts run, one task each.
+    - progress : a progress bar on stderr counting the steady states computed (with another
+      scheduler, the sweep's bar over the starts too); the result is the same bit for bit.
     - options : keywords of the steady state (free_steady_state / steady_state: tol, rtol,
       push_force, dt_out, ...).
     - fd_step : forward-difference step in the unit-scaled parameters; maxiter, ftol : SLSQP's
@@ -755,6 +839,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     ``options``, ``params`` of the wrong kind.  RuntimeError if every start fails; if none ends
     within the tolerance, the result has ``feasible=False``.
     """
+    progress = check_bool("progress", progress)
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
     budget = _check_budget(model, budget)
@@ -778,7 +863,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                          f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
-                                               budget=budget)
+                                               budget=budget, progress=progress)
     # a start that ended at a technique the model cannot run (the penalty) is no result
     ran = table[(table["status"] == "ok") & np.isfinite(table["mean_power"].astype(float))]
     ok = ran[ran["violation"].astype(float) <= power_tol]
@@ -823,9 +908,9 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
             return (f"every start ended at a technique the model cannot run, although {power:g} W lies within the "
                     f"powers reached: {span}; the runnable technique evaluated nearest the budget reaches "
                     f"{float(near['budget_power']):.4g} W (give another x0, or raise starts)")
-        raise ValueError(f"power: {target} ({budget} budget) is not reached by the {model} model within the bounds "
-                         f"{dict(b)}: every start ended at a technique the model cannot run; {span}; ask for a "
-                         "power in that range or widen the bounds")
+        raise Unreachable("power", power, f"power: {target} ({budget} budget) is not reached by the {model} model "
+                          f"within the bounds {dict(b)}: every start ended at a technique the model cannot run; "
+                          f"{span}; ask for a power in that range or widen the bounds")
     k = int(ran["violation"].astype(float).idxmin())
     end = {n: float(table.loc[k, f"end_{n}"]) for n in b}
     at = [f"{n} at its {'lower' if v <= lo + 1e-9 * (hi - lo) else 'upper'} bound {v:g}"
@@ -835,8 +920,9 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
     if power is None:
         return f"no start met the model's inequalities to the tolerance: {closest}"
     if not len(good) or not good.min() <= power <= good.max():
-        raise ValueError(f"power: {power:g} W ({budget} budget) is not reached by the {model} model within the "
-                         f"bounds {dict(b)}: {span}; {closest}; ask for a power in that range or widen the bounds")
+        raise Unreachable("power", power, f"power: {power:g} W ({budget} budget) is not reached by the {model} "
+                          f"model within the bounds {dict(b)}: {span}; {closest}; ask for a power in that range or "
+                          "widen the bounds")
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
@@ -879,11 +965,18 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,
-                target=None, who, budget="net"):
+                target=None, who, budget="net", progress=False):
     """The seeded starts (``_screened_starts``, ``x0`` in front) run as a ``skilib.sweep``, one
     SLSQP run each (``_StartTask``): (names, bounds, the starts' table, every evaluation).  With a
     ``target`` speed the objective is −P and a technique the model cannot run counts as twice the
     largest power of the screened candidates."""
+    with _progress(progress, who, starts + bool(x0)):
+        return _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers,
+                           power=power, target=target, who=who, budget=budget, progress=progress)
+
+
+def _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power, target,
+                who, budget, progress):
     from .sweeps import sweep
 
     names = tuple(b)
@@ -903,7 +996,7 @@ def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, s
         penalty_power = 2.0 * max([abs(v) for v in seen] + [1.0])
     grid = pd.DataFrame(pts, columns=list(names))
     task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power, budget)
-    res = sweep(task, grid, scheduler=scheduler, progress=False, n_workers=n_workers)
+    res = sweep(task, grid, scheduler=scheduler, progress=progress and scheduler != "serial", n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
     ev = [dict(start=-1, **e) for e in screen.log]
     for k, row in table.iterrows():
@@ -950,7 +1043,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                    starts: int = 4, scheduler="serial", x0: dict | None = None, params=None,
                    options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
                    maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None,
-                   budget: str = "net") -> RequiredPower:
+                   budget: str = "net", progress: bool = False) -> RequiredPower:
     """The coach's question: the least mean power [W] that holds the steady speed ``speed``
     [m/s], and the technique that does it — the inverse of the speed–power front
     (``speed_power_front``).  Over the technique parameters x within the bounds,
@@ -964,7 +1057,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     speed=v*)`` finds at power P.  A technique the model cannot run is recorded and counts as
     twice the largest power among the screened starting points.
 
-    - model : "free" or "thesis" (as ``optimize_technique``); speed : the target [m/s], finite
+    - model : "free", "edge" or "thesis" (as ``optimize_technique``); speed : the target [m/s], finite
       and > 0; speed_kind : "progress" (default: along the course) or "cm" (mean CM speed).
     - bounds, seed, starts, scheduler, x0, params, options, fd_step, maxiter, ftol, n_workers :
       as ``optimize_technique``.
@@ -972,6 +1065,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     - budget : the power minimised (``BUDGETS``, as ``optimize_technique``'s): "net" (default),
       "positive", "metabolic" or "physiological" (the whole cost: the technique of least
       metabolic cost at that speed); the answer is ``budget_power`` (= mean_power for "net").
+    - progress : a progress bar on stderr counting the steady states computed; the result is the
+      same bit for bit.
 
     Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, mean_speed,
     and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
@@ -980,12 +1075,14 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     speeds reached but no start met it to ``speed_tol`` (raise maxiter or starts).
     """
     target = check_number("speed", speed, positive=True, unit="m/s")
+    progress = check_bool("progress", progress)
     model, _, kind, b, seed, starts, x0, settings = _check_arguments(
         model, None, bounds, seed, starts, x0, params, options, speed_kind, fd_step, maxiter, ftol, speed_tol,
         "speed_tol", speed_name="speed_kind")
     budget = _check_budget(model, budget)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
-                                               settings, n_workers, target=target, who="required_power", budget=budget)
+                                               settings, n_workers, target=target, who="required_power", budget=budget,
+                                               progress=progress)
     ran = table[table["status"] == "ok"]
     ok = ran[ran["violation"].astype(float) <= speed_tol]
     if not len(ok):
@@ -994,8 +1091,9 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
         where = (f"the {len(good)} steady states computed within the bounds range from {lo_v:.4g} to {hi_v:.4g} m/s"
                  f" ({kind} speed)")
         if not len(good) or not lo_v <= target <= hi_v:
-            raise ValueError(f"speed: {target:g} m/s is not reached by the {model} model within the bounds "
-                             f"{ {n: b[n] for n in names} }: {where}; ask for a speed in that range or widen the bounds")
+            raise Unreachable("speed", target, f"speed: {target:g} m/s is not reached by the {model} model "
+                              f"within the bounds { {n: b[n] for n in names} }: {where}; ask for a speed in that "
+                              "range or widen the bounds")
         raise RuntimeError(f"required_power: no start met the speed {target:g} m/s to {speed_tol:g} (relative) although "
                            f"{where}; raise maxiter or starts (closest: {float(ran['violation'].astype(float).min()):.3g})")
     k = int(ok["budget_power"].astype(float).idxmin())  # = mean_power with the "net" budget
