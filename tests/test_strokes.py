@@ -169,3 +169,18 @@ def test_admissibility_columns_are_the_frame_extremes_of_each_stroke(measured):
     assert tables.strokes[0]["min_ski_speed"] == 0.0
     measured.allclose("least speed of stroke 2 vs v(T)", tables.strokes[1]["min_ski_speed"],
                       _closed_form(P.stroke_time)[0], atol=1e-12, unit="m/s")
+
+
+def test_a_skater_that_comes_to_a_halt_is_told_so():
+    """A stroke map that loses speed everywhere, Φ(u) − u = −0.05 − u² < 0 (a push that cannot
+    make up for the resistances at any speed): the search ends near rest, and the message says
+    in a skier's words that the skater comes to a halt and what gives it more push.  A map with
+    no fixed point away from rest gets no such claim."""
+    from skilib.strokes.periodic import HALT_SPEED, NoSteadyState, secant_fixed_point
+
+    with pytest.raises(NoSteadyState, match=r"last u = .* m/s, Φ\(u\) − u = -5\.000e-02 m/s: the skater comes to a "
+                                            r"halt .*give it more push"):
+        secant_fixed_point(lambda u: (-0.05 - u * u, None), 2.0, tol=1e-10, max_iter=30, max_speed=30.0, who="test")
+    with pytest.raises(NoSteadyState) as err:  # every stroke gains 0.5 m/s: no fixed point, and no halt
+        secant_fixed_point(lambda u: (0.5, None), 3.0, tol=1e-10, max_iter=30, max_speed=30.0, who="test")
+    assert "halt" not in str(err.value) and HALT_SPEED == 0.1

@@ -28,6 +28,22 @@ class NoSteadyState(RuntimeError):
 
 
 
+#: below this start speed [m/s] a search that ends without a fixed point has found a skater at a halt
+HALT_SPEED = 0.1
+
+
+def _what_the_skater_did(u: float, g: float) -> str:
+    """The failed search in a skier's words: near standstill and still losing speed, the skater
+    came to a halt (the push does not make up for the resistances at any speed the search
+    tried); otherwise nothing more can be said from one point of the map."""
+    if abs(u) < HALT_SPEED and g < 0:
+        return (f": the skater comes to a halt (near rest, at {u:.3g} m/s, every stroke still ends slower than it "
+                "began): "
+                "its push cannot make up for friction, drag and the climb at this technique; give it more push "
+                "(a larger force or leg extension), a shorter stroke time or a gentler slope")
+    return ""
+
+
 def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str):
     """The fixed point u = Φ(u) of a stroke map by the secant method on g(u) = Φ(u) − u, with a
     trust region and a speed limit; used by ``periodic_stroke``.
@@ -54,7 +70,8 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     while abs(best[2]) > tol:
         if n >= max_iter:
             raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} strokes; "
-                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s")
+                                f"last u = {best[1]!r} m/s, Φ(u) − u = {best[2]:.3e} m/s"
+                                + _what_the_skater_did(best[1], best[2]))
         gb, res = g(ub)
         n += 1
         if abs(gb) < best[0]:
