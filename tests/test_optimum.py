@@ -371,3 +371,18 @@ def test_the_progress_bar_counts_steady_states_and_changes_nothing(capsys):
     pd.testing.assert_frame_equal(loud.evaluations, quiet.evaluations)
     with pytest.raises(ValueError, match=r"^progress: "):
         optimize_technique("free", 200.0, progress="yes", **kw)
+
+
+def test_the_front_records_a_power_out_of_reach_and_goes_on():
+    """``speed_power_front``: a power no technique within the bounds reaches (1e-6 W) is a row of
+    NaN whose error names the power, and the next power is the optimum ``optimize_technique``
+    finds alone (no warm start after a power with none), bit for bit."""
+    from skilib.studies.optimum import optimize_technique, speed_power_front
+
+    kw = dict(bounds={"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0)}, starts=1, maxiter=3)
+    table, opts = speed_power_front("free", (1e-6, 200.0), **kw)
+    assert opts[0] is None and np.isnan(table.loc[0, "mean_speed"])
+    assert table.loc[0, "error"].startswith("power: 1e-06 W (net budget) is not reached")
+    alone = optimize_technique("free", 200.0, **kw)
+    assert (opts[1].x, opts[1].mean_speed, opts[1].mean_power) == (alone.x, alone.mean_speed, alone.mean_power)
+    assert table.loc[1, "mean_speed"] == alone.mean_speed and table.loc[1, "feasible"] == alone.feasible

@@ -1340,7 +1340,9 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
     """The optimum at each power (``optimize_technique(model, power, **kwargs)``), each started
     also from the previous power's optimum.  Returns (DataFrame: power, mean_speed, mean_power,
     peak_leg_force_bw, feasible, the parameters, n_evaluations, n_failed, error; list of
-    Optimum).  A power with no optimum is a row of NaN with its error."""
+    Optimum).  A power with no optimum (every start failed, or ``Unreachable``: no technique
+    within the bounds reaches it) is a row of NaN with its error; ``progress=True`` shows each
+    power's bar."""
     rows, opts, prev = [], [], None
     for P in powers:
         kw = dict(kwargs)
@@ -1348,7 +1350,7 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
             kw["x0"] = prev.x
         try:
             o = optimize_technique(model, float(P), **kw)
-        except RuntimeError as e:
+        except (RuntimeError, Unreachable) as e:  # every start failed, or the power is out of reach
             rows.append(dict(power=float(P), mean_speed=np.nan, mean_power=np.nan, error=str(e)))
             opts.append(None)
             continue
