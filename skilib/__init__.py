@@ -45,7 +45,8 @@ _NAMES = {
         "FreeSkaterParams", "FreeLaws", "default_laws", "FreeSkaterModel", "simulate_free", "touch_down",
         "FreeSteadyState", "free_steady_state"),
     "skilib.models.edge": (
-        "EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "edge_steady_state", "EdgeSteadyState", "SkiStopped",
+        "EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "SkaterFalls", "edge_steady_state", "EdgeSteadyState",
+        "SkiStopped",
         "EDGE_WORK_TERMS", "EDGE_PARAMETER_BOUNDS", "BalanceRule", "hof_rule", "touchdown_measure"),
     "skilib.data": (
         "load_force_data", "default_data_path", "default_metadata_path", "read_force_data", "write_force_data",

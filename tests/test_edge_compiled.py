@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from skilib.models.edge import EdgeSkaterParams, edge_steady_state, simulate_edge
-from skilib.models.edge.run import EdgeSkating, edge_run_options
+from skilib.models.edge.skating import EdgeSkating, edge_run_options
 from skilib.models.edge.steady import edge_stroke_map
 
 #: the edged skater's compiled system against its numeric one: the margin rule of tests/conftest.py ("Margins")

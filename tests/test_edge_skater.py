@@ -157,7 +157,7 @@ def test_a_perturbation_grows_by_the_largest_multiplier(steady, measured):
     largest |multiplier| is, one stroke later, that multiplier times as far from the fixed point
     (to the linearisation's O(δ) and the differences' error, 1e-3 relative).  With a fixed
     landing offset one multiplier is 0 (the offset does not depend on the state)."""
-    from skilib.models.edge.run import EdgeSkating, edge_run_options
+    from skilib.models.edge.skating import EdgeSkating, edge_run_options
     from skilib.models.edge.steady import edge_stroke_map
 
     lam = steady.multipliers
@@ -182,7 +182,7 @@ def test_a_perturbation_grows_by_the_largest_multiplier(steady, measured):
 
 def _deviations(res, x0):
     """max|x_k − x0| after each touch-down of a run."""
-    from skilib.models.edge.run import EdgeSkating
+    from skilib.models.edge.skating import EdgeSkating
 
     out = []
     for k in range(2, len(res.models) + 1):

@@ -214,7 +214,7 @@ def _edge_system(sign=1):
     """The edged skater's system at the periodic stroke's touch-down (ZXZ angles): gravity, drag
     and friction μN on the snow row's load, with its heading, edge, fore–aft and leg rows."""
     from skilib.models.edge import EdgeSkaterParams
-    from skilib.models.edge.run import EdgeSkating, edge_run_options
+    from skilib.models.edge.skating import EdgeSkating, edge_run_options
 
     p = EdgeSkaterParams(cm_height=0.8341)
     o = edge_run_options(p, strokes=1, v0=3.6785, lean_rate=-0.3436, first_ski="right", rotation="zxz",

@@ -3,9 +3,9 @@ edge; the body an inverted pendulum whose lean is free (book: The edged skater).
 from .balance import BalanceRule, hof_rule, touchdown_measure
 from .model import EDGE_WORK_TERMS, EdgeSkaterModel, SkiStopped
 from .params import EDGE_PARAMETER_BOUNDS, EdgeSkaterParams
-from .run import simulate_edge
+from .run import SkaterFalls, simulate_edge
 from .steady import EdgeSteadyState, edge_steady_state
 
-__all__ = ["EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "edge_steady_state", "EdgeSteadyState", "SkiStopped", "EDGE_WORK_TERMS",
+__all__ = ["EdgeSkaterParams", "EdgeSkaterModel", "simulate_edge", "SkaterFalls", "edge_steady_state", "EdgeSteadyState", "SkiStopped", "EDGE_WORK_TERMS",
            "EDGE_PARAMETER_BOUNDS",
            "BalanceRule", "hof_rule", "touchdown_measure"]

@@ -1,256 +1,171 @@
-"""Runs of the edged skater (``skilib.models.edge.model``): alternating strokes joined at
-touch-down, integrated, book-kept and tabulated by the machinery every skating model shares
-(``skilib.strokes``).
+"""Runs of the edged skater (``skilib.models.edge.model``): ``simulate_edge``, alternating
+strokes joined at touch-down (``skilib.models.edge.skating``: the plastic change of ski and the
+new ski's landing), integrated, book-kept and tabulated by the machinery every skating model
+shares (``skilib.strokes``).
 
-Touch-down at τ = T.  The new ski (side s′) lands ``landing_offset`` d0 outside the centre of
-mass, which keeps its position: its origin P′ = (X_B, Y_B, 0) − s′ d0 n′ − x_f e′ with e′, n′
-the axes of its heading ψ′(0), so the leg starts ℓ0′ = √(d0² + Z_B²) long (refused beyond
-``max_leg_length``).  The velocities change by the plastic change of ski of
-``skilib.strokes.touchdown``: the old ski merges into B with momentum conserved, the new ski
-leaves B with the common velocity, and the engine's impact projects both, mass-weighted, onto
-the new stance's rows (the laws are at rest at τ = 0, so the loss is ≥ 0); both shares are
-reported.
+The plain call ``simulate_edge(strokes=n)`` starts from the periodic stroke (``edge_steady_state``)
+and ``balance="designed"`` runs with a landing rule designed for it (``simulate_edge``'s
+docstring); those runs refuse a fall (``SkaterFalls``) where the others report it.
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from ...engine.bodies import ROTATIONS
-from ...engine.options import Integrator, Stabilization
-from ...engine.validation import check_bool, check_choice, check_number
-from ...strokes.frame import output_grid
-from ...strokes.laws import SIDES, side_of
-from ...strokes.poles import with_pole_works
-from ...strokes.result import SimResult
-from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
-from ...strokes.stroke import DEFAULT_MAX_WALL_TIME, MAX_STEP_DIVISOR, Budget, CallBudget
-from ...strokes.touchdown import plastic_change
-from .model import EDGE_WORK_TERMS, EdgeSkaterModel
-from .balance import BalanceRule, touchdown_measure
-from .params import EDGE_PARAMETER_BOUNDS, EdgeLaws, EdgeSkaterParams, with_edge_overrides
+from ...engine.load_friction import NegativeLoadError
+from ...engine.validation import check_number
+from ...strokes.periodic import NoSteadyState
+from ...strokes.run import run_strokes
+from ...strokes.stroke import DEFAULT_MAX_WALL_TIME
+from .balance import BalanceRule
+from .model import SkiStopped
+from .params import EdgeSkaterParams
+from .skating import EdgeRunOptions, EdgeSkating, Fall, edge_run_options
+from .steady import edge_steady_state
 
-_EZ = np.array([0.0, 0.0, 1.0])
+__all__ = ["simulate_edge", "SkaterFalls", "PERIODIC", "DESIGNED", "MAX_V0"]
 
-__all__ = ["simulate_edge", "EdgeSkating", "EdgeRunOptions", "edge_run_options"]
-
-_CHANGE_COLUMNS = ["stroke", "t", "ke_before", "ke_after", "ke_loss", "ke_loss_merge", "ke_loss_projection",
-                   "u_before", "u_after", "cm_height", "leg_start", "landing_offset", "touchdown_residual"]
-
-
-@dataclass(frozen=True)
-class EdgeRunOptions:
-    """``simulate_edge``'s checked options."""
-    params: EdgeSkaterParams
-    strokes: int
-    v0: float
-    lean_rate: float
-    first_ski: str
-    rotation: str
-    stabilization: Stabilization
-    integrator: Integrator
-    grid: np.ndarray
-    budget: Budget
-    balance: BalanceRule | None = None
-    compiled: bool = True
-    #: refuse a touch-down whose leg would reach beyond max_leg_length (False: the periodic
-    #: stroke's search, which checks the reach of the stroke it finds, ``check_admissible``)
-    reach: bool = True
-    #: the right stroke's laws (``EdgeLaws``; None: the params' laws, the leg's from the ℓ0 of
-    #: each touch-down)
-    laws: EdgeLaws | None = None
+#: ``simulate_edge``'s ``v0`` (its default) that starts the run from the periodic stroke
+PERIODIC = "periodic"
+#: ``simulate_edge``'s ``balance`` that designs a landing rule for the periodic stroke
+#: (``edge_steady_state(poles="auto")``) and runs with it
+DESIGNED = "designed"
+#: the fastest start ``simulate_edge`` accepts [m/s]: beyond the fastest skating (elite V2 skating
+#: on a fast downhill, ≈ 10 m/s); a faster skier tucks, and the model's periodic stroke at the
+#: defaults glides at 3.7 m/s
+MAX_V0 = 15.0
 
 
-def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation, stabilization, method, rtol, atol, h, alpha, beta,
-                     dt_out, n_out, max_evaluations, max_wall_time, balance=None,
-                     compiled: bool = True, reach: bool = True, laws: EdgeLaws | None = None) -> EdgeRunOptions:
-    p = with_edge_overrides(params)
-    strokes = check_number("strokes", strokes, integer=True, low=1, high=10_000)
-    v0 = check_number("v0", v0, low=0.0, high=50.0, unit="m/s")
-    if v0 <= 0.0:
+class SkaterFalls(ValueError):
+    """A run of ``simulate_edge`` from the periodic stroke or with ``balance="designed"`` left
+    what a skater can do: the leg would pull (F < 0), the lean passed ``max_lean_deg``, the snow
+    would pull, the ski stopped, or a touch-down asked for an offset outside 0–0.6 m or a leg
+    beyond its reach.  The message starts with the parameter to change (``strokes``, ``v0`` or
+    ``balance``) and says what to change; attributes ``parameter``, ``stroke`` (1-based),
+    ``t`` [s, from the run's start] and ``reason``."""
+
+    def __init__(self, message, *, parameter: str, stroke: int, t: float, reason: str):
+        super().__init__(message)
+        self.parameter, self.stroke, self.t, self.reason = parameter, stroke, t, reason
+
+
+
+def _check_v0(v0) -> float:
+    """A given ``v0`` as a float, or a ValueError naming v0: a speed 0 < v0 ≤ ``MAX_V0`` m/s."""
+    if v0 is None or isinstance(v0, str):
+        raise ValueError(f"v0: must be a speed in m/s (0 < v0 <= {MAX_V0:g}) or '{PERIODIC}' (the default: the "
+                         f"periodic stroke's), got {v0!r}")
+    v = check_number("v0", v0, unit="m/s")  # a number, not NaN, finite
+    if v <= 0.0:
         raise ValueError(f"v0: the edged skater's ski must glide at the start, v0 > 0 m/s, got {v0!r} (a stuck ski "
-                         "is not modelled)")
-    lean_rate = check_number("lean_rate", lean_rate, low=-20.0, high=20.0, unit="rad/s")
-    first_ski = check_choice("first_ski", first_ski, SIDES)
-    rotation = check_choice("rotation", rotation, tuple(ROTATIONS))
-    stab = Stabilization.make(stabilization, h=h, alpha=alpha, beta=beta)
-    integ = Integrator.make(method, rtol=rtol, atol=atol, max_step=p.stroke_time / MAX_STEP_DIVISOR,
-                            stabilization=stab)
-    budget = CallBudget(check_number("max_evaluations", max_evaluations, integer=True, low=1),
-                    None if max_wall_time is None else check_number("max_wall_time", max_wall_time, positive=True,
-                                                                    unit="s"))
-    if balance is not None and not isinstance(balance, BalanceRule):
-        raise ValueError(f"balance: must be None (a fixed landing offset) or a BalanceRule, got {balance!r}")
-    if laws is not None and not isinstance(laws, EdgeLaws):
-        raise ValueError(f"laws: must be None (the params' laws) or an EdgeLaws, got {type(laws).__name__}")
-    return EdgeRunOptions(p, strokes, v0, lean_rate, first_ski, rotation, stab, integ, output_grid(p.stroke_time, dt_out, n_out),
-                          budget, balance, check_bool("compiled", compiled), check_bool("reach", reach), laws)
+                         f"is not modelled); omit v0 to start from the periodic stroke")
+    if v > MAX_V0:
+        raise ValueError(f"v0: {v:g} m/s is beyond any skating speed (at most {MAX_V0:g} m/s; the fastest skating, "
+                         f"on a fast downhill, is about 10 m/s); omit v0 to start from the periodic stroke")
+    return v
 
 
-class EdgeSkating(Skating):
-    """The edged skater as the shared run loop sees it (``skilib.strokes.run``)."""
+_SOLVER_KEYS = ("first_ski", "rotation", "stabilization", "method", "rtol", "atol", "h", "alpha", "beta", "dt_out",
+                "n_out", "max_evaluations", "max_wall_time", "compiled")
 
-    work_terms = EDGE_WORK_TERMS
-    power_term = "work_leg"
-    change_columns = tuple(_CHANGE_COLUMNS)
-    #: the leg pushes (min_leg_force ≥ 0), the snow pushes (min_snow_load ≥ 0), the leg within
-    #: reach (max_leg_length ≤ max_leg_length), the lean within max_lean_deg, the ski glides
-    admissibility = {"min_leg_force": ("leg_force", "min"), "min_snow_load": ("snow_load", "min"),
-                     "max_leg_length": ("leg_length", "max"), "max_abs_lean_deg": ("lean_deg", "max"),
-                     "min_lean_deg": ("lean_deg", "min"), "min_ski_speed": ("u", "min")}
-
-    def __init__(self, o: EdgeRunOptions):
-        self.o = o
-        self.stroke_time = o.params.stroke_time
-        self.work_terms = with_pole_works(EDGE_WORK_TERMS, o.params)  # with poles, their works balance the energy too
-
-    def start(self, u):
-        """The first stroke at the origin from (u, the run's lean rate, params.cm_height,
-        params.landing_offset) (``start_from``)."""
-        p = self.o.params
-        return self.start_from((u, self.o.lean_rate, p.cm_height, p.landing_offset))
-
-    def start_from(self, x):
-        """A stroke on the first ski at the origin from the touch-down state x = (u, φ̇, z_B, d):
-        the ski and the CM moving at u along the ski, the CM at height z_B leaning in over the
-        landing offset d (lean φ0 = atan(d / z_B), the leg ℓ0 = √(d² + z_B²) long) and turning
-        about the ski's axis at the lean rate φ̇ [rad/s, + inwards]: Ṙ_B = u e + ℓ0 φ̇ (s cos φ0 n
-        − sin φ0 ẑ).  Every row's velocity equation holds (ψ̇(0) = ℓ̇(0) = 0)."""
-        u, lean_rate, z, d = (float(v) for v in x)
-        p = self.o.params
-        ell0 = math.hypot(d, z)
-        self.check_leg_law(ell0, "the start")
-        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d, laws=self.o.laws)
-        q = model.pose(0.0)
-        e, n = model.axes(0.0)
-        phi = math.atan2(d, z)
-        qd = np.zeros(model.nq)
-        qd[:3] = u * e
-        qd[model.cm] = u * e + ell0 * lean_rate * (model.sign * math.cos(phi) * n - math.sin(phi) * _EZ)
-        return model, q, qd
-
-    @staticmethod
-    def state_of(model: EdgeSkaterModel, q, qd) -> np.ndarray:
-        """The touch-down state x = (u, φ̇, z_B, d) of a stroke's (q, q̇) at τ = 0, mirrored to
-        the stance's side (φ̇ > 0 inwards, d > 0 with the CM inside, on either side): the stroke
-        map's variables.  With a fixed landing offset d is always the parameter; with a balance
-        rule it is the rule's choice, and part of the state."""
-        e, n = model.axes(0.0)
-        r, v = np.asarray(q)[model.cm] - q[:3], np.asarray(qd)[model.cm] - qd[:3]
-        y, z = model.sign * float(r @ n), float(r @ _EZ)
-        yd, zd = model.sign * float(v @ n), float(v @ _EZ)
-        return np.array([model.ski_speed(0.0, q, qd), (yd * z - y * zd) / (y * y + z * z),
-                         float(np.asarray(q)[model.cm][2]), y])
-
-    def landing_offset(self, k, old: EdgeSkaterModel, q, qd) -> float:
-        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset), or
-        the balance rule's for the CM's state just before it (``skilib.models.edge.balance``)."""
-        rule = self.o.balance
-        if rule is None:
-            return self.o.params.landing_offset
-        d = rule.landing_offset(touchdown_measure(self.o.params, side_of(self.o.first_ski, k), q, qd, old))
-        lo, hi = EDGE_PARAMETER_BOUNDS["landing_offset"]
-        if not lo <= d <= hi:
-            raise ValueError(f"balance: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) the "
-                             f"rule asks for a landing offset of {d:.4g} m, outside [{lo:g}, {hi:g}] m: the skater "
-                             "cannot recover by placing the foot")
-        return d
-
-    def landed(self, k, old: EdgeSkaterModel, q, offset: float):
-        """Stroke k's model and q at τ = 0: the new ski ``offset`` outside the CM, which keeps its
-        place."""
-        p = self.o.params
-        side = side_of(self.o.first_ski, k)
-        R_b = np.asarray(q)[old.cm]
-        ell0 = math.hypot(offset, R_b[2])
-        if self.o.reach and ell0 + max(p.leg_extension, 0.0) > p.max_leg_length:
-            raise ValueError(f"max_leg_length: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s) "
-                             f"the centre of mass is {R_b[2]:.4g} m high and the ski lands {offset:.4g} m outside it, so "
-                             f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "
-                             f"{p.max_leg_length:g} m")
-        self.check_leg_law(ell0, f"the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s)")
-        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset, laws=self.o.laws)
-        e, n = probe.axes(0.0)
-        P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * offset * n - p.fore_aft * e
-        new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset, laws=self.o.laws)
-        q1 = new.pose(0.0)
-        q1[new.cm] = R_b  # exactly where it was (pose gives it to rounding)
-        return new, q1
-
-    #: how far a given leg law's ℓ(0) may lie from the ℓ0 a touch-down puts the leg at [m]: the
-    #: collocation's truncation of a periodic stroke's touch-down height, far below a millimetre
-    LEG_LAW_TOL = 1e-6
-
-    def check_leg_law(self, ell0: float, where: str) -> None:
-        """With laws given (``laws``), the leg's law must start where the touch-down puts the leg,
-        ℓ(0) = ℓ0 = √(d0² + z_B²): a ValueError naming ``laws`` and ``where`` otherwise (the pose
-        would not be on the leg's row; nothing is moved to make it so)."""
-        if self.o.laws is None:
-            return
-        start = float(self.o.laws.leg(0.0)[0])
-        if abs(start - ell0) > self.LEG_LAW_TOL:
-            raise ValueError(f"laws: the leg's law starts at ℓ(0) = {start:.9g} m, but at {where} the centre of mass's "
-                             f"height and the landing offset put the leg at ℓ0 = {ell0:.9g} m")
-
-    def touch_down(self, k, model, q, qd):
-        new, q1 = self.landed(k, model, q, self.landing_offset(k, model, q, qd))
-        p, T = self.o.params, self.stroke_time
-        c = plastic_change(model.system(1), q, qd, new.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
-                           ski=slice(0, model.ski.nq), cm=model.cm)
-        change = dict(stroke=k + 1, t=k * T, ke_before=c.ke_before, ke_after=c.ke_after, ke_loss=c.ke_loss,
-                      ke_loss_merge=c.ke_loss_merge, ke_loss_projection=c.ke_loss_projection,
-                      u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, c.qd), cm_height=q1[new.cm][2],
-                      leg_start=new.leg_start, landing_offset=new.landing_offset,
-                      touchdown_residual=c.impact.residual)
-        return new, q1, c.qd, change
-
-    def summary(self, k, model, y0, y_end, frame, change):
-        """The drivers' mean powers (leg, fore–aft, heading) and their sum, the skier's
-        mechanical power (``mean_power``); the touch-down's loss and shares."""
-        n, T = model.nq, self.stroke_time
-        ix = {w: 2 * n + model.extra_states.index(w) for w in ("work_leg", "work_fore_aft", "work_heading")}
-        works = {w: float(y_end[i] - y0[i]) for w, i in ix.items()}
-        return dict(mean_leg_power=works["work_leg"] / T, mean_fore_aft_power=works["work_fore_aft"] / T,
-                    mean_heading_power=works["work_heading"] / T, mean_power=sum(works.values()) / T,
-                    ke_loss_at_start=change["ke_loss"] if change else 0.0,
-                    ke_loss_merge_at_start=change["ke_loss_merge"] if change else 0.0,
-                    ke_loss_projection_at_start=change["ke_loss_projection"] if change else 0.0,
-                    max_abs_lean_deg=float(frame["lean_deg"].abs().max()),
-                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
-
-    def settings(self) -> RunSettings:
-        o = self.o
-        return RunSettings(o.stabilization, o.integrator, o.grid, o.compiled, o.budget)
-
-    def result(self, tables, t_start) -> SimResult:
-        o, st = self.o, self.o.stabilization
-        info = dict(model="edge", method=o.integrator.method, rtol=o.integrator.rtol, atol=o.integrator.atol,
-                    alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
-                    v0=o.v0, first_ski=o.first_ski, touchdown="plastic", nfev=tables.nfev,
-                    work_terms=EDGE_WORK_TERMS, runtime_s=time.perf_counter() - t_start)
-        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
-                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
-                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=o.params,
-                         models=tables.models, info=info)
+def _search(params: EdgeSkaterParams, solver: dict, designed: bool):
+    return edge_steady_state(params, poles="auto" if designed else None, **solver)
 
 
-def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: float, lean_rate: float = 0.0,
-                  first_ski: str = "right",
+@functools.lru_cache(maxsize=8)
+def _periodic_cached(params: EdgeSkaterParams, solver: tuple, designed: bool):
+    return _search(params, dict(solver), designed)
+
+
+def _periodic(params: EdgeSkaterParams, solver: dict, designed: bool, who: str):
+    """``edge_steady_state(params)`` with the run's solver keywords (and ``poles="auto"`` for a
+    designed rule), kept for the next call with the same arguments; where there is no periodic
+    stroke (``NoSteadyState``, or one that is not admissible, a ValueError) the error again,
+    naming the parameter ``who`` that asked for it (an exhausted budget or a failed integration
+    as it was raised)."""
+    key = tuple(solver.items())
+    try:
+        hash((params, key))
+        cached = True
+    except TypeError:  # unhashable inputs: no cache
+        cached = False
+    try:
+        return _periodic_cached(params, key, designed) if cached else _search(params, solver, designed)
+    except (NoSteadyState, ValueError) as exc:
+        if who == "v0":
+            why = (f"v0: omitted, so the run starts from the periodic stroke of these parameters, and there is none "
+                   f"to start from ({exc}); give v0 (and lean_rate) to start elsewhere")
+        else:
+            why = (f"balance: '{DESIGNED}' designs a landing rule for the periodic stroke of these parameters, and "
+                   f"there is none ({exc}); give a BalanceRule or None")
+        raise (NoSteadyState if isinstance(exc, NoSteadyState) else ValueError)(why) from exc
+
+
+def _open_loop_limit(ss) -> tuple[int | None, int | None]:
+    """For a run from the periodic stroke with a fixed landing offset: (the last stroke that
+    even the rounding of the start cannot have grown into a fall, the stroke a fall is expected
+    near), or (None, None) for a map without a multiplier outside the unit circle.
+
+    The run starts at x0 exactly, so the start of stroke 2 is δ2 = Φ(x0) − x0 off, the periodic
+    stroke's residual, and the linearised map grows it to δ2 |λ|^(k−2) at the start of stroke k
+    (|λ| the largest multiplier); an order-one deviation (1 in m/s, rad/s and m) is a fall (at
+    the defaults the snow gives way at stroke 41 from δ2 = 6.9e-13: 6.9e-13 |λ|^39 = 0.91).  δ2
+    is at least the rounding of x0, ε max|x0|: a run longer than that floor allows is sure to
+    fall; the residual itself gives the stroke to expect."""
+    lam = float(np.max(np.abs(ss.multipliers)))
+    if not lam > 1.0:
+        return None, None
+    least = np.finfo(float).eps * float(np.max(np.abs(ss.x0)))
+    sure = 2 + int(math.floor(math.log(1.0 / least) / math.log(lam)))
+    seed = max(float(np.max(np.abs(ss.residual))), least)
+    expected = 2 + int(round(math.log(1.0 / seed) / math.log(lam)))
+    return sure, min(expected, sure)
+
+
+def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: float | str = PERIODIC,
+                  lean_rate: float = 0.0, first_ski: str = "right",
                   rotation: str = "zxz", stabilization: str = "baumgarte", method: str = "DOP853",
                   rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None, beta=None,
                   compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
                   max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
-                  balance: BalanceRule | None = None) -> SimResult:
+                  balance: BalanceRule | str | None = None) -> SimResult:
     """A run of the edged skater: ``strokes`` alternating strokes, the first on ``first_ski`` with
-    its ski's origin at the global origin, the CM at ``params.cm_height`` leaning in over the
-    landing offset, the ski and the CM moving at ``v0`` > 0 along the ski and the CM turning
-    about the ski's axis at ``lean_rate`` [rad/s, + inwards] (``EdgeSkating.start_from``; the
-    periodic stroke's start is ``edge_steady_state``'s ``x0``).
+    its ski's origin at the global origin.  Its start is the touch-down state
+    x = (u, φ̇, z_B, d) (``EdgeSkating.start_from``): the ski and the CM moving at u along the
+    ski, the CM at height z_B leaning in over the landing offset d and turning about the ski's
+    axis at φ̇ [rad/s, + inwards].
 
+    The plain call ``simulate_edge(strokes=n)`` (``v0`` omitted, ``"periodic"``) starts from the
+    periodic stroke of ``params``: x = x0 of ``edge_steady_state(params)``, found with this
+    call's solver keywords, so that stroke 1 is the steady state's stroke (the same integration
+    from the same state) and every stroke repeats it, mirrored, to the integration's tolerance.
+    With a fixed landing offset that stroke is open-loop unstable (the largest multiplier
+    |λ| ≈ 2.05 at the defaults): the start's deviation, the periodic stroke's residual
+    (≈ 1e-12), grows by |λ| per stroke, and the skater falls at stroke 41 (refused, below).
+    ``balance="designed"`` makes it stable (below).
+
+    - v0 : ``"periodic"`` (the default, above), or the start's speed [m/s], 0 < v0 ≤ 15
+      (``MAX_V0``; NaN, ±inf, ≤ 0 or faster are a ValueError naming v0).  A given v0 with
+      ``balance`` None or a ``BalanceRule`` starts from (v0, lean_rate, params.cm_height,
+      params.landing_offset) as always; with ``balance="designed"`` from the periodic stroke's
+      posture at speed v0: (v0, φ̇0, z_B0, d0).
+    - lean_rate : the start's lean rate [rad/s, + inwards] with a given v0 and no designed rule;
+      where the start is the periodic stroke's posture (v0 omitted, or ``balance="designed"``) it
+      is the periodic stroke's, and any other value than the default 0 is a ValueError naming
+      lean_rate (so is params.cm_height not used there).
+    - balance : None (the ski lands ``params.landing_offset`` outside the CM at every
+      touch-down), a ``BalanceRule`` that chooses the offset from the CM's state just before
+      each touch-down (``skilib.models.edge.balance``), or ``"designed"``: the rule
+      ``edge_steady_state(params, poles="auto")`` designs for the periodic stroke
+      (``skilib.models.edge.steady.auto_poles``: the stroke map's stable multipliers kept, the
+      speed's ≈ 0.96 and the fixed offset's 0 at the defaults, its unstable ones moved to 0.3
+      and 0.2).  With it a start off the periodic stroke approaches it, the deviation of the
+      touch-down state falling by about the largest kept multiplier per stroke once the fast
+      ones have died out (from 3.0 to 5.5 m/s at the defaults).  An offset the rule asks for
+      outside 0–0.6 m is a ValueError naming ``balance``, the stroke and the offset.
     - rotation, stabilization, method, rtol, atol, h, alpha, beta, compiled, dt_out, n_out,
       max_evaluations, max_wall_time : as ``skilib.simulate_free``.  ``compiled`` (default True)
       evaluates the strokes' systems with the compiled kernels (``skilib.engine.codegen``), which
@@ -258,16 +173,32 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
       the sliding direction is the stroke's mode, fixed): the same strokes to the integration's
       tolerance, about 30 times faster; False uses the numeric engine.
 
-    - balance : None (the ski lands ``params.landing_offset`` outside the CM at every
-      touch-down) or a ``BalanceRule`` that chooses the offset from the CM's state just before
-      each touch-down (``edge_steady_state(...).balance_rule`` designs one); an offset outside
-      0–0.6 m is a ValueError naming ``balance``, the stroke and the offset.
+    Falls.  A run with a given v0 and balance None or a ``BalanceRule`` (the open-loop
+    experiments) stops with a ValueError naming what and when if the ski stops
+    (``SkiStopped``), the snow would pull (``NegativeLoadError``, from the friction on its load)
+    or the leg would reach beyond ``max_leg_length`` at a touch-down; the leg force's sign and
+    the lean are reported, never refused: from a state off the periodic one the fixed offset
+    falls within a few strokes (the leg then pulls, F < 0).  The runs that start from the
+    periodic stroke or use ``balance="designed"`` refuse a fall instead, as ``SkaterFalls`` (a
+    ValueError) whose message starts with the parameter to change and names the stroke and the
+    time: the leg would pull (F < 0, where it crosses 0 on the output grid) or lean beyond
+    ``max_lean_deg``, or any of the above (``strokes`` from the periodic stroke with a fixed
+    offset: ask for fewer or balance the skater; ``v0`` with the designed rule: start nearer
+    the periodic speed; ``balance`` for a given rule).  There the prediction comes first: from
+    the periodic stroke with a fixed offset and |λ| > 1, a run of more strokes than the
+    linearised map lets even the rounding of the start (ε max|x0|) grow to an order-one
+    deviation, ε max|x0| |λ|^(strokes−2) > 1, is refused before integrating (``strokes``;
+    at the defaults more than 50; the fall itself comes at stroke 41, where the residual
+    grown by the linearised map, 6.9e-13 |λ|^39, is 0.91).  Nearer, where a fall comes depends
+    on the start's residual and on the nonlinear map, and the run itself decides.
 
-    The run stops with a ValueError naming what and when if the ski stops (``SkiStopped``), the
-    snow would pull (``NegativeLoadError``, from the friction on its load) or the leg would
-    reach beyond ``max_leg_length`` at a touch-down.  The leg force's sign and the lean are
-    reported, never refused: the fixed landing offset is open-loop balance, and a run from a
-    state off the periodic one falls within a few strokes (the leg then pulls, F < 0).
+    Cost: the periodic stroke is a Newton search and its multipliers (≈ 25 stroke maps, a few
+    seconds; the designed rule 18 more), kept for the next call with the same ``params`` and
+    solver keywords.  On these paths ``info`` also has ``start`` ("periodic" or "periodic
+    posture"), ``x_start`` and, from the periodic stroke, ``x0``, ``steady_residual`` (max|Φ(x0) − x0|),
+    ``multipliers`` (the fixed offset's), ``balance`` ("designed", "rule" or "fixed"),
+    ``balance_rule`` (the ``BalanceRule`` run with, or None), ``poles`` (the designed rule's)
+    and ``balanced_multipliers`` (the map's with it, measured).
 
     Returns a ``SimResult``: ``frame`` (t, stroke, side, ski_x/y, ski_heading_deg, u, cm_x/y/z,
     cm_vx/vy/vz, cm_speed, leg_force [N, > 0 pushing] and leg_force_bw, leg_length [m],
@@ -287,9 +218,88 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     touchdown_residual).
     """
     t_start = time.perf_counter()
-    o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, first_ski=first_ski, rotation=rotation,
-                         stabilization=stabilization, method=method, rtol=rtol, atol=atol, h=h, alpha=alpha,
-                         beta=beta, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
-                         max_wall_time=max_wall_time, balance=balance, compiled=compiled)
+    periodic = isinstance(v0, str) and v0 == PERIODIC
+    designed = isinstance(balance, str) and balance == DESIGNED
+    if isinstance(balance, str) and not designed:
+        raise ValueError(f"balance: must be None (a fixed landing offset), a BalanceRule or '{DESIGNED}' (a rule "
+                         f"designed for the periodic stroke), got {balance!r}")
+    if not periodic:
+        v0 = _check_v0(v0)
+    solver = dict(first_ski=first_ski, rotation=rotation, stabilization=stabilization, method=method, rtol=rtol,
+                  atol=atol, h=h, alpha=alpha, beta=beta, dt_out=dt_out, n_out=n_out, max_evaluations=max_evaluations,
+                  max_wall_time=max_wall_time, compiled=compiled)
+    if not (periodic or designed):  # the start as given, falls reported: as it always was
+        o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, balance=balance, **solver)
+        skating = EdgeSkating(o)
+        return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
+
+    # the start from the periodic stroke: every input checked before its search
+    o = edge_run_options(params, strokes=strokes, v0=1.0 if periodic else v0, lean_rate=lean_rate,
+                         balance=None if designed else balance, **solver)
+    if o.lean_rate != 0.0:
+        raise ValueError(f"lean_rate: the run starts from the periodic stroke's posture (v0 "
+                         f"{'omitted' if periodic else 'with balance=' + repr(DESIGNED)}), whose lean rate it takes; "
+                         f"got {lean_rate!r}: give v0 and balance None or a BalanceRule to start at another lean rate")
+    p = o.params
+    ss = _periodic(p, {k: solver[k] for k in _SOLVER_KEYS}, designed, "balance" if designed else "v0")
+    x0 = np.asarray(ss.x0, dtype=float)
+    rule = ss.balance_rule if designed else balance
+    start = tuple(float(v) for v in x0) if periodic else (float(v0), *(float(v) for v in x0[1:]))
+    if periodic and rule is None:
+        sure, expected = _open_loop_limit(ss)
+        if sure is not None and o.strokes > sure:
+            lam = float(np.max(np.abs(ss.multipliers)))
+            raise ValueError(
+                f"strokes: {o.strokes} strokes from the periodic stroke with a fixed landing offset would fall: the "
+                f"stroke map's largest multiplier |λ| = {lam:.4g} grows even the rounding of the start "
+                f"({np.finfo(float).eps * float(np.max(np.abs(x0))):.2g}) to an order-one deviation by stroke "
+                f"{sure + 1} (expect the fall near stroke {expected}, from the periodic stroke's residual "
+                f"{float(np.max(np.abs(ss.residual))):.2g}); ask for at most {sure} strokes, or give "
+                f"balance='{DESIGNED}' (a landing rule that makes the periodic stroke stable)")
+    o = edge_run_options(p, strokes=o.strokes, v0=start[0], lean_rate=start[1], balance=rule, start_state=start,
+                         falls=True, **solver)
     skating = EdgeSkating(o)
-    return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
+    try:
+        tables = run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0)
+    except (Fall, NegativeLoadError, SkiStopped) as exc:
+        raise _refusal(exc, skating, ss, periodic, designed, rule, start) from exc
+    result = skating.result(tables, t_start)
+    result.info.update(
+        start="periodic" if periodic else "periodic posture", x_start=list(start), x0=[float(v) for v in x0],
+        steady_residual=float(np.max(np.abs(ss.residual))), multipliers=[complex(v) for v in ss.multipliers],
+        balance="designed" if designed else "fixed" if rule is None else "rule", balance_rule=rule,
+        poles=[complex(v) for v in rule.poles] if designed else None,
+        balanced_multipliers=[complex(v) for v in ss.balanced_multipliers] if designed else None)
+    result.info["runtime_s"] = time.perf_counter() - t_start
+    return result
+
+
+def _refusal(exc, skating: EdgeSkating, ss, periodic: bool, designed: bool, rule, start) -> SkaterFalls:
+    """The ``SkaterFalls`` of a fall in a run from the periodic stroke or with the designed rule:
+    the parameter to change first, then the stroke, the time and what gave way."""
+    T = skating.stroke_time
+    if isinstance(exc, Fall):
+        stroke, t, reason = exc.stroke, exc.t, exc.reason
+    else:  # the snow pulls, the ski stops: raised inside the stroke being integrated
+        stroke = max(skating.stroke_now, 1)
+        tau = getattr(exc, "t", None)
+        t = (stroke - 1) * T + float(tau) if tau is not None else math.nan
+        reason = ("the snow would pull: " if isinstance(exc, NegativeLoadError) else "the ski stopped: ") + str(exc)
+    when = f"at stroke {stroke} (t = {t:.4g} s)" if math.isfinite(t) else f"at stroke {stroke}"
+    u0 = float(ss.x0[0])
+    if periodic and rule is None:
+        lam = float(np.max(np.abs(ss.multipliers)))
+        parameter = "strokes"
+        advice = (f"with a fixed landing offset the periodic stroke is open-loop unstable (largest multiplier |λ| = "
+                  f"{lam:.4g}): the start's deviation, its residual {float(np.max(np.abs(ss.residual))):.2g}, grows "
+                  f"by |λ| per stroke; ask for at most {stroke - 1} strokes, or give balance='{DESIGNED}'")
+    elif designed and not periodic:
+        parameter = "v0"
+        advice = (f"from v0 = {start[0]:.4g} m/s the designed landing rule cannot bring the skater to its periodic "
+                  f"stroke ({u0:.4g} m/s); start nearer {u0:.4g} m/s, or omit v0")
+    else:
+        parameter = "balance"
+        advice = ("the landing rule does not hold the periodic stroke" if not designed else
+                  "the designed landing rule does not hold the periodic stroke (unexpected: please report)")
+    return SkaterFalls(f"{parameter}: the skater falls {when}: {reason}; {advice}", parameter=parameter, stroke=stroke,
+                       t=t, reason=reason)
