@@ -26,14 +26,21 @@ $(STAMP): pyproject.toml
 
 # Test files are spread over the cores whole (a file's fixtures are built once), the notebook
 # runs one by one and first (--dist loadgroup, the groups of tests/conftest.py, in their order).
+# `make test` leaves out the tests marked slow (a few seconds to minutes each: the notebooks, the
+# README and the usage page run as scripts, the long solves) and those marked check.
+XDIST := $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup --no-loadscope-reorder)
 test: $(STAMP)
-	$(BIN)/python -m pytest $(if $(filter 1,$(JOBS)),,-n $(JOBS) --dist loadgroup --no-loadscope-reorder)
+	$(BIN)/python -m pytest -m "not check and not slow" $(XDIST)
 
-# Slow checks, which CI runs after `make test`: the cross-path comparisons (tests marked
-# cross_path, the kept Sobol rows among them) run again under two other processors' OpenBLAS
-# kernels, their error/tolerance ratios listed (tests/test_margins.py); the optimizers' duality
-# under the physiological budget (tests/test_physiology.py). Every test marked `check`.
+# Slow checks, which CI runs after `make test`: first every test marked slow, on every core (the
+# notebooks at their small settings, each with one non-default input; the README's and the usage
+# page's snippets as written; the long solves), then, one by one, every test marked `check`: the
+# cross-path comparisons (tests marked cross_path, the kept Sobol rows among them) again under two
+# other processors' OpenBLAS kernels, their error/tolerance ratios listed (tests/test_margins.py);
+# the optimizers' duality under the physiological budget (tests/test_physiology.py); the
+# documented `skilib optimum` commands as written.
 check: $(STAMP)
+	$(BIN)/python -m pytest -m "slow and not check" -p no:cacheprovider $(XDIST) tests
 	$(BIN)/python -m pytest -m check -s -p no:cacheprovider tests
 
 # Executes notebooks/<NB>_*.ipynb with papermill, in notebooks/ (it finds ../data there), into

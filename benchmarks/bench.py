@@ -219,7 +219,7 @@ def bench_optimum(power=200.0, starts=2):
 
     t0 = time.perf_counter()
     o = optimize_technique("free", power=power, starts=starts, seed=0, scheduler=None, n_workers=2)
-    return {"seconds": time.perf_counter() - t0, "power": power, "starts": starts, "mean_speed": o.mean_speed,
+    return {"seconds": time.perf_counter() - t0, "power": power, "starts": starts, "progress_speed": o.progress_speed,
             "evaluations": len(o.evaluations), "failed": int((o.evaluations.status != "ok").sum()), "x": o.x}
 
 
@@ -517,7 +517,7 @@ def table(r) -> str:
     if op:
         rows.append((f"optimum technique at {op['power']:g} W, {op['starts']} starts, 2 workers [s]",
                      f"{op['seconds']:.0f}", f"target ≤ 300; {op['evaluations']} steady states ({op['failed']} failed), "
-                                            f"{op['mean_speed']:.3f} m/s"))
+                                            f"{op['progress_speed']:.3f} m/s along the course"))
     if peer:
         rows.append(("peer: KanesMethod derive + lambdify [s]", f"{peer['kane_derive_s'] + peer['kane_lambdify_s']:.2f}",
                      "once per model"))

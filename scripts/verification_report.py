@@ -70,6 +70,7 @@ OTHER_TEST_FILES = {
     "test_margins.py": "re-runs the cross-path tests under other OpenBLAS kernels (make check); their errors are theirs",
     "test_using.py": "runs the code of the book page 'Using this compendium', no physics",
     "test_readme.py": "runs the README's snippets as written, no physics",
+    "test_vocabulary.py": "every result's columns have a unit; the renamed speeds and the CLI's rows are the library's numbers",
     "test_reliability.py": "damaged caches, bad inputs, sweeps and force files are named or repaired: no error to measure",
     "test_c3d.py": "C3D file round trips (float32 storage) and the force loader's C3D errors; no model error",
     "test_inverse.py": "inverse-mode round trips; their errors are reported in notebook 09 (Seeing the skier)",
@@ -80,6 +81,7 @@ OTHER_TEST_FILES = {
     "test_hostile.py": "bad input to the engine, the strokes and the thesis's skier is refused by name: no error to measure",
     "test_hostile_studies.py": "bad input to drawings, studies and options is refused by name: no error to measure",
     "test_plausible.py": "numbers set beside measured human ranges (warnings with their sources): no model error",
+    "test_progress_long_calls.py": "progress bars on stderr; the results equal bit for bit without them: no error to measure",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"

@@ -13,7 +13,9 @@ ski-skating technique*, and models beyond it, laid out as
   skier), ``free`` (the free skater) and ``edge`` (the edged skater);
 - ``skilib.data``: force-plate data and the Fourier fit (eq. 102);
 - ``skilib.studies``: parameter sweeps, sensitivity analysis and the optimum technique;
-- ``skilib.plot``: drawings and animations.
+- ``skilib.plot``: drawings and animations;
+- ``skilib.vocabulary``: the name, unit and meaning of every column and number the package
+  returns (every result's ``units``).
 
 Every public name of these subpackages is also reachable here (``skilib.simulate_run``,
 ``skilib.FreeSkaterParams``, ...); each has one home, the module that defines it.
@@ -57,7 +59,7 @@ _NAMES = {
         "Optimum", "required_power", "RequiredPower", "speed_power_front", "sobol_design", "sobol_indices"),
 }
 _SUBPACKAGES = {"strokes": "skilib.strokes", "models": "skilib.models", "data": "skilib.data",
-                "studies": "skilib.studies", "plot": "skilib.plot"}
+                "studies": "skilib.studies", "plot": "skilib.plot", "vocabulary": "skilib.vocabulary"}
 _LAZY = {name: package for package, names in _NAMES.items() for name in names}
 
 

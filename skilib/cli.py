@@ -6,6 +6,7 @@
     skilib optimum --power W  | --speed M_PER_S  [--model free|edge|thesis] [--budget net|positive|metabolic|
                    physiological] [--seed N] [--starts N]
     skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
+    skilib run     --model edge --strokes N [--v0 M_PER_S] [--balance fixed|designed] [--csv strokes.csv]
 
 ``python -m skilib`` is the same command.  ``--param`` sets a field of the model's parameters
 (``SkierParams`` for the thesis's skier, ``FreeSkaterParams`` for the free skater,
@@ -16,11 +17,19 @@ parameter on or within 1 % of a bound (``at_bound``): there the answer is the bo
 model's choice.  A number is written as in
 Python without underscores (75, 0.5, 1e-3); NaN and infinities are refused.
 
+The answers use one vocabulary (``skilib.vocabulary``), each with its unit: ``progress_speed`` the
+distance along the course (X) per time; ``cm_speed`` the time average of the centre of mass's
+speed |Ṙ| over the stroke (a steady state's ``mean_speed``); ``mean_power`` the net mean power of
+the drivers ``power_counts`` names; ``mean_leg_power`` the leg's alone.  ``skating_angle_deg`` is
+the V between the two skis (each ski at half of it from the course; the thesis's skier with
+``angle_convention=from_x``: each ski's angle from the course).
+
 Exit status: 0 success; 2 a usage error or a value the model refuses (the message, no
 traceback); 1 a model failure (no periodic stroke, a run over its work budget, an integration
 that stops, a non-finite state).  Every output is checked before anything is computed: an
 empty name, a name ending in "/", a folder that does not exist, a suffix that is not the
-format's (``run``: ``--out`` ends in .c3d, ``--csv`` in .csv, any case), anything but a regular
+format's (``run``: ``--out`` ends in .c3d, ``--csv`` in .csv, any case; the units file
+``<stem>.units.json`` beside a CSV is checked as well), anything but a regular
 file at the name (a link, a device, a FIFO) and, without ``--overwrite``, a file that exists
 are refused (``skilib.data.files.check_target``).  Outputs are written to a temporary file
 beside the target and then renamed over it; a replaced file keeps its permission bits.
@@ -31,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import inspect
 import io
 import json
 import math
@@ -42,6 +50,7 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 from .data.files import check_target, write_atomic
+from .vocabulary import UNIT_FALLBACK, doc_units
 
 __all__ = ["main", "build_parser", "ParamInfo", "param_infos", "parse_params", "parse_number", "UsageError"]
 
@@ -56,6 +65,12 @@ POWER_COUNTS = {"thesis": "the push-off's mean power (the leg force's work on th
                         "arms' on the poles when pole_force_max > 0",
                 "edge": "the drivers' mean power (leg, fore–aft, heading), plus the arms' on the poles when "
                         "pole_force_max > 0"}
+#: what a parameter's name does not say, shown beside it in the help's listing
+_V = "the V between the two skis, each at half of it from the course"
+PARAM_NOTES = {("thesis", "skating_angle_deg"): _V + "; with angle_convention=from_x each ski's angle from it",
+               ("free", "skating_angle_deg"): _V, ("edge", "skating_angle_deg"): _V}
+#: what ``cm_speed`` is in the answers (a steady state's and an optimum's: the stroke's time average)
+CM_SPEED_TEXT = "time average of the CM's speed |Ṙ| over the stroke (the steady state's mean_speed)"
 #: what each budget counts beyond that (``skilib.studies.optimum.BUDGETS``)
 BUDGET_COUNTS = {"net": "net mechanical power: {counts}",
                  "positive": "positive work only, ΣW⁺/T of every actuator (legs' drivers and arms)",
@@ -63,13 +78,6 @@ BUDGET_COUNTS = {"net": "net mechanical power: {counts}",
                               "eta_negative, eta_positive_arms)",
                  "physiological": "the whole physiological cost: the cost of work, swinging the legs, developing "
                                   "force and resting metabolism (skilib.physiology)"}
-
-#: units of the fields whose class docstring states none beside the name ("-": dimensionless)
-UNIT_FALLBACK = {"ski_mass": "kg", "ski_length": "m", "ski_width": "m", "ski_height": "m",
-                 "shank_mass_fraction": "-", "air_density": "kg/m³", "cda": "m²", "offset_exponent": "-",
-                 "friction_coefficient": "-", "body_inertia": "kg m²", "eta_positive": "-", "eta_negative": "-",
-                 "eta_positive_arms": "-", "swing_cost_a": "W/kg", "swing_cost_b": "W/(kg Hz⁴)",
-                 "force_rate_cost": "J/N", "resting_rate": "W/kg", "g": "m/s²"}
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+]?\d+")
@@ -166,31 +174,6 @@ def _param_class(model: str):
     return getattr(importlib.import_module(module), name)
 
 
-def _doc_units(cls) -> dict:
-    """{field: unit} as the class docstring states them: the first ``[unit]`` of the text after
-    the field's name (up to the next field name that starts an item: at a line's start or after
-    ", ", "; ", " and "); names joined by ", " or by "<symbol> and " share the unit after the
-    last (``lower_leg, upper_leg  L2, L3 [m]``, ``offset_start h0 and offset_end h1 [m]``)."""
-    doc = inspect.getdoc(cls) or ""
-    names = sorted((f.name for f in fields(cls)), key=len, reverse=True)
-    alt = "|".join(map(re.escape, names))
-    hits = list(re.finditer(rf"(?:^[ \t]*|, |; | and )({alt})\b", doc, re.M))
-    units, pending = {}, []
-    for i, m in enumerate(hits):
-        text = doc[m.end(1): hits[i + 1].start(1) if i + 1 < len(hits) else len(doc)]
-        text = re.split(r"\n\s*\n|\n\s*=", text)[0]  # the item ends with its paragraph or table row
-        unit = re.search(r"\[([^\]\[]+)\]", text)
-        if unit:
-            for n in pending + [m.group(1)]:
-                units.setdefault(n, unit.group(1).strip())
-            pending = []
-        elif re.fullmatch(r"\s*(,|\S{1,3}\s+and)?\s*", text):  # joined to the next name
-            pending.append(m.group(1))
-        else:
-            pending = []
-    return units
-
-
 def param_infos(model: str) -> list:
     """The ``ParamInfo`` of every field of ``model``'s parameters ("thesis": ``SkierParams``,
     "free": ``FreeSkaterParams``), in the dataclass's order: default from the dataclass, unit
@@ -199,7 +182,7 @@ def param_infos(model: str) -> list:
 
     cls = _param_class(model)
     module = importlib.import_module(cls.__module__)
-    doc = _doc_units(cls)
+    doc = doc_units(cls)
     out = []
     for f in fields(cls):
         default = f.default if f.default is not MISSING else (
@@ -286,7 +269,8 @@ def params_listing(model: str, compact: bool = False) -> str:
         return _wrap_items([f"{p.name}={p.default_text()}" + (f" [{p.unit}]" if p.unit not in ("", "-") else "")
                             for p in infos], "  ")
     w = max(len(p.name) for p in infos)
-    lines = [f"  {p.name:<{w}}  {p.default_text():>10}  {p.unit_text()}" for p in infos]
+    lines = [f"  {p.name:<{w}}  {p.default_text():>10}  {p.unit_text()}"
+             + (f"  ({PARAM_NOTES[model, p.name]})" if (model, p.name) in PARAM_NOTES else "") for p in infos]
     return f"{model} model ({cls}; --param NAME=VALUE; default, unit):\n" + "\n".join(lines)
 
 
@@ -428,9 +412,10 @@ def cmd_steady(args) -> int:
 
         ss = free_steady_state(params, progress=on)
         row = ss.strokes.iloc[0]
-        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the centre of mass's speed"),
-                Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
-                Row("mean_power", ss.mean_power, "W", "mean power of the leg"),
+        rows = [Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
+                Row("cm_speed", ss.mean_speed, "m/s", CM_SPEED_TEXT),
+                Row("mean_power", ss.mean_power, "W", "net mean power of the leg (and the arms' with poles)"),
+                Row("mean_leg_power", ss.mean_leg_power, "W", "net mean power of the leg (its placement drivers)"),
                 Row("stroke_time", params.stroke_time, "s", "one stroke"),
                 Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
                 Row("u0", ss.u0, "m/s", "ski speed along itself at every touch-down"),
@@ -444,12 +429,13 @@ def cmd_steady(args) -> int:
     elif args.model == "edge":
         from .models.edge.steady import edge_steady_state
 
-        ss = edge_steady_state(params)
+        ss = edge_steady_state(params, progress=on)
         row = ss.strokes.iloc[0]
-        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the centre of mass's speed"),
-                Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
-                Row("mean_power", ss.mean_power, "W", "mean power of the drivers (leg, fore–aft, heading)"),
-                Row("mean_leg_power", ss.mean_leg_power, "W", "mean power of the leg"),
+        rows = [Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
+                Row("cm_speed", ss.mean_speed, "m/s", CM_SPEED_TEXT),
+                Row("mean_power", ss.mean_power, "W", "net mean power of the drivers (leg, fore–aft, heading; and "
+                    "the arms' with poles)"),
+                Row("mean_leg_power", ss.mean_leg_power, "W", "net mean power of the leg (its extension)"),
                 Row("stroke_time", params.stroke_time, "s", "one stroke"),
                 Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
                 Row("u0", ss.u0, "m/s", "ski speed along itself at every touch-down"),
@@ -469,9 +455,10 @@ def cmd_steady(args) -> int:
 
         ss = steady_state(params, progress=on)
         row = ss.strokes.iloc[0]
-        rows = [Row("mean_speed", ss.mean_speed, "m/s", "time average of the CM's speed"),
-                Row("progress_speed", float(row["progress_speed"]), "m/s", "distance along the course (X) per time"),
-                Row("mean_power", ss.mean_power, "W", "mean push-off power"),
+        rows = [Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
+                Row("cm_speed", ss.mean_speed, "m/s", CM_SPEED_TEXT),
+                Row("mean_power", ss.mean_power, "W", "net mean push-off power"),
+                Row("mean_leg_power", ss.mean_leg_power, "W", "net mean power of the leg (the push-off)"),
                 Row("stroke_time", params.phase_time, "s", "one active phase"),
                 Row("distance_per_stroke", float(row["distance_x"]), "m", "along the course"),
                 Row("u0", ss.u0, "m/s", "ski speed along the ski at the start of every stroke"),
@@ -509,12 +496,15 @@ def cmd_optimum(args) -> int:
         target = dict(power=args.power)
     units = {p.name: p.unit for p in param_infos(args.model)}
     least = args.speed is not None
-    rows = [Row("mean_speed", opt.mean_speed, "m/s", f"the {'target' if least else 'greatest'} speed ({opt.speed})"),
-            Row("mean_power", opt.mean_power, "W", "the mean power of the steady state (net)"),
+    chosen = "cm_speed" if opt.speed == "cm" else "progress_speed"
+    which = f" (the {'target' if least else 'greatest'} speed)"
+    rows = [Row("progress_speed", opt.progress_speed, "m/s", "distance along the course (X) per time"
+                + (which if chosen == "progress_speed" else "")),
+            Row("cm_speed", opt.cm_speed, "m/s", CM_SPEED_TEXT + (which if chosen == "cm_speed" else "")),
+            Row("mean_power", opt.mean_power, "W", "net mean power of the steady state (see power_counts)"),
+            Row("mean_leg_power", opt.mean_leg_power, "W", "net mean power of the leg alone"),
             Row("budget_power", opt.budget_power, "W", f"the {'least ' if least else ''}power of the {opt.budget} "
                 "budget"),
-            Row("progress_speed", opt.progress_speed, "m/s", "distance along the course (X) per time"),
-            Row("cm_speed", opt.cm_speed, "m/s", "time average of the centre of mass's speed"),
             Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
             Row("feasible", bool(opt.feasible), "-", "the target met to the tolerance")]
     at = opt.at_bound
@@ -523,8 +513,9 @@ def cmd_optimum(args) -> int:
              for n, v in opt.x.items()]
     found = assumptions(args.model, base)
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
-    meta = dict(command="optimum", model=args.model, **target, budget=args.budget, power_counts=counts,
-                seed=args.seed, assumptions=found if args.format == "json" else assumptions_text(args.model, found))
+    meta = dict(command="optimum", model=args.model, **target, optimized_speed=chosen, budget=args.budget,
+                power_counts=counts, seed=args.seed,
+                assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     if args.format == "json":
         meta["at_bound"] = at
     else:
@@ -540,11 +531,58 @@ def cmd_optimum(args) -> int:
     return 0
 
 
-def cmd_run(args) -> int:
-    out = _check_target(args.out, args.overwrite, "--out", suffixes=(".c3d",))
+#: ``run``'s options of the thesis's skier only, with their defaults there
+_THESIS_RUN_OPTIONS = {"force_scale": 1.0, "stroke_change": "along_ski"}
+
+
+def _check_run_options(args) -> None:
+    """``run``'s options that do not apply to ``--model``, refused by name before anything runs:
+    the edged skater writes no C3D (``--out``) and has no push-off force scale or stroke-change
+    rule; the thesis's skier has no balance rule, and needs ``--out``."""
+    if args.model == "edge":
+        given = [f"--{k.replace('_', '-')}" for k in (*_THESIS_RUN_OPTIONS, "out") if getattr(args, k) is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: the thesis's skier's only (C3D markers, push-off force, stroke "
+                             "change); the edged skater's run writes its per-stroke table with --csv FILE.csv")
+        return
+    if args.balance is not None:
+        raise UsageError("--balance: the edged skater's landing rule (--model edge); the thesis's skier has none")
+    if args.out is None:
+        raise UsageError("--out: the thesis's skier's run is written as a C3D file: give --out FILE.c3d")
+    for k, v in _THESIS_RUN_OPTIONS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+
+
+def _check_csv(args, out):
+    """``--csv`` and its units file (``<stem>.units.json``) checked as outputs, before any work."""
     csv_path = _check_target(args.csv, args.overwrite, "--csv", suffixes=(".csv",))
-    if csv_path is not None and csv_path.resolve() == out.resolve():
+    if csv_path is None:
+        return None
+    if out is not None and csv_path.resolve() == out.resolve():
         raise UsageError("--csv: the same file as --out")
+    from .data.files import units_sidecar
+
+    _check_target(str(units_sidecar(csv_path)), args.overwrite, "--csv's units file")
+    return csv_path
+
+
+def _save_strokes(res, csv_path, overwrite: bool) -> None:
+    """The per-stroke table as CSV with its units file (``skilib.data.files.save_table``)."""
+    from .data.files import save_table
+
+    try:
+        save_table(res.strokes, csv_path, overwrite=overwrite, units=res.units, index=False)
+    except (FileExistsError, IsADirectoryError) as e:
+        raise UsageError(f"{e}".replace("pass overwrite=True", "give --overwrite")) from None
+
+
+def cmd_run(args) -> int:
+    _check_run_options(args)
+    if args.model == "edge":
+        return _run_edge(args)
+    out = _check_target(args.out, args.overwrite, "--out", suffixes=(".c3d",))
+    csv_path = _check_csv(args, out)
     from .data.c3d import ezc3d_module
 
     ezc3d_module()  # the C3D writer is there, before a long run
@@ -555,21 +593,60 @@ def cmd_run(args) -> int:
                          "the run would keep only the strokes' ends; give at most the stroke time")
     from .models.thesis.run import simulate_run
 
-    res = simulate_run(params, strokes=args.strokes, v0=args.v0, force_scale=args.force_scale, dt_out=args.dt_out,
+    res = simulate_run(params, strokes=args.strokes, v0=0.0 if args.v0 is None else args.v0,
+                       force_scale=args.force_scale, dt_out=args.dt_out,
                        first_ski=args.first_ski, stroke_change=args.stroke_change, progress=_progress_on(args))
     _write_atomic(out, lambda p: res.to_c3d(p, overwrite=args.overwrite), args.overwrite, atomic=False)
     if csv_path is not None:
-        _write_atomic(csv_path, lambda p: res.strokes.to_csv(p, index=False), args.overwrite)
-    st = res.strokes
-    rows = [Row("strokes", int(len(st)), "-", ""),
-            Row("duration", float(res.frame["t"].iloc[-1]), "s", ""),
-            Row("distance_x", float(st["distance_x"].sum()), "m", "along the course"),
-            Row("last_mean_speed", float(st["mean_speed"].iloc[-1]), "m/s", "last stroke's mean CM speed"),
-            Row("last_mean_power", float(st["mean_power"].iloc[-1]), "W", "last stroke's mean push-off power"),
-            Row("c3d", str(out), "", "")]
+        _save_strokes(res, csv_path, args.overwrite)
+    rows = _run_rows(res) + [Row("c3d", str(out), "", "")]
     if csv_path is not None:
-        rows.append(Row("csv", str(csv_path), "", "per-stroke table"))
-    sys.stdout.write(render(rows, args.format, dict(command="run", model=args.model, parameters=over)))
+        rows.append(Row("csv", str(csv_path), "", "per-stroke table (units: <stem>.units.json)"))
+    sys.stdout.write(render(rows, args.format, dict(command="run", model=args.model,
+                                                    power_counts=POWER_COUNTS[args.model], parameters=over)))
+    return 0
+
+
+def _run_rows(res) -> list:
+    """The answer of ``run``: its length, time and distance, and its last stroke's speeds and powers
+    (the names of the strokes table, ``skilib.vocabulary``)."""
+    st = res.strokes
+    last = st.iloc[-1]
+    return [Row("strokes", int(len(st)), "-", ""),
+            Row("duration", float(res.frame["t"].iloc[-1]), "s", ""),
+            Row("distance_x", float(st["distance_x"].sum()), "m", "along the course (X), the strokes' sum"),
+            Row("last_progress_speed", float(last["progress_speed"]), "m/s",
+                "last stroke's distance along the course (X) per time"),
+            Row("last_cm_speed", float(last["mean_speed"]), "m/s",
+                "last stroke's time average of the CM's speed |Ṙ| (its mean_speed)"),
+            Row("last_mean_power", float(last["mean_power"]), "W", "last stroke's net mean power (see power_counts)"),
+            Row("last_mean_leg_power", float(last.get("mean_leg_power", last["mean_power"])), "W",
+                "last stroke's net mean power of the leg")]
+
+
+def _run_edge(args) -> int:
+    """``skilib run --model edge``: ``simulate_edge(params, strokes=N)`` from the periodic stroke
+    (``--v0``: from that speed), ``--balance designed`` with the landing rule designed for it; its
+    per-stroke table with --csv (and the units file)."""
+    csv_path = _check_csv(args, None)
+    over = parse_params(args.model, args.param)
+    params = _param_class(args.model)(**over)
+    if args.dt_out > params.stroke_time:
+        raise UsageError(f"--dt-out: {args.dt_out:g} s is longer than a stroke ({params.stroke_time:g} s, "
+                         "stroke_time): the run would keep only the strokes' ends; give at most the stroke time")
+    from .models.edge.run import simulate_edge
+
+    res = simulate_edge(params, strokes=args.strokes, v0="periodic" if args.v0 is None else args.v0,
+                        dt_out=args.dt_out, first_ski=args.first_ski,
+                        balance="designed" if args.balance == "designed" else None, progress=_progress_on(args))
+    if csv_path is not None:
+        _save_strokes(res, csv_path, args.overwrite)
+    rows = _run_rows(res)
+    if csv_path is not None:
+        rows.append(Row("csv", str(csv_path), "", "per-stroke table (units: <stem>.units.json)"))
+    meta = dict(command="run", model="edge", start="periodic stroke" if args.v0 is None else f"v0 = {args.v0:g} m/s",
+                balance=args.balance or "fixed", power_counts=POWER_COUNTS["edge"], parameters=over)
+    sys.stdout.write(render(rows, args.format, meta))
     return 0
 
 
@@ -667,25 +744,36 @@ def build_parser() -> argparse.ArgumentParser:
     from .models.thesis.run import STROKE_CHANGE_RULES
 
     p = sub.add_parser("run", formatter_class=_Formatter,
-                       help="a long run of the thesis's skier to C3D (markers [mm], forces [N])",
-                       description="A run of alternating strokes of the thesis's skier (skilib.simulate_run) "
-                                   "written as a C3D file (markers in mm, analog forces in N, stroke events) "
-                                   "and, with --csv, its per-stroke table (speeds [m/s], powers [W], works [J]).",
-                       epilog=_epilog(("thesis",)))
-    _common(p, model_choices=("thesis",), model_default="thesis", out_help=None)
+                       help="a long run: the thesis's skier to C3D (markers [mm], forces [N]), the edged skater "
+                            "to CSV",
+                       description="A run of alternating strokes.  The thesis's skier (default; skilib.simulate_run) "
+                                   "is written as a C3D file (--out: markers in mm, analog forces in N, stroke "
+                                   "events); the edged skater (--model edge; skilib.simulate_edge, from its periodic "
+                                   "stroke unless --v0 is given) has no C3D layout: --out is refused, its run is "
+                                   "answered in numbers and written with --csv.  --csv writes the per-stroke table "
+                                   "(speeds [m/s], powers [W], works [J]) and beside it <stem>.units.json, the unit "
+                                   "of every column.",
+                       epilog=_epilog(("thesis", "edge")))
+    _common(p, model_choices=("thesis", "edge"), model_default="thesis", out_help=None)
     p.add_argument("--strokes", type=_count("--strokes", 1), required=True, metavar="N", help="number of strokes (>= 1)")
-    p.add_argument("--out", metavar="FILE.c3d", required=True, help="the C3D file to write")
-    p.add_argument("--csv", metavar="FILE.csv", help="also write the per-stroke table as CSV")
-    p.add_argument("--v0", type=_real("--v0"), default=0.0, metavar="M_PER_S", help="initial ski speed [m/s] (default 0)")
-    p.add_argument("--force-scale", type=_real("--force-scale"), default=1.0, metavar="X",
-                   help="multiplies the push-off force [-] (default 1)")
+    p.add_argument("--out", metavar="FILE.c3d", help="the C3D file to write (the thesis's skier: required; the "
+                                                     "edged skater: refused)")
+    p.add_argument("--csv", metavar="FILE.csv", help="also write the per-stroke table as CSV, and the unit of each "
+                                                     "column as FILE.units.json")
+    p.add_argument("--v0", type=_real("--v0"), default=None, metavar="M_PER_S",
+                   help="initial ski speed [m/s] (default: thesis 0; edge the periodic stroke's start)")
+    p.add_argument("--balance", choices=("fixed", "designed"), default=None,
+                   help="edge only: the landing offset fixed (default: open loop, up to 50 strokes from the periodic "
+                        "stroke) or chosen by the rule designed for the periodic stroke (stable, any --v0 of 3–5.5 m/s)")
+    p.add_argument("--force-scale", type=_real("--force-scale"), default=None, metavar="X",
+                   help="thesis only: multiplies the push-off force [-] (default 1)")
     p.add_argument("--dt-out", type=_positive("--dt-out", "s"), default=0.01, metavar="S",
                    help="output step [s] (default 0.01), at most the stroke time T (phase_time): each stroke "
                         "is cut into round(T/S) equal steps, so the step used is T/round(T/S) (0.3 with T = 1 s "
                         "gives 1/3 s) and the C3D frame rate is round(T/S)/T Hz, not necessarily an integer")
     p.add_argument("--first-ski", choices=("right", "left"), default="right", help="the first stroke's ski")
-    p.add_argument("--stroke-change", choices=STROKE_CHANGE_RULES, default="along_ski",
-                   help="the rule from one stroke to the next (default along_ski)")
+    p.add_argument("--stroke-change", choices=STROKE_CHANGE_RULES, default=None,
+                   help="thesis only: the rule from one stroke to the next (default along_ski)")
     p.set_defaults(handler=cmd_run)
     return top
 

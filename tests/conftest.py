@@ -253,6 +253,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "cross_path: compares one quantity along two code paths or with a kept "
                                        "result; its error must stay below a tenth of its tolerance unless argued")
     config.addinivalue_line("markers", "check: slow checks that `make check` runs (and CI), not `make test`")
+    config.addinivalue_line("markers", "slow: tests of more than a few seconds each (the notebooks, the README and the "
+                                       "usage page as scripts, the long solves): `make check` runs them on every core, "
+                                       "`make test` leaves them out; a bare `pytest` runs them")
     path = os.environ.get(OUT_ENV)
     config.stash[_KEY] = _Recorder(Path(path).resolve()) if path else None
 

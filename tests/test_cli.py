@@ -36,17 +36,19 @@ def test_steady_free_prints_the_library_steady_state(capsys, free_steady):
     doc = json.loads(out)
     r = doc["results"]
     assert (doc["model"], doc["parameters"]) == ("free", {})
-    assert r["mean_speed"] == free_steady.mean_speed  # full precision, not rounded
+    assert r["cm_speed"] == free_steady.mean_speed  # full precision, not rounded; the stroke's mean CM speed
+    assert "mean_speed" not in r  # one name, one meaning: cm_speed and progress_speed
     assert r["progress_speed"] == free_steady.progress_speed
     assert r["mean_power"] == free_steady.mean_power
     assert r["u0"] == free_steady.u0
     assert r["peak_leg_force_bw"] == free_steady.peak_leg_force_bw
     assert r["stroke_time"] == sk.FreeSkaterParams().stroke_time
-    assert doc["units"]["mean_speed"] == "m/s" and doc["units"]["mean_power"] == "W"
+    assert doc["units"]["cm_speed"] == "m/s" and doc["units"]["mean_power"] == "W"
+    assert r["mean_leg_power"] == free_steady.mean_leg_power == free_steady.mean_power  # no poles: the leg's
     # the human table shows the same numbers
     assert main(["steady", "--model", "free"]) == 0
     table = capsys.readouterr().out
-    assert re.search(rf"^mean_speed\s+{re.escape(f'{free_steady.mean_speed:.6g}')}\s+m/s", table, re.M)
+    assert re.search(rf"^cm_speed\s+{re.escape(f'{free_steady.mean_speed:.6g}')}\s+m/s", table, re.M)
     assert re.search(rf"^mean_power\s+{re.escape(f'{free_steady.mean_power:.6g}')}\s+W", table, re.M)
 
 
@@ -57,7 +59,7 @@ def test_steady_edge_prints_the_library_steady_state(capsys):
     assert main(["steady", "--model", "edge", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     r = doc["results"]
-    assert (r["mean_speed"], r["progress_speed"], r["mean_power"], r["u0"]) == (
+    assert (r["cm_speed"], r["progress_speed"], r["mean_power"], r["u0"]) == (
         ss.mean_speed, ss.progress_speed, ss.mean_power, ss.u0)
     assert (r["metabolic_power"], r["metabolic_total"], r["peak_leg_force_bw"]) == (
         ss.metabolic_power, ss.metabolic_total, ss.peak_leg_force_bw)
@@ -87,7 +89,7 @@ def test_steady_param_and_csv_out(tmp_path, capsys):
     assert capsys.readouterr().out == ""
     got = pd.read_csv(out, index_col="quantity")
     ss = sk.free_steady_state(sk.FreeSkaterParams(body_mass=70.0))
-    assert float(got.loc["mean_speed", "value"]) == ss.mean_speed
+    assert float(got.loc["cm_speed", "value"]) == ss.mean_speed
     assert got.loc["mean_power", "unit"] == "W"
     before = out.read_bytes()
     assert main(["steady", "--model", "free", "--out", str(out)]) == 2  # exists, no --overwrite
@@ -239,7 +241,7 @@ def _fake_optimum(calls, **target):
 
     def fake(model, value, **kwargs):
         calls.append((model, value, kwargs))
-        return SimpleNamespace(mean_speed=4.5, mean_power=123.25, progress_speed=4.5, cm_speed=4.6,
+        return SimpleNamespace(mean_power=123.25, mean_leg_power=123.25, progress_speed=4.5, cm_speed=4.6,
                                peak_leg_force_bw=1.25, feasible=True, speed="progress", budget=kwargs["budget"],
                                budget_power=123.25, x={"stroke_time": 0.75}, bounds={"stroke_time": (0.4, 2.0)},
                                at_bound={}, warnings=[])

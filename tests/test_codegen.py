@@ -58,6 +58,7 @@ def _check_terms(measured, compiled, system, t, q, qd, alpha=3.0, beta=4.0):
     return got
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["python", "c"])
 @pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
 def test_generated_terms_match_numeric_engine(rng, rotation, backend, measured):
@@ -143,6 +144,7 @@ def test_compiled_system_integrates_like_the_numeric_one(measured):
     measured.allclose("λ: compiled vs numeric run", b.lam, a.lam, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.slow
 def test_numba_kernel_is_written_to_the_cache_and_reloaded(tmp_path, monkeypatch, rng, measured):
     """With numba the kernel is a module in the cache folder; another process (simulated by
     clearing the in-memory cache) loads it instead of tracing again, with equal results."""

@@ -65,6 +65,7 @@ def stroke():
     return EdgeStroke(_base())
 
 
+@pytest.mark.slow
 def test_the_collocated_periodic_stroke_is_the_shooting_fixed_point(stroke, shooting, measured):
     """The default technique collocated on 10 and 20 intervals converges to the shooting stroke
     map's fixed point at fourth order: the touch-down state, the progress speed and the drivers'
@@ -91,6 +92,7 @@ def test_the_collocated_periodic_stroke_is_the_shooting_fixed_point(stroke, shoo
         measured.exceeds(f"observed order, {k}", _order(e), ORDER)
 
 
+@pytest.mark.slow
 def test_the_collocated_stroke_resimulated_is_periodic(stroke, measured):
     """The model's own stroke map run from the collocated touch-down state returns to it (the
     ski's speed after the plastic touch-down is u0 again) with the collocated speed and power."""
@@ -113,6 +115,7 @@ def _shooting(params, guess, **x):
     return np.array([ss.progress_speed, ss.metabolic_power, *edge_margins(ss).values()])
 
 
+@pytest.mark.slow
 def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(optimum, measured):
     """At the collocated optimum (240 W metabolic), central differences of the shooting model give
     ∇v = μ∇P + Σ ν_j ∇(−g_j) over the parameters inside their bounds, g_j the margins that are
@@ -160,6 +163,7 @@ def edge_control():
     return optimal_control("edge", 240.0, nodes=20, control_nodes=5, starts=0)
 
 
+@pytest.mark.slow
 def test_free_control_of_the_edged_skater_is_resimulated_and_admissible(edge_control, measured):
     """At 240 W metabolic on 20 intervals (splines on 5): IPOPT solves it, the splines as laws of
     one stroke of the model's stroke map from the collocated touch-down state give the collocated

@@ -80,6 +80,7 @@ def test_constraints_exact_on_euler_parameter_bodies(rng, index, measured):
     measured.allclose("Cq q̈ − Qd vs 2nd difference", jet.J @ qdd + jet.quad, d2(f, 1e-3), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_heavy_top_through_vertical_with_euler_parameters(measured):
     """A heavy symmetric top started 5° from the vertical, whose axis passes through it, 10 s
     with Euler parameters and projection: energy, L_z and L₃ constant; u = cos(tilt) stays
@@ -135,6 +136,7 @@ def test_heavy_top_with_zxz_stops_at_gimbal_lock(measured):
     measured.allclose("θ (ZXZ) vs tilt (Euler parameters)", z.q[:, 4], tilt[:-1], atol=1e-9, unit="rad")
 
 
+@pytest.mark.slow
 def test_drift_none_grows_baumgarte_bounded_projection_exact(measured):
     """60 s of a spherical pendulum (RK45, rtol 1e-6): without stabilization max|C| of the
     last 10 s exceeds 10 × that of the first 10 s; with Baumgarte (h = 0.01 s) it stays below

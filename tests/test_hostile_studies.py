@@ -253,13 +253,13 @@ def test_every_start_ending_where_the_model_cannot_run_gives_the_nearest_runnabl
     from skilib.studies import optimum as om
 
     names = ("stroke_time",)
-    table = pd.DataFrame([dict(status="ok", mean_power=np.nan, mean_speed=0.0, violation=1.0, end_stroke_time=0.5,
+    table = pd.DataFrame([dict(status="ok", mean_power=np.nan, optimized_speed=0.0, violation=1.0, end_stroke_time=0.5,
                                progress_speed=0.0, cm_speed=0.0, peak_leg_force_bw=np.nan, budget_power=np.nan)])
-    ev = pd.DataFrame([dict(stroke_time=t, status="ok", mean_speed=v, progress_speed=v, cm_speed=v + 0.1, mean_power=P,
+    ev = pd.DataFrame([dict(stroke_time=t, status="ok", optimized_speed=v, progress_speed=v, cm_speed=v + 0.1, mean_power=P,
                             budget_power=P, peak_leg_force_bw=1.2) for t, v, P in ((0.6, 4.0, 150.0), (0.8, 3.0, 90.0))]
-                      + [dict(stroke_time=0.5, status="error", mean_speed=0.0, mean_power=np.nan, budget_power=np.nan)])
+                      + [dict(stroke_time=0.5, status="error", optimized_speed=0.0, mean_power=np.nan, budget_power=np.nan)])
     monkeypatch.setattr(om, "_run_starts", lambda *a, **k: (names, {"stroke_time": (0.4, 2.0)}, table, ev))
     o = om.optimize_technique("free", power=100.0, bounds={"stroke_time": (0.4, 2.0)}, starts=1)
-    assert not o.feasible and o.x == {"stroke_time": 0.8} and o.budget_power == 90.0 and o.mean_speed == 3.0
+    assert not o.feasible and o.x == {"stroke_time": 0.8} and o.budget_power == 90.0 and o.optimized_speed == 3.0
     assert o.reason.startswith("every start ended at a technique the model cannot run, although 100 W lies within")
     assert "nearest the budget reaches 90 W" in o.reason

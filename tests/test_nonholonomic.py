@@ -69,6 +69,7 @@ def test_chaplygin_sleigh_closed_form(rotation, stabilization, measured):
     measured.check("edge's lateral velocity |B q̇|", res.nonholonomic_norm.max(), 1e-8, "m/s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rotation", ["zxz", "euler_parameters"])
 def test_knife_edge_on_an_inclined_plane_turning_at_a_constant_rate(rotation, measured):
     """A knife edge on a plane inclined at β, its heading driven at the rate ω, released from rest

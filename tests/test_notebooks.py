@@ -146,6 +146,7 @@ CHAIN = [p for p in NOTEBOOKS if p.name[:2] <= "06"]
 RUNS = [CHAIN] + [[p] for p in NOTEBOOKS if p.name[:2] > "06"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("group", [pytest.param(g, id="-".join(p.name[:2] for p in g),
                                                 marks=pytest.mark.xdist_group("notebooks-" + g[-1].name[:2]))
                                    for g in RUNS])

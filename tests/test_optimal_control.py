@@ -148,6 +148,7 @@ def control():
     return optimal_control("free", 600.0, nodes=20, control_nodes=5, starts=0)
 
 
+@pytest.mark.slow
 def test_free_control_is_resimulated_and_no_slower_than_the_laws(control, measured):
     """The free-control stroke (600 W metabolic, 20 intervals, splines on 5): IPOPT solves it, the
     simulator with the splines as laws agrees in speed and power, and the stroke is at least as
@@ -159,6 +160,7 @@ def test_free_control_is_resimulated_and_no_slower_than_the_laws(control, measur
     measured.exceeds("free control's speed + penalty − the law-based speed", s.gain + s.penalty + 1e-9, 0.0, "m/s")
 
 
+@pytest.mark.slow
 def test_free_control_is_the_same_on_every_run(control, measured):
     """Solved again (the law-based start found again, the program built before reused), free
     control takes the same iterations to the same bits: IPOPT's MUMPS runs on one BLAS thread
@@ -171,6 +173,7 @@ def test_free_control_is_the_same_on_every_run(control, measured):
         measured.check(f"re-run − run: {k} at every point", np.abs(again.trajectory[k] - control.trajectory[k]), 0.0)
 
 
+@pytest.mark.slow
 def test_free_control_meets_the_touch_down_conditions(control, measured):
     """The laws' rates are zero at τ = 0, the height ends where it began (no jump of the centre of
     mass at touch-down), and in the re-simulation the energy balance closes and the touch-down
@@ -188,6 +191,7 @@ def test_free_control_meets_the_touch_down_conditions(control, measured):
     assert math.isfinite(s.penalty) and s.penalty >= 0
 
 
+@pytest.mark.slow
 def test_caps_no_stroke_can_meet_are_reported_not_solved():
     """A leg force capped at one body weight cannot both carry the body and push it at 600 W: the
     program has no solution, and the result says so (IPOPT's status, success False), never an

@@ -169,7 +169,7 @@ def test_multiplier_is_the_front_s_slope(measured):
     x = math.sqrt(P0 / 2)
     pr = _problem(lambda z: z[0] + z[1], lambda z: z[0] ** 2 + z[1] ** 2, [x, x], [(0.0, 3.0)] * 2)
     powers = np.array([1.9, 2.0, 2.1])
-    front = pd.DataFrame(dict(power=powers, mean_speed=np.sqrt(2 * powers)))
+    front = pd.DataFrame(dict(power=powers, optimized_speed=np.sqrt(2 * powers)))
     o = optimality(pr, front=front, step=1e-5)
     measured.check("λ = 1/√(2 P0)", o["lam"] - 1 / math.sqrt(2 * P0), 1e-8)
     measured.check("front slope vs λ", o["front_slope"] - o["lam"], 1e-3, argued=CENTRAL_DIFFERENCE)

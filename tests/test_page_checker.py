@@ -186,6 +186,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_checker_fails_and_keeps_the_good_page(broken_run):
     rc, lines, out = broken_run
     assert rc == 1, out
@@ -194,6 +195,7 @@ def test_checker_fails_and_keeps_the_good_page(broken_run):
     assert re.search(r"check_book_pages: 8 pages, 7 with problems, 0 network references", out), out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", BROKEN)
 def test_checker_names_the_page_and_the_problem(broken_run, page):
     rc, lines, out = broken_run

@@ -89,6 +89,7 @@ def test_a_phased_mesh_has_knots_at_its_breaks_and_nests_when_doubled(measured):
                        1e-15, "s")
 
 
+@pytest.mark.slow
 def test_a_knot_at_the_lift_beats_the_even_mesh(measured):
     """The free skater's V2 stroke (150 N from touch-down, lifted at 0.3 s of 0.8 s) collocated on
     10 and 20 intervals, with the phased mesh (a knot at the lift) and with the even mesh, whose
@@ -134,6 +135,7 @@ def _pole_work(adapter, traj) -> float:
     return float(np.sum(h / 6 * (p[0:-2:2] + 4 * p[1::2] + p[2::2])))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(CASES))
 def test_the_collocated_stroke_with_poles_is_the_shooting_steady_state(model, measured):
     """One technique with poles, collocated on 10, 20 and 40 intervals, converges at fourth order
@@ -160,6 +162,7 @@ def test_the_collocated_stroke_with_poles_is_the_shooting_steady_state(model, me
         measured.exceeds(f"{model}: observed order, {k}", _order(e), ORDER)
 
 
+@pytest.mark.slow
 def test_the_collocated_optimum_with_poles_meets_the_shooting_models_optimality_conditions(measured):
     """The free skater with poles (150 N from touch-down) at 200 W net (the leg's and the arms'
     work), on 40 intervals: at the collocated optimum the shooting model's own gradients satisfy
@@ -210,6 +213,7 @@ CONTROL = {"free": (sk.FreeSkaterParams(pole_force_max=150.0), 600.0),
            "edge": (sk.EdgeSkaterParams(pole_force_max=20.0, max_leg_length=1.1), 300.0)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", list(CONTROL))
 def test_free_control_with_poles_is_resimulated_and_no_slower(model, measured):
     """Free control with the pole's push a spline of the contact: the model's simulator, with the

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -13,6 +15,7 @@ def readme_blocks() -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), re.M | re.S)
 
 
+@pytest.mark.slow
 def test_the_readme_snippets_run_as_written(tmp_path):
     blocks = readme_blocks()
     assert len(blocks) >= 5

@@ -48,6 +48,7 @@ def _run(cache, backend="c", **env):
 
 
 # -- 1. cache integrity -----------------------------------------------------------------------
+@pytest.mark.slow
 @needs_cc
 def test_damaged_c_kernel_files_are_rebuilt_with_a_warning_never_loaded(tmp_path):
     """A truncated library (SIGBUS inside ctypes before), an emptied one (OSError), an emptied
@@ -78,6 +79,7 @@ def test_damaged_c_kernel_files_are_rebuilt_with_a_warning_never_loaded(tmp_path
     assert sorted(p.suffix for p in kernels.iterdir()) == [".c", ".json", ".so"]  # no temporary files left
 
 
+@pytest.mark.slow
 def test_damaged_numba_module_and_machine_code_are_rebuilt(tmp_path):
     """The numba backend's module (.py, hashed in its metadata) and numba's own cached machine
     code (__pycache__, checked by loading it once) are rebuilt when damaged."""
@@ -98,6 +100,7 @@ def test_damaged_numba_module_and_machine_code_are_rebuilt(tmp_path):
 
 
 # -- 5. backend fallback, no temporary folders ----------------------------------------------------
+@pytest.mark.slow
 def test_backends_fall_back_in_order_with_the_reason(tmp_path):
     """CC=/nonexistent/cc: the C backend warns with the compiler's error and numba (or Python)
     takes over; a numba that fails to import falls back to plain Python, also with a warning."""
@@ -249,6 +252,7 @@ def _crash_on_negative(row):
     return {"y": 2 * row["x"]}
 
 
+@pytest.mark.slow
 def test_a_dying_worker_is_reported_with_its_reason():
     """A row that kills its worker (SIGSEGV, as a damaged library did) fails alone, with the
     fault report the worker left (before: a bare KilledWorker)."""
@@ -325,6 +329,7 @@ def test_own_column_names_and_single_plate_recordings(tmp_path):
         fd.load_force_data(single, columns={"time": "time_s", "speed": "Fz_N"})
 
 
+@pytest.mark.slow
 def test_push_duration_mismatch_is_an_error_and_the_source_file_is_recorded(tmp_path):
     """A push fitted for a 1.0 s phase run with a 0.8 s phase was silently cut short: now an
     error naming both times; ``time_scaled`` stretches it explicitly, and the run records the
@@ -343,6 +348,7 @@ def test_push_duration_mismatch_is_an_error_and_the_source_file_is_recorded(tmp_
     assert default.info["force_sha256"] == json.loads(sk.default_metadata_path().read_text())["sha256"]
 
 
+@pytest.mark.slow
 def test_a_batch_whose_worker_dies_runs_again_row_by_row():
     """Rows in batches (one Dask task per ``batch`` rows) give the table of one task per row; a
     batch whose worker dies is run again row by row: its other rows succeed, the row that

@@ -71,6 +71,7 @@ def test_copying_the_notebooks_skips_sockets_and_build_outputs(tmp_path):
     assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == ["a.ipynb"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("i", range(len(blocks())))
 def test_snippet_runs(scratch, i):
     lang, code = blocks()[i]

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from ..engine.validation import check_bool
 
-__all__ = ["check_target", "write_atomic", "save_table", "save_text", "save_figure"]
+__all__ = ["check_target", "write_atomic", "save_table", "save_text", "save_figure", "units_sidecar"]
 
 
 def _as_path(path, what: str) -> Path:
@@ -234,15 +234,39 @@ def write_atomic(path, write, *, overwrite: bool = False, verify=None, make_pare
     return p
 
 
-def save_table(frame, path, *, overwrite: bool = False, **to_csv) -> Path:
+def units_sidecar(path) -> Path:
+    """The units' file beside the CSV table ``path``: ``<stem>.units.json`` (``strokes.csv`` →
+    ``strokes.units.json``)."""
+    p = Path(path)
+    return p.with_name(p.stem + ".units.json")
+
+
+def save_table(frame, path, *, overwrite: bool = False, units: dict | None = None, **to_csv) -> Path:
     """``frame`` (a DataFrame) as CSV at ``path``, atomically (:func:`write_atomic`), checked by
     reading the file back: as many data rows and columns as the frame has (for one header row;
     a frame with several column levels is checked for its rows).  ``to_csv`` are pandas'
-    ``DataFrame.to_csv`` keywords (``index=False``, ...)."""
+    ``DataFrame.to_csv`` keywords (``index=False``, ...).
+
+    ``units`` ({column: unit}, e.g. a result's ``units``, ``skilib.vocabulary``): also writes the
+    unit of every column, in the table's order, as a JSON object at ``units_sidecar(path)``
+    (``<stem>.units.json``), atomically, after the table; a column without a unit (or an empty
+    one) is a ValueError naming it, and the sidecar's name is checked as the table's (it exists
+    without ``overwrite``: ``FileExistsError``), both before anything is written."""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame: expected a pandas DataFrame, got {type(frame).__name__}")
+    if units is not None:
+        import json
+
+        missing = [str(c) for c in frame.columns if not units.get(str(c))]
+        if missing:
+            raise ValueError(f"units: no unit for the column(s) {', '.join(missing)}")
+        side = check_target(units_sidecar(_as_path(path, "CSV table")), overwrite=overwrite, what="units file")
+        text = json.dumps({str(c): units[str(c)] for c in frame.columns}, indent=1, ensure_ascii=False) + "\n"
+        written = save_table(frame, path, overwrite=overwrite, **to_csv)
+        save_text(text, side, overwrite=overwrite)
+        return written
     index = to_csv.get("index", True)
     shape = (len(frame), frame.shape[1] + (frame.index.nlevels if index else 0))
 

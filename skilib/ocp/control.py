@@ -59,9 +59,10 @@ import pandas as pd
 
 from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
-from ..engine.validation import check_number
+from ..engine.validation import check_bool, check_number
 from .collocation import HermiteSimpson
-from .stroke import IPOPT_OPTIONS, MeshProgram, check_ipopt, PowerBudget, StrokeSolution, check_budget, regrid, resimulation_error
+from .stroke import (IPOPT_OPTIONS, MeshProgram, check_ipopt, PowerBudget, StrokeSolution, check_budget, ipopt_progress,
+                     regrid, resimulation_error)
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS", "CONTROL_IPOPT", "refine_knots",
            "coarse_mesh", "COARSE_CONTROL_NODES", "acceleration_bernstein"]
@@ -378,7 +379,7 @@ def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget, 
 def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = "metabolic", params=None, caps=None,
                     nodes: int = 100, control_nodes: int = 25, smoothness: float = DEFAULT_SMOOTHNESS,
                     resimulation_tol: float = 1e-4, ipopt: dict | None = None, starts: int = 4,
-                    seed: int = 0) -> ControlSolution:
+                    seed: int = 0, progress: bool = False) -> ControlSolution:
     """The fastest stroke of ``model`` at mean power ``power`` [W] with its laws free (the
     module's docstring): ``model`` "free" (the free skater's heading, lateral offset and height)
     or "edge" (the edged skater's heading and leg length, and its landing offset) as C² quintic
@@ -397,8 +398,12 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     map, one stroke from the collocated touch-down state).  A program IPOPT does not solve is
     returned with ``success=False`` and IPOPT's status, never as an optimum.  ``ipopt`` adds to
     ``IPOPT_OPTIONS`` and ``CONTROL_IPOPT`` (its keys and values checked before anything runs,
-    ``skilib.ocp.stroke.check_ipopt``: ``IPOPT_ALLOWED``).  ValueError naming the argument on bad input (model,
-    power, caps, nodes, smoothness)."""
+    ``skilib.ocp.stroke.check_ipopt``: ``IPOPT_ALLOWED``).  ``progress``: a bar on stderr counting
+    IPOPT's iterations, those of the law-based starts' programs and of the free-control programs
+    (coarse, fine), with the program solving and its mesh's intervals (``skilib.ocp.stroke.ipopt_progress``;
+    the result is the same bit for bit).  ValueError naming the argument on bad input (model,
+    power, caps, nodes, smoothness, progress)."""
+    progress = check_bool("progress", progress)
     ipopt = check_ipopt(ipopt)
     ca = require_casadi()
     if model not in ("free", "edge"):
@@ -429,40 +434,41 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     # the law-based optimum on the model's own mesh (``SkiStroke.nodes``: its speed within 1e-6 of
     # the shooting optimum's), interpolated onto this mesh as the start: its seeded starts on the
     # finer mesh cost minutes and change its speed by less than that
-    t0 = time.perf_counter()
-    law = optimize_technique(model, power=power, bounds=bounds, params=params, budget=budget,
-                             method="collocation", starts=starts, seed=seed, x0={k: base[k] for k in bounds})
-    law_seconds = time.perf_counter() - t0
-    start = law.solution
-    if not start.success:
-        raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
-                           f"(IPOPT: {start.status}, re-simulation error {start.resimulation_error:.3g})")
-    opts = {**IPOPT_OPTIONS, **CONTROL_IPOPT, **(ipopt or {})}
-    t0 = time.perf_counter()
-    mesh = coarse_mesh(int(nodes), int(control_nodes))
-    coarse_program = _program(ca, adapter, *mesh, caps, smoothness, opts, budget) if mesh else None
-    build_seconds = time.perf_counter() - t0
-    # the coarse mesh's optimum starts the fine one: the law-based start is far from free
-    # control's optimum, and IPOPT's way there costs fewer iterations where each is cheap
-    coarse = coarse_program.solve(power, start) if coarse_program is not None else None
-    if coarse is not None and not coarse["solved"]:
-        coarse = None
-    # with poles the fine mesh's phases are sized for the coarse optimum's stroke time: sized for
-    # the params', a stroke that ends far from it is meshed out of proportion (measured on the free
-    # skater with V2 poles at 600 W metabolic, 100 intervals: 500 iterations without converging,
-    # against 43 sized for the coarse optimum's 0.4 s)
-    t0 = time.perf_counter()
-    program = _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget,
-                       coarse["T"] if coarse is not None else None)
-    build_seconds += time.perf_counter() - t0
-    sol = program.solve(power, start, coarse)
-    if coarse is not None:
-        coarse = dict(nodes=mesh[0], control_nodes=mesh[1], iterations=coarse["iterations"],
-                      solve_time=coarse["time"], speed=coarse["speed"], fine_status=sol["status"], restarted=False)
-        if not sol["solved"]:
-            # IPOPT did not finish from the coarse solution: solve again from the law-based start
-            coarse.update(restarted=True, fine_iterations=sol["iterations"], fine_time=sol["time"])
-            sol = program.solve(power, start)
+    with ipopt_progress(progress, "optimal_control"):
+        t0 = time.perf_counter()
+        law = optimize_technique(model, power=power, bounds=bounds, params=params, budget=budget,
+                                 method="collocation", starts=starts, seed=seed, x0={k: base[k] for k in bounds})
+        law_seconds = time.perf_counter() - t0
+        start = law.solution
+        if not start.success:
+            raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
+                               f"(IPOPT: {start.status}, re-simulation error {start.resimulation_error:.3g})")
+        opts = {**IPOPT_OPTIONS, **CONTROL_IPOPT, **(ipopt or {})}
+        t0 = time.perf_counter()
+        mesh = coarse_mesh(int(nodes), int(control_nodes))
+        coarse_program = _program(ca, adapter, *mesh, caps, smoothness, opts, budget) if mesh else None
+        build_seconds = time.perf_counter() - t0
+        # the coarse mesh's optimum starts the fine one: the law-based start is far from free
+        # control's optimum, and IPOPT's way there costs fewer iterations where each is cheap
+        coarse = coarse_program.solve(power, start) if coarse_program is not None else None
+        if coarse is not None and not coarse["solved"]:
+            coarse = None
+        # with poles the fine mesh's phases are sized for the coarse optimum's stroke time: sized for
+        # the params', a stroke that ends far from it is meshed out of proportion (measured on the free
+        # skater with V2 poles at 600 W metabolic, 100 intervals: 500 iterations without converging,
+        # against 43 sized for the coarse optimum's 0.4 s)
+        t0 = time.perf_counter()
+        program = _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget,
+                           coarse["T"] if coarse is not None else None)
+        build_seconds += time.perf_counter() - t0
+        sol = program.solve(power, start, coarse)
+        if coarse is not None:
+            coarse = dict(nodes=mesh[0], control_nodes=mesh[1], iterations=coarse["iterations"],
+                          solve_time=coarse["time"], speed=coarse["speed"], fine_status=sol["status"], restarted=False)
+            if not sol["solved"]:
+                # IPOPT did not finish from the coarse solution: solve again from the law-based start
+                coarse.update(restarted=True, fine_iterations=sol["iterations"], fine_time=sol["time"])
+                sol = program.solve(power, start)
     laws = adapter.spline_laws(sol["traj"])
     refused = ""
     try:

@@ -31,6 +31,8 @@ status and the largest constraint violation at its last iterate.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes
 import math
 import os
@@ -41,11 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from ..engine.codegen.casadi_terms import require_casadi
-from ..engine.validation import check_number
+from ..engine.validation import check_bool, check_number
 from .collocation import HermiteSimpson
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
-           "resimulation_error", "check_budget", "one_blas_thread"]
+           "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
@@ -178,7 +180,7 @@ def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
 
 def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
                      budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
-                     ipopt: dict | None = None) -> StrokeSolution:
+                     ipopt: dict | None = None, progress: bool = False) -> StrokeSolution:
     """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
     ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
     adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
@@ -187,7 +189,10 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
     (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``:
     "net", "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
-    to ``IPOPT_OPTIONS``.  ValueError on bad arguments, naming them."""
+    to ``IPOPT_OPTIONS``.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
+    mesh solved, with the mesh's intervals (``ipopt_progress``; the result is the same bit for
+    bit).  ValueError on bad arguments, naming them."""
+    progress = check_bool("progress", progress)
     ipopt = check_ipopt(ipopt)
     ca = require_casadi()
     start = x0
@@ -215,18 +220,19 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     opts = dict(IPOPT_OPTIONS, **(ipopt or {}))
     guess, meshes, t_all = None, [], 0.0
     n = int(nodes)
-    while True:
-        sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget)
-        t_all += sol["time"]
-        res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
-        err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
-        meshes.append(dict(nodes=n, status=sol["status"], iterations=sol["iterations"], speed=sol["speed"],
-                           power=sol["power"], budget_power=sol["budget_power"], resimulation_error=err,
-                           time=sol["time"]))
-        if not sol["solved"] or err <= resimulation_tol or 2 * n > max_nodes:
-            break
-        guess, n = sol["trajectory"], 2 * n
-        x0 = {**x0, **{k: sol["x"][k] for k in b}}
+    with ipopt_progress(progress, "collocate_stroke"):
+        while True:
+            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget)
+            t_all += sol["time"]
+            res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
+            err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
+            meshes.append(dict(nodes=n, status=sol["status"], iterations=sol["iterations"], speed=sol["speed"],
+                               power=sol["power"], budget_power=sol["budget_power"], resimulation_error=err,
+                               time=sol["time"]))
+            if not sol["solved"] or err <= resimulation_tol or 2 * n > max_nodes:
+                break
+            guess, n = sol["trajectory"], 2 * n
+            x0 = {**x0, **{k: sol["x"][k] for k in b}}
     ok = bool(sol["solved"] and err <= resimulation_tol)
     return StrokeSolution(budget_power=sol["budget_power"], complementarity=sol["complementarity"],
                           x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
@@ -330,6 +336,85 @@ def one_blas_thread(ca) -> bool:
     return found
 
 
+#: the bar of the ``progress=True`` call running in this thread (``collocate_stroke``,
+#: ``skilib.ocp.control.optimal_control``), or None: each IPOPT iteration of every program solved
+#: meanwhile (``MeshProgram.run``) is one step of it
+_IPOPT_BAR = contextvars.ContextVar("skilib_ipopt_bar", default=None)
+
+
+@contextlib.contextmanager
+def ipopt_progress(enabled: bool, who: str):
+    """While the block runs, a bar on stderr (``skilib.strokes.run.progress_bar``, named ``who``)
+    counting the IPOPT iterations of every program solved in this thread, with the program and
+    its mesh's intervals beside it; nothing when ``enabled`` is False (a bar already open, an outer
+    call's, goes on counting).  It only counts: every program is built with the same iteration
+    callback (``MeshProgram.compile``) with a bar or without, so no number depends on it."""
+    if not check_bool("progress", enabled):
+        yield None
+        return
+    from ..strokes.run import progress_bar
+
+    bar = progress_bar(None, who, " IPOPT iterations", True)
+    token = _IPOPT_BAR.set(bar)
+    try:
+        yield bar
+    finally:
+        _IPOPT_BAR.reset(token)
+        bar.close()
+
+
+def _iteration_counter(ca, nx: int, ng: int):
+    """A ``casadi.Callback`` for nlpsol's ``iteration_callback`` (IPOPT calls it with the iterate
+    at its start, iteration 0, and after each iteration): one step of the bar in ``_IPOPT_BAR``,
+    if any, for each iteration after the start (``start()`` before each solve), so that a solve
+    adds IPOPT's ``iter_count``.  It reads none of its inputs and always answers 0 (go on); an
+    error of the bar is swallowed, since a callback that raises would stop IPOPT."""
+
+    class IterationCounter(ca.Callback):
+        def __init__(self):
+            ca.Callback.__init__(self)
+            self.at_start = True
+            self.construct("ipopt_iterations", {})
+
+        def start(self):
+            self.at_start = True
+
+        def get_n_in(self):
+            return ca.nlpsol_n_out()
+
+        def get_n_out(self):
+            return 1
+
+        def get_name_in(self, i):
+            return ca.nlpsol_out(i)
+
+        def get_name_out(self, i):
+            return "ret"
+
+        def get_sparsity_in(self, i):
+            name = ca.nlpsol_out(i)
+            if name == "f":
+                return ca.Sparsity.scalar()
+            if name in ("x", "lam_x"):
+                return ca.Sparsity.dense(nx)
+            if name in ("g", "lam_g"):
+                return ca.Sparsity.dense(ng)
+            return ca.Sparsity(0, 0)
+
+        def eval(self, arg):
+            bar = _IPOPT_BAR.get()
+            if self.at_start:  # iteration 0: the starting point
+                self.at_start = False
+            elif bar is not None:
+                try:
+                    bar.update(1)
+                except Exception:  # noqa: BLE001 - a bar's failure must not stop the solve
+                    pass
+            return [0]
+
+    return IterationCounter()
+
+
 class MeshProgram:
     """A nonlinear program stated in a ``casadi.Opti`` around a ``HermiteSimpson`` mesh ``hs``:
     ``compile`` expands it to CasADi's SX graph once (its exact Jacobian and Hessian) and builds
@@ -342,8 +427,12 @@ class MeshProgram:
         nlp = ca.Function("nlp", [opti.x, opti.p], [opti.f, opti.g]).expand()
         xs, ps = ca.SX.sym("x", opti.x.shape[0]), ca.SX.sym("p", opti.p.shape[0])
         f, g = nlp(xs, ps)
+        # every program counts its iterations for a bar (``ipopt_progress``), one open or not: the
+        # same solver either way; the callback is kept alive beside it
+        self.label, self.counter = name, _iteration_counter(ca, xs.shape[0], g.shape[0])
         self.solver = ca.nlpsol(name, "ipopt", {"x": xs, "p": ps, "f": f, "g": g},
-                                {"print_time": False, "error_on_fail": False, "ipopt": opts})
+                                {"print_time": False, "error_on_fail": False, "ipopt": opts,
+                                 "iteration_callback": self.counter})
         one_blas_thread(ca)
         self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
         self.n_extra = len(extra)
@@ -359,6 +448,10 @@ class MeshProgram:
         opti, N = self.opti, self.hs.N
         w0 = opti.debug.value(opti.x, opti.initial())
         lbg, ubg = (np.ravel(np.asarray(v, dtype=float)) for v in self.bounds(p))
+        bar = _IPOPT_BAR.get()
+        if bar is not None:
+            bar.set_postfix_str(f"{self.label} program, {N} intervals")
+        self.counter.start()
         t0 = time.perf_counter()
         r = self.solver(x0=w0, p=p, lbg=lbg, ubg=ubg)
         elapsed = time.perf_counter() - t0

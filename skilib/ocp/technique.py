@@ -67,7 +67,7 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, 
             continue
         tried.append(sol)
         rows.append(dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
-                         mean_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
+                         optimized_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
                          power_error=sol.budget_power - power, peak_leg_force_bw=sol.peak_leg_force_bw,
                          progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
                          violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,

@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..vocabulary import HasUnits
 
 __all__ = ["SimResult"]
 
 
 @dataclass
-class SimResult:
+class SimResult(HasUnits):
     """What a run returns (``simulate_run``, ``simulate_phase``, ``simulate_free``).  The columns
     listed here are the thesis's skier's; each model documents its own in its run function.
 
@@ -36,6 +37,8 @@ class SimResult:
       energies and works).
     - changes : DataFrame, one row per stroke change (KE before/after, CM height jump).
     - events : DataFrame of friction mode switches (stick/slip) inside strokes.
+    - units (property) : {column: unit} of every column of the four tables (``skilib.vocabulary``;
+      "-" for a number without dimension, a count or a label).
     """
 
     frame: pd.DataFrame

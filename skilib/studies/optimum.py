@@ -84,6 +84,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from ..engine.validation import check_bool, check_number
+from ..vocabulary import HasUnits
 
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
            "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts", "default_params",
@@ -430,13 +431,13 @@ class TechniqueModel:
 
     - speed : "progress" (default) — the speed along the course, the CM's displacement in X (the
       direction of travel) over the periodic stroke divided by its time — or "cm", the mean CM
-      speed |Ṙ| of the steady state (``mean_speed``), which also counts the sideways sway.
+      speed |Ṙ| of the steady state (its ``mean_speed``), which also counts the sideways sway.
     - budget : the power the budget counts (``BUDGETS``): "net" (default), "positive",
       "metabolic" or "physiological"; its value is the call's second entry and the row's ``budget_power``.
 
     Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
-    parameters, mean_speed (the chosen speed), progress_speed, cm_speed, mean_power (net),
-    budget_power, peak_leg_force_bw, u0, status, error)."""
+    parameters, optimized_speed (the chosen speed), progress_speed, cm_speed, mean_power (net),
+    mean_leg_power, budget_power, peak_leg_force_bw, u0, status, error)."""
 
     def __init__(self, model, names, base=None, options=None, speed="progress", budget="net"):
         _check_model(model)
@@ -495,7 +496,8 @@ class TechniqueModel:
             ss = self.steady(key)
             st = ss.strokes.iloc[0]
             got = dict(progress_speed=float(st["mean_vx"]), cm_speed=float(ss.mean_speed),
-                       mean_power=float(ss.mean_power), budget_power=float(getattr(ss, BUDGETS[self.budget])),
+                       mean_power=float(ss.mean_power), mean_leg_power=float(ss.mean_leg_power),
+                       budget_power=float(getattr(ss, BUDGETS[self.budget])),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
             if self.model == "edge":
                 got.update(edge_margins(ss))
@@ -503,11 +505,11 @@ class TechniqueModel:
             bad = [k for k in ("progress_speed", "cm_speed", "mean_power", "budget_power") if not math.isfinite(got[k])]
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
-            row.update(mean_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
+            row.update(optimized_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
             self._u0 = got["u0"]
         except (ValueError, RuntimeError, ArithmeticError) as e:
-            row.update(mean_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
-                       budget_power=np.nan, peak_leg_force_bw=np.nan, u0=np.nan, status="error",
+            row.update(optimized_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
+                       mean_leg_power=np.nan, budget_power=np.nan, peak_leg_force_bw=np.nan, u0=np.nan, status="error",
                        error=f"{type(e).__name__}: {e}")
             if self.model == "edge":
                 row.update({k: np.nan for k in EDGE_MARGINS})
@@ -535,7 +537,7 @@ class TechniqueModel:
         r = self.values(x)
         if r["status"] != "ok":
             return PENALTY
-        return r["mean_speed"], r["budget_power"], r["peak_leg_force_bw"]
+        return r["optimized_speed"], r["budget_power"], r["peak_leg_force_bw"]
 
 
 #: the progress bar of the optimizer running in this process (``progress=True``), or None
@@ -547,7 +549,7 @@ def _tick(row) -> None:
     bar = _BAR.get()
     if bar is not None:
         bar.update(1)
-        bar.set_postfix_str(f"{row['mean_speed']:.3f} m/s, {row['budget_power']:.4g} W" if row["status"] == "ok"
+        bar.set_postfix_str(f"{row['optimized_speed']:.3f} m/s, {row['budget_power']:.4g} W" if row["status"] == "ok"
                             else "cannot be run", refresh=False)
 
 
@@ -601,15 +603,16 @@ class _StartTask:
         end = tm.values(m.x)
         st = m.starts.iloc[0]
         if target is not None:  # the least power at the target speed: the objective is −P
-            return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=end["mean_speed"],
-                        mean_power=end["mean_power"], budget_power=end["budget_power"], speed_error=m.g * target,
+            return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, optimized_speed=end["optimized_speed"],
+                        mean_power=end["mean_power"], mean_leg_power=end["mean_leg_power"],
+                        budget_power=end["budget_power"], speed_error=m.g * target,
                         peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                         cm_speed=end["cm_speed"], violation=float(st["violation"]),
                         success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
                         evaluations=json.dumps(tm.log))
-        return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, mean_speed=m.f,
-                    mean_power=end["mean_power"], budget_power=end["budget_power"],
-                    power_error=np.nan if power is None else m.g * power,
+        return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, optimized_speed=m.f,
+                    mean_power=end["mean_power"], mean_leg_power=end["mean_leg_power"],
+                    budget_power=end["budget_power"], power_error=np.nan if power is None else m.g * power,
                     peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                     cm_speed=end["cm_speed"], violation=float(st["violation"]),
                     success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
@@ -617,24 +620,29 @@ class _StartTask:
 
 
 @dataclass
-class Optimum:
+class Optimum(HasUnits):
     """The optimum technique at one power (``optimize_technique``).
 
     - params : the model's parameters at the optimum (FreeSkaterParams or SkierParams).
     - x : the optimum as {name: value} of the parameters optimised.
-    - mean_speed : the speed maximised [m/s] (``speed``: "progress", the speed along the course,
-      or "cm", the mean CM speed); progress_speed, cm_speed : both, at the optimum.
-    - mean_power : its steady state's net mean power [W]; power : the budget [W] (None: no
+    - progress_speed : the speed along the course at the optimum, the CM's distance along X per
+      time [m/s]; cm_speed : the time average of the CM's speed |Ṙ| over its periodic stroke [m/s]
+      (its steady state's ``mean_speed``); speed : which one was maximised ("progress" or "cm");
+      optimized_speed (property) : that one.  (``mean_speed`` is no field: an AttributeError
+      names these.)
+    - mean_power : its steady state's net mean power [W] (the drivers the model counts,
+      ``skilib.cli.POWER_COUNTS``); mean_leg_power : the leg's alone [W] (NaN by collocation);
+      power : the budget [W] (None: no
       budget); budget : what the budget counts ("net", "positive", "metabolic" or "physiological", ``BUDGETS``);
       budget_power : that power at the optimum [W] (= mean_power with the "net" budget).
     - peak_leg_force_bw : the free skater's peak leg force [body weights] at the optimum (NaN for
       the thesis's skier).
     - bounds : {name: (low, high)} used.  model : "free", "thesis" or "edge".
     - evaluations : DataFrame of every steady state computed (start: the start's row, −1 for the
-      screening of the seeded candidates; the parameters, mean_speed,
-      progress_speed, cm_speed, mean_power, peak_leg_force_bw, u0, status "ok"/"error",
+      screening of the seeded candidates; the parameters, optimized_speed,
+      progress_speed, cm_speed, mean_power, mean_leg_power, budget_power, peak_leg_force_bw, u0, status "ok"/"error",
       error): failures included with their error.
-    - starts : DataFrame, one row per start: its point, its end point (end_*), mean_speed,
+    - starts : DataFrame, one row per start: its point, its end point (end_*), optimized_speed,
       mean_power, power_error [W], peak_leg_force_bw, violation (largest relative constraint
       residual), success, message, nit (SLSQP iterations), nfev (steady states).
     - options : the steady-state keywords used; base : the parameters not optimised.
@@ -650,12 +658,15 @@ class Optimum:
       (``AT_BOUND``) of its range from a bound.
     - warnings (property) : the numbers outside measured human ranges (``skilib.studies.
       plausible.plausibility``), each with its source.
+    - units (property) : {name: unit} of its numbers and of its tables' columns
+      (``skilib.vocabulary``; the technique's parameters with theirs).
     """
+
+    _unit_properties = ("optimized_speed",)
 
     model: str
     params: object
     x: dict
-    mean_speed: float
     mean_power: float
     power: float | None
     bounds: dict
@@ -673,10 +684,23 @@ class Optimum:
     method: str = "shooting"
     solution: object = field(default=None, repr=False)
     reason: str = ""
+    mean_leg_power: float = float("nan")
 
     @property
     def names(self):
         return tuple(self.bounds)
+
+    @property
+    def optimized_speed(self) -> float:
+        """The speed maximised (or, for ``RequiredPower``, met) [m/s]: ``progress_speed`` with
+        speed "progress", ``cm_speed`` with speed "cm"."""
+        return self.cm_speed if self.speed == "cm" else self.progress_speed
+
+    @property
+    def mean_speed(self):
+        raise AttributeError(f"{type(self).__name__}.mean_speed was renamed: progress_speed is the speed along the "
+                             "course, cm_speed the time average of the CM's speed (a steady state's mean_speed), "
+                             f"optimized_speed the one optimised (here {self.speed!r}); see CHANGELOG")
 
     @property
     def warnings(self) -> list:
@@ -857,7 +881,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         if unused:
             raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
                              "(IPOPT) does not use them: leave them out")
-        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress)
     if nodes is not None:
         raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
                          f"it (got nodes={nodes}): leave it out, or give method='collocation'")
@@ -870,7 +894,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     feasible = bool(len(ok))
     reason = "" if feasible else _unmet_power(model, power, b, table, ran, evaluations, budget)
     if len(ran):  # the fastest start within the tolerance; if none, the one closest to the constraints
-        k = int(ok["mean_speed"].astype(float).idxmax()) if feasible else int(ran["violation"].astype(float).idxmin())
+        k = (int(ok["optimized_speed"].astype(float).idxmax()) if feasible
+             else int(ran["violation"].astype(float).idxmin()))
         end = table.loc[k]
         x = {n: float(np.clip(end[f"end_{n}"], b[n][0], b[n][1])) for n in names}
     else:  # every start ended where the model cannot run: the runnable point evaluated nearest the budget
@@ -878,10 +903,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         x = {n: float(end[n]) for n in names}
     tm = TechniqueModel(model, names, params, options, speed, budget)
     p = tm.params([x[n] for n in names])
-    return Optimum(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), power, b,
+    return Optimum(model, p, x, float(end["mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
-                   float(end["budget_power"]), reason=reason)
+                   float(end["budget_power"]), reason=reason, mean_leg_power=float(end.get("mean_leg_power", np.nan)))
 
 
 def _nearest_evaluation(evaluations, power):
@@ -889,7 +914,7 @@ def _nearest_evaluation(evaluations, power):
     nearest ``power`` (the faster on a tie): a point the model ran, never a penalty."""
     good = evaluations[(evaluations["status"] == "ok") & np.isfinite(evaluations["budget_power"].astype(float))]
     gap = (good["budget_power"].astype(float) - power).abs()
-    return good.loc[(gap - 1e-12 * good["mean_speed"].astype(float)).idxmin()]
+    return good.loc[(gap - 1e-12 * good["optimized_speed"].astype(float)).idxmin()]
 
 
 def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
@@ -926,10 +951,10 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
-def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes) -> Optimum:
+def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
-    wins (``feasible`` False if none does)."""
+    wins (``feasible`` False if none does).  ``progress``: a bar counting IPOPT's iterations."""
     if budget == "physiological":
         raise ValueError("budget: 'physiological' (the whole cost: swing, force rate, rest) is computed from the "
                          "shooting stroke only; use method='shooting', or budget 'metabolic' (the work's cost) with "
@@ -951,12 +976,15 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes)
     if x0:
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
-    best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts, nodes=nodes,
-                                   budget=budget, model=model)
+    from ..ocp.stroke import ipopt_progress
+
+    with ipopt_progress(progress, "optimize_technique"):
+        best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
+                                       nodes=nodes, budget=budget, model=model)
     if best is None:
         raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
-    return Optimum(model, best.params, {n: best.x[n] for n in names}, best.progress_speed, best.mean_power, power,
+    return Optimum(model, best.params, {n: best.x[n] for n in names}, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
                    best.budget_power, method="collocation", solution=best,
@@ -1003,7 +1031,7 @@ def _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, s
         if row["status"] == "ok":
             ev += [dict(start=k, **e) for e in json.loads(row["evaluations"])]
         else:
-            ev.append(dict(start=k, **{n: row[n] for n in names}, mean_speed=np.nan, mean_power=np.nan, u0=np.nan,
+            ev.append(dict(start=k, **{n: row[n] for n in names}, optimized_speed=np.nan, mean_power=np.nan, u0=np.nan,
                            status="error", error=f"start failed: {row['error']}"))
     evaluations = pd.DataFrame(ev)
     table = table.drop(columns=["evaluations"], errors="ignore")
@@ -1018,7 +1046,7 @@ class RequiredPower(Optimum):
     whose constraint is the speed, not the power.
 
     - target_speed : the speed asked for [m/s] (``speed_kind``: "progress", along the course, or
-      "cm", the mean CM speed); mean_speed : the speed there (within ``speed_tol`` of the target,
+      "cm", the mean CM speed); optimized_speed : the speed there (within ``speed_tol`` of the target,
       relative).
     - mean_power : the net mean power there [W] — the answer with the "net" budget (the leg's for
       the free skater, the push-off's for the thesis's skier); budget_power : the budget's power
@@ -1068,7 +1096,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     - progress : a progress bar on stderr counting the steady states computed; the result is the
       same bit for bit.
 
-    Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, mean_speed,
+    Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, optimized_speed,
     and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
     no start meets it and it lies outside every speed the model reached within the bounds (the
     range is in the message); RuntimeError if every start fails, or if the speed lies within the
@@ -1086,7 +1114,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     ran = table[table["status"] == "ok"]
     ok = ran[ran["violation"].astype(float) <= speed_tol]
     if not len(ok):
-        good = evaluations[evaluations["status"] == "ok"]["mean_speed"].astype(float)
+        good = evaluations[evaluations["status"] == "ok"]["optimized_speed"].astype(float)
         lo_v, hi_v = (float(good.min()), float(good.max())) if len(good) else (math.nan, math.nan)
         where = (f"the {len(good)} steady states computed within the bounds range from {lo_v:.4g} to {hi_v:.4g} m/s"
                  f" ({kind} speed)")
@@ -1102,9 +1130,10 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     p = tm.params([x[n] for n in names])
     end = table.loc[k]
     peak_n, peak_bw = peak_leg_force(tm.steady([x[n] for n in names]), p)
-    return RequiredPower(model, p, x, float(end["mean_speed"]), float(end["mean_power"]), None, b, evaluations, table,
+    return RequiredPower(model, p, x, float(end["mean_power"]), None, b, evaluations, table,
                          dict(options or {}), params, True, kind, float(end["progress_speed"]), float(end["cm_speed"]),
-                         peak_bw, budget=budget, budget_power=float(end["budget_power"]), target_speed=target,
+                         peak_bw, budget=budget, budget_power=float(end["budget_power"]),
+                         mean_leg_power=float(end.get("mean_leg_power", np.nan)), target_speed=target,
                          speed_tol=speed_tol,
                          peak_leg_force_n=peak_n)
 
@@ -1283,7 +1312,7 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
     """Steady speed with parameter ``name`` set to each of ``values``, the others at the
     optimum, and the power restored to the budget by ``adjust`` alone (default: the parameter
     not at a bound whose scaled power derivative is largest; found by Newton steps; without a
-    budget nothing is restored).  Rows: name's value, adjust's value, mean_speed, mean_power,
+    budget nothing is restored).  Rows: name's value, adjust's value, optimized_speed, mean_power,
     feasible (power within 1e-6)."""
     names = opt.names
     if opt.power is not None and adjust is None:
@@ -1298,7 +1327,7 @@ def constrained_scan(opt: Optimum, name: str, values, *, adjust: str | None = No
         u = u_opt.copy()
         u[i] = (float(val) - lo[i]) / (hi[i] - lo[i])
         u, f, P, ok = _settle(opt, tm, c, u, tuple(k for k in range(len(names)) if k != j), 1e-8)
-        row = {name: float(val), "mean_speed": f, "mean_power": P, "feasible": ok}
+        row = {name: float(val), "optimized_speed": f, "mean_power": P, "feasible": ok}
         if j is not None:
             row[adjust] = float(lo[j] + u[j] * (hi[j] - lo[j]))
         rows.append(row)
@@ -1322,12 +1351,12 @@ def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.0
         vals = vals[vals != opt.x[n]]
         by = str(sens.loc[n, "restored_by"])
         sc = constrained_scan(opt, n, vals, adjust=by or None)
-        at_opt = {n: opt.x[n], "mean_speed": opt.mean_speed, "mean_power": opt.mean_power, "feasible": True}
+        at_opt = {n: opt.x[n], "optimized_speed": opt.optimized_speed, "mean_power": opt.mean_power, "feasible": True}
         if by:
             at_opt[by] = opt.x[by]
         sc = pd.concat([sc, pd.DataFrame([at_opt])], ignore_index=True).sort_values(n)
         scans[n] = sc
-        good = sc[sc["feasible"] & (sc["mean_speed"] >= (1 - within) * opt.mean_speed)][n]
+        good = sc[sc["feasible"] & (sc["optimized_speed"] >= (1 - within) * opt.optimized_speed)][n]
         rows.append(dict(parameter=n, optimum=opt.x[n], low=good.min(), high=good.max(),
                          fraction=(good.max() - good.min()) / (hi - lo), restored_by=by,
                          infeasible=int((~sc["feasible"]).sum())))
@@ -1338,7 +1367,8 @@ def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.0
 
 def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kwargs) -> tuple:
     """The optimum at each power (``optimize_technique(model, power, **kwargs)``), each started
-    also from the previous power's optimum.  Returns (DataFrame: power, mean_speed, mean_power,
+    also from the previous power's optimum.  Returns (DataFrame: power, optimized_speed, progress_speed, cm_speed,
+    mean_power,
     peak_leg_force_bw, feasible, the parameters, n_evaluations, n_failed, error; list of
     Optimum).  A power with no optimum (every start failed, or ``Unreachable``: no technique
     within the bounds reaches it) is a row of NaN with its error; ``progress=True`` shows each
@@ -1351,11 +1381,12 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
         try:
             o = optimize_technique(model, float(P), **kw)
         except (RuntimeError, Unreachable) as e:  # every start failed, or the power is out of reach
-            rows.append(dict(power=float(P), mean_speed=np.nan, mean_power=np.nan, error=str(e)))
+            rows.append(dict(power=float(P), optimized_speed=np.nan, mean_power=np.nan, error=str(e)))
             opts.append(None)
             continue
         ev = o.evaluations
-        rows.append(dict(power=float(P), mean_speed=o.mean_speed, mean_power=o.mean_power,
+        rows.append(dict(power=float(P), optimized_speed=o.optimized_speed, progress_speed=o.progress_speed,
+                         cm_speed=o.cm_speed, mean_power=o.mean_power,
                          peak_leg_force_bw=o.peak_leg_force_bw, feasible=o.feasible, **o.x,
                          n_evaluations=len(ev), n_failed=int((ev["status"] != "ok").sum()), error=""))
         opts.append(o)
@@ -1368,7 +1399,7 @@ def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adj
     other parameters stay at the optimum and ``adjust`` alone restores the power (Newton steps;
     without a budget nothing is restored); a point whose power cannot be reached within adjust's
     bounds is infeasible (NaN speed).  Rows: x, y, adjust's value,
-    mean_speed, mean_power, feasible."""
+    optimized_speed, mean_power, feasible."""
     names = opt.names
     if opt.power is not None and adjust is None:
         raise ValueError("adjust: name the parameter that restores the power budget")
@@ -1387,7 +1418,7 @@ def speed_map(opt: Optimum, x_name: str, x_values, y_name: str, y_values, *, adj
             u[k] = (float(yv) - lo[k]) / (hi[k] - lo[k])
             u, f, P, ok = _settle(opt, tm, c, u, fixed, 1e-6)
             u_prev = u if ok else None
-            row = {x_name: float(xv), y_name: float(yv), "mean_speed": f if ok else np.nan, "mean_power": P,
+            row = {x_name: float(xv), y_name: float(yv), "optimized_speed": f if ok else np.nan, "mean_power": P,
                    "feasible": ok}
             if j is not None:
                 row[adjust] = float(lo[j] + u[j] * (hi[j] - lo[j]))

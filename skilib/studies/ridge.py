@@ -185,7 +185,7 @@ class Problem:
             row = tm.values(x)
             if row["status"] != "ok":
                 raise RuntimeError(f"the model refuses the technique {dict(zip(names, x))}: {row['error']}")
-            return (row["mean_speed"], row["mean_power"], *tm.inequalities(x))
+            return (row["optimized_speed"], row["mean_power"], *tm.inequalities(x))
 
         x0 = [opt.x[n] for n in names]
         return cls(h, x0, [opt.bounds[n] for n in names], names,
@@ -267,11 +267,11 @@ def active_bounds(opt, *, tol: float = 1e-6, step: float = 1e-3) -> pd.DataFrame
 
 
 def front_slope(front: pd.DataFrame, power: float) -> float:
-    """dv/dP of a speed–power front (a DataFrame with power, mean_speed; NaN rows dropped) at
+    """dv/dP of a speed–power front (a DataFrame with power, optimized_speed; NaN rows dropped) at
     ``power``: the central difference of its neighbours, one-sided at an end; NaN with fewer
     than two powers."""
-    f = front.dropna(subset=["power", "mean_speed"]).sort_values("power")
-    P, v = f["power"].to_numpy(float), f["mean_speed"].to_numpy(float)
+    f = front.dropna(subset=["power", "optimized_speed"]).sort_values("power")
+    P, v = f["power"].to_numpy(float), f["optimized_speed"].to_numpy(float)
     if len(P) < 2:
         return float("nan")
     k = int(np.argmin(np.abs(P - power)))

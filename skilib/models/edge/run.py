@@ -9,6 +9,7 @@ docstring); those runs refuse a fall (``SkaterFalls``) where the others report i
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
 import time
@@ -16,7 +17,7 @@ import time
 import numpy as np
 
 from ...engine.load_friction import NegativeLoadError
-from ...engine.validation import check_number
+from ...engine.validation import check_bool, check_number
 from ...strokes.periodic import NoSteadyState
 from ...strokes.run import run_strokes
 from ...strokes.stroke import DEFAULT_MAX_WALL_TIME
@@ -71,8 +72,13 @@ def _check_v0(v0) -> float:
 _SOLVER_KEYS = ("first_ski", "rotation", "stabilization", "method", "rtol", "atol", "h", "alpha", "beta", "dt_out",
                 "n_out", "max_evaluations", "max_wall_time", "compiled")
 
+#: whether the periodic stroke's search of the ``simulate_edge`` running in this thread shows its
+#: bar (``progress=True``): how the search is shown, not what it finds, so no key of the cache
+_SEARCH_PROGRESS = contextvars.ContextVar("skilib_edge_search_progress", default=False)
+
+
 def _search(params: EdgeSkaterParams, solver: dict, designed: bool):
-    return edge_steady_state(params, poles="auto" if designed else None, **solver)
+    return edge_steady_state(params, poles="auto" if designed else None, progress=_SEARCH_PROGRESS.get(), **solver)
 
 
 @functools.lru_cache(maxsize=8)
@@ -131,7 +137,7 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
                   rtol: float = 1e-10, atol: float = 1e-10, h: float = 0.05, alpha=None, beta=None,
                   compiled: bool = True, dt_out: float = 0.01, n_out: int | None = None,
                   max_evaluations: int = 5_000_000, max_wall_time: float | None = DEFAULT_MAX_WALL_TIME,
-                  balance: BalanceRule | str | None = None) -> SimResult:
+                  balance: BalanceRule | str | None = None, progress: bool = False) -> SimResult:
     """A run of the edged skater: ``strokes`` alternating strokes, the first on ``first_ski`` with
     its ski's origin at the global origin.  Its start is the touch-down state
     x = (u, φ̇, z_B, d) (``EdgeSkating.start_from``): the ski and the CM moving at u along the
@@ -172,6 +178,10 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
       assemble the friction on the snow's load as the numeric engine does (a column of eq. 101;
       the sliding direction is the stroke's mode, fixed): the same strokes to the integration's
       tolerance, about 30 times faster; False uses the numeric engine.
+    - progress : bars on stderr: one step per stroke of the run (its mean speed in m/s), and,
+      where the run starts from a periodic stroke not found before, the search's stroke maps
+      (``edge_steady_state(progress=True)``); off by default.  The result is the same bit for
+      bit (its ``info["runtime_s"]`` aside).
 
     Falls.  A run with a given v0 and balance None or a ``BalanceRule`` (the open-loop
     experiments) stops with a ValueError naming what and when if the ski stops
@@ -218,6 +228,7 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     touchdown_residual).
     """
     t_start = time.perf_counter()
+    progress = check_bool("progress", progress)
     periodic = isinstance(v0, str) and v0 == PERIODIC
     designed = isinstance(balance, str) and balance == DESIGNED
     if isinstance(balance, str) and not designed:
@@ -231,7 +242,8 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
     if not (periodic or designed):  # the start as given, falls reported: as it always was
         o = edge_run_options(params, strokes=strokes, v0=v0, lean_rate=lean_rate, balance=balance, **solver)
         skating = EdgeSkating(o)
-        return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
+        return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0, progress=progress),
+                              t_start)
 
     # the start from the periodic stroke: every input checked before its search
     o = edge_run_options(params, strokes=strokes, v0=1.0 if periodic else v0, lean_rate=lean_rate,
@@ -241,7 +253,11 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
                          f"{'omitted' if periodic else 'with balance=' + repr(DESIGNED)}), whose lean rate it takes; "
                          f"got {lean_rate!r}: give v0 and balance None or a BalanceRule to start at another lean rate")
     p = o.params
-    ss = _periodic(p, {k: solver[k] for k in _SOLVER_KEYS}, designed, "balance" if designed else "v0")
+    token = _SEARCH_PROGRESS.set(progress)
+    try:
+        ss = _periodic(p, {k: solver[k] for k in _SOLVER_KEYS}, designed, "balance" if designed else "v0")
+    finally:
+        _SEARCH_PROGRESS.reset(token)
     x0 = np.asarray(ss.x0, dtype=float)
     rule = ss.balance_rule if designed else balance
     start = tuple(float(v) for v in x0) if periodic else (float(v0), *(float(v) for v in x0[1:]))
@@ -260,7 +276,7 @@ def simulate_edge(params: EdgeSkaterParams | None = None, *, strokes: int, v0: f
                          falls=True, **solver)
     skating = EdgeSkating(o)
     try:
-        tables = run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0)
+        tables = run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0, progress=progress)
     except (Fall, NegativeLoadError, SkiStopped) as exc:
         raise _refusal(exc, skating, ss, periodic, designed, rule, start) from exc
     result = skating.result(tables, t_start)

@@ -20,6 +20,8 @@ answer: ``poles=`` designs a rule for the periodic stroke and measures the multi
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -28,7 +30,8 @@ import pandas as pd
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
 from ...engine.validation import check_bool, check_number
 from ...strokes.laws import side_of
-from ...strokes.run import RunTables, integrate_stroke, tabulate_stroke
+from ...strokes.run import RunTables, integrate_stroke, progress_bar, tabulate_stroke
+from ...vocabulary import HasUnits
 from .balance import BalanceRule, touchdown_measure
 from .model import SkiStopped
 from .params import EdgeSkaterParams, with_edge_overrides
@@ -51,7 +54,7 @@ AUTO_GAP = 0.05
 
 
 @dataclass
-class EdgeSteadyState:
+class EdgeSteadyState(HasUnits):
     """The periodic stroke of the edged skater.
 
     - x0 : (u0 [m/s], lean_rate0 [rad/s, + inwards], cm_height0 [m], landing offset d0 [m]) at
@@ -72,7 +75,13 @@ class EdgeSteadyState:
       eta_positive, eta_negative) and gross_efficiency (ΣW⁺ + ΣW⁻)/(P_met T); the whole
       physiological cost metabolic_total [W] (work, swinging the legs, developing force, rest:
       ``skilib.physiology``) and gross_efficiency_total, the net work over it.
+    - units (property) : {name: unit} of its numbers and its tables' columns (``skilib.vocabulary``).
     """
+
+    _unit_properties = ("u0", "mean_speed", "progress_speed", "mean_power", "mean_leg_power", "mean_heading_power",
+                        "min_leg_force", "min_snow_load", "max_leg_length", "max_abs_lean_deg", "ke_loss_at_touchdown",
+                        "mean_positive_power", "metabolic_power", "gross_efficiency", "metabolic_total",
+                        "gross_efficiency_total", "peak_leg_force_bw")
 
     params: EdgeSkaterParams
     x0: np.ndarray
@@ -157,10 +166,33 @@ def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(
     return None, None, 0
 
 
+#: the bar of the ``edge_steady_state(progress=True)`` running in this thread, or None: each
+#: stroke map evaluated meanwhile (``edge_stroke_map``) is one step of it
+_BAR = contextvars.ContextVar("skilib_edge_steady_bar", default=None)
+
+
+@contextlib.contextmanager
+def _counting_stroke_maps(enabled: bool):
+    """While the block runs, a bar on stderr (``progress_bar``) counting the stroke maps evaluated
+    in this thread (the search's, the periodic stroke's, the multipliers' and the balance rule's),
+    with the last one's max|Φ(x) − x|; nothing when not ``enabled``.  It only counts."""
+    if not enabled:
+        yield
+        return
+    bar = progress_bar(None, "edge_steady_state", " stroke maps", True)
+    token = _BAR.set(bar)
+    try:
+        yield
+    finally:
+        _BAR.reset(token)
+        bar.close()
+
+
 def edge_stroke_map(skating: EdgeSkating):
     """Φ of ``skating`` (its options: solver, balance rule): x -> (x′, payload), x = (u, φ̇, z_B, d)
     after a touch-down on the first ski; payload (model, the stroke's integration, the change,
-    m = the CM's ``touchdown_measure`` just before the next touch-down)."""
+    m = the CM's ``touchdown_measure`` just before the next touch-down).  Inside
+    ``edge_steady_state(progress=True)`` each evaluation is one step of its bar."""
     settings = skating.settings()
 
     def phi(x, dense=False):
@@ -171,7 +203,12 @@ def edge_stroke_map(skating: EdgeSkating):
         y_end = out[3]
         m = touchdown_measure(skating.o.params, side_of(skating.o.first_ski, 1), y_end[:n], y_end[n: 2 * n], model)
         new, q1, qd1, change = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
-        return skating.state_of(new, q1, qd1), (model, out, change, m)
+        x_next = skating.state_of(new, q1, qd1)
+        bar = _BAR.get()
+        if bar is not None:
+            bar.set_postfix_str(f"max|Φ(x) − x| {np.max(np.abs(np.subtract(x_next, x))):.2e}")
+            bar.update(1)
+        return x_next, (model, out, change, m)
 
     return phi
 
@@ -226,7 +263,7 @@ def _jacobians(phi, x0, steps):
 
 def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_GUESS, tol: float = 1e-10,
                       max_iter: int = 30, multipliers: bool = True, balance=None, poles=None,
-                      check: bool = True, **kwargs) -> EdgeSteadyState:
+                      check: bool = True, progress: bool = False, **kwargs) -> EdgeSteadyState:
     """The periodic stroke of the edged skater (the module's docstring) from ``guess`` =
     (u [m/s], φ̇ [rad/s], z_B [m]) at touch-down.
 
@@ -244,6 +281,9 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, compiled,
       ...); ``compiled=True`` (the default) runs every stroke map with the compiled kernels,
       False with the numeric engine (the same fixed point to ~1e-12, about 30 times slower).
+    - progress : a bar on stderr counting the stroke maps evaluated (the search's, its
+      continuation's, the periodic stroke's tabulation, the multipliers' and the balance rule's),
+      with the last one's max|Φ(x) − x|; off by default.  The result is the same bit for bit.
 
     The open-loop skater falls within a stroke from a start far from its periodic stroke, so
     where the search from ``guess`` cannot run a stroke and the parameters differ from the
@@ -273,6 +313,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     check = check_bool("check", check)
     multipliers = check_bool("multipliers", multipliers)
+    progress = check_bool("progress", progress)
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
@@ -285,43 +326,45 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
             raise NoSteadyState(f"{who}: a stroke of the search from x = {np.round(start, 6).tolist()} cannot be "
                                 f"run: {exc}") from exc
 
-    g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
-    try:
-        x0, resid, _, n_eval, _ = search(phi, g)
-    except NoSteadyState as first:
-        # the open-loop skater falls within a stroke from a start far from its periodic stroke, so
-        # a guess made for other parameters may not even run: continue from the defaults' stroke
-        base = EdgeSkaterParams()
-        moved = {f.name: getattr(p, f.name) for f in fields(p) if getattr(p, f.name) != getattr(base, f.name)}
-        if balance is not None or not moved or tuple(guess) != DEFAULT_GUESS or not _numeric(moved):
-            raise first
-        x0, resid, n_eval = _continue(base, moved, solver, search)
-        if x0 is None:
-            raise first
-    # the periodic stroke once more, with its interpolant for the frame (the same steps)
-    _, tables, change, m_star = _tabulated(skating, phi, x0)
-    row = tables.strokes[0]
-    if check:
-        check_admissible(row, p, "edge_steady_state")
-    # with a fixed offset, A and M of this map serve the multipliers and the rule's design alike
-    jac = _jacobians(phi, x0, _STEPS) if (multipliers or poles is not None) and balance is None else None
-    if multipliers:
-        mult = np.linalg.eigvals(jac[0] if jac is not None else _jacobians(phi, x0, _STEPS)[0])
-    else:
-        mult = np.full(4, np.nan)
-    rule, balanced = None, np.full(4, np.nan)
-    if poles is not None:
-        if auto:  # the fixed-offset map's multipliers decide which to keep
-            if jac is None:  # a map with a rule: the fixed offset's Jacobians from its own map
-                fixed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), **solver)))
-                jac = _jacobians(fixed, x0, _STEPS)
-            poles = auto_poles(np.linalg.eigvals(jac[0]))
-        rule = design_balance(p, x0, m_star, solver, poles, jacobians=jac)
-        closed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule, **solver)))
-        balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS)[0])
-    return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
-                           frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
-                           touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
+    with _counting_stroke_maps(progress):
+        g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
+        try:
+            x0, resid, _, n_eval, _ = search(phi, g)
+        except NoSteadyState as first:
+            # the open-loop skater falls within a stroke from a start far from its periodic stroke, so
+            # a guess made for other parameters may not even run: continue from the defaults' stroke
+            base = EdgeSkaterParams()
+            moved = {f.name: getattr(p, f.name) for f in fields(p) if getattr(p, f.name) != getattr(base, f.name)}
+            if balance is not None or not moved or tuple(guess) != DEFAULT_GUESS or not _numeric(moved):
+                raise first
+            x0, resid, n_eval = _continue(base, moved, solver, search)
+            if x0 is None:
+                raise first
+        # the periodic stroke once more, with its interpolant for the frame (the same steps)
+        _, tables, change, m_star = _tabulated(skating, phi, x0)
+        row = tables.strokes[0]
+        if check:
+            check_admissible(row, p, "edge_steady_state")
+        # with a fixed offset, A and M of this map serve the multipliers and the rule's design alike
+        jac = _jacobians(phi, x0, _STEPS) if (multipliers or poles is not None) and balance is None else None
+        if multipliers:
+            mult = np.linalg.eigvals(jac[0] if jac is not None else _jacobians(phi, x0, _STEPS)[0])
+        else:
+            mult = np.full(4, np.nan)
+        rule, balanced = None, np.full(4, np.nan)
+        if poles is not None:
+            if auto:  # the fixed-offset map's multipliers decide which to keep
+                if jac is None:  # a map with a rule: the fixed offset's Jacobians from its own map
+                    fixed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), **solver)))
+                    jac = _jacobians(fixed, x0, _STEPS)
+                poles = auto_poles(np.linalg.eigvals(jac[0]))
+            rule = design_balance(p, x0, m_star, solver, poles, jacobians=jac)
+            closed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule,
+                                                                  **solver)))
+            balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS)[0])
+        return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
+                               frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
+                               touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
 
 
 def auto_poles(multipliers) -> np.ndarray:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ...engine.validation import check_number
 from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
+from ...vocabulary import HasUnits
 from .params import FreeSkaterParams, with_overrides
 from .run import FreeSkating, free_options_of
 
@@ -16,7 +17,7 @@ __all__ = ["FreeSteadyState", "free_steady_state", "check_gliding"]
 
 
 @dataclass
-class FreeSteadyState:
+class FreeSteadyState(HasUnits):
     """The periodic stroke of the free skater (``free_steady_state``): a stroke from u0 and the
     touch-down give u0 back on the other ski, and the next stroke is the mirror image (Y → −Y).
 
@@ -39,7 +40,13 @@ class FreeSteadyState:
     - mean_positive_power, metabolic_power, gross_efficiency (properties, from ``strokes``): the
       cost of the drivers' work (leg, heading), ``skilib.strokes.work``; metabolic_total and
       gross_efficiency_total: the whole physiological cost (``skilib.physiology``).
+    - mean_leg_power (property) : the leg's net mean power [W] (its placement drivers'): mean_power
+      without the arms' on the poles (= mean_power without poles).
+    - units (property) : {name: unit} of its numbers and its tables' columns (``skilib.vocabulary``).
     """
+
+    _unit_properties = ("mean_leg_power", "mean_positive_power", "metabolic_power", "gross_efficiency",
+                        "metabolic_total", "gross_efficiency_total")
 
     u0: float
     mean_speed: float
@@ -53,6 +60,12 @@ class FreeSteadyState:
     history: list
     change: dict
     touchdown: str
+
+    @property
+    def mean_leg_power(self) -> float:
+        """The leg's net mean power [W]: its placement drivers' (the power budget without the
+        arms' on the poles; = mean_power without poles)."""
+        return self.mean_power - float(self.strokes["mean_pole_power"].iloc[0])
 
     @property
     def mean_positive_power(self) -> float:
@@ -161,4 +174,6 @@ def check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, even
         f"free_steady_state: no gliding stroke at skating_angle_deg = {p.skating_angle_deg:g}°: the fixed point of "
         f"the stroke map has u0 = {u0:.4g} m/s and the ski's least speed in the stroke is {u_min:.4g} m/s, so "
         f"{what}; the centre of mass progresses at {float(row['mean_vx']):.3g} m/s along X (its mean speed, "
-        f"sideways sway included, is {float(row['mean_speed']):.3g} m/s)")
+        f"sideways sway included, is {float(row['mean_speed']):.3g} m/s); what moves it back: a wider V (a larger "
+        f"skating_angle_deg; with every other parameter at its default, 10° and 15° do not glide and the default "
+        f"{FreeSkaterParams().skating_angle_deg:g}° does)")

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ...strokes.periodic import check_fixed_point_args, periodic_stroke
 from ...strokes.result import SimResult
+from ...vocabulary import HasUnits
 from .params import SkierParams, ski_heading
 from .run import ThesisSkating, change_row, options_of, simulate_run, stroke_change
 
@@ -32,7 +33,7 @@ __all__ = ["SteadyState", "steady_state", "stroke_map", "change_after"]
 
 
 @dataclass
-class SteadyState:
+class SteadyState(HasUnits):
     """The periodic stroke of a long run (``steady_state``).
 
     - u0 : ski speed ṡ along the ski at the start of every stroke [m/s] (``v0`` of simulate_run).
@@ -43,7 +44,12 @@ class SteadyState:
     - history : DataFrame of every evaluation: u, Φ(u), Φ(u) − u.
     - result : the ``SimResult`` of the periodic stroke (one stroke from ṡ = u0); ``frame`` and
       ``strokes`` are its tables.
+    - progress_speed (property) : the CM's distance along X per time over the stroke [m/s];
+      mean_leg_power (property) : the leg's net mean power [W], the push-off's: = mean_power.
+    - units (property) : {name: unit} of its numbers and its tables' columns (``skilib.vocabulary``).
     """
+
+    _unit_properties = ("progress_speed", "mean_leg_power")
 
     u0: float
     mean_speed: float
@@ -66,6 +72,17 @@ class SteadyState:
     @property
     def params(self) -> SkierParams:
         return self.result.params
+
+    @property
+    def progress_speed(self) -> float:
+        """The CM's distance along the course (X) per time over the periodic stroke [m/s]."""
+        return float(self.strokes["progress_speed"].iloc[0])
+
+    @property
+    def mean_leg_power(self) -> float:
+        """The leg's net mean power [W]: the push-off's, which is all the thesis's skier counts
+        (= ``mean_power``)."""
+        return self.mean_power
 
     def reached_at(self, strokes, rel: float = 0.01):
         """The first stroke of a long run (its ``strokes`` table, or the ``SimResult``) whose
