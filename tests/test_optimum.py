@@ -181,9 +181,13 @@ def test_failures_are_recorded_and_penalised():
     assert tm.log[-1]["status"] == "error" and "offset_end" in tm.log[-1]["error"]
 
 
-@pytest.mark.slow
+@pytest.mark.check
 def test_dask_starts_give_the_serial_result():
-    """The starts run as a skilib.sweep on a LocalCluster give the serial result, evaluations included."""
+    """The starts run as a skilib.sweep on a LocalCluster give the serial result, evaluations included.
+
+    Under ``make check``'s one-by-one phase (marked check, not slow): run beside the notebooks on
+    two loaded cores it once failed, the evaluations differing (the cells are now listed), which a
+    quiet run has not reproduced (three runs, bit for bit equal)."""
     kw = dict(power=200.0, starts=2, seed=0, maxiter=1)
     a = optimize_technique("free", scheduler=None, n_workers=2, **kw)
     b = optimize_technique("free", **kw)
