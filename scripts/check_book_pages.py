@@ -39,9 +39,12 @@ tests/test_page_checker.py runs this checker on a small Sphinx-built site with t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -329,15 +332,40 @@ def full_page_screenshot(binary, profile, path: Path, shot: Path, width: int, he
     return None
 
 
-def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
+def chromium(binary: str, profile: str, url: str, *args: str, timeout: float = 180.0,
+             attempts: int = 3) -> subprocess.CompletedProcess:
     """One headless Chromium run with its own fresh profile under ``profile`` (a profile still
-    held by the previous run's lingering processes would make the next run wait)."""
-    with tempfile.TemporaryDirectory(dir=profile) as own:
-        cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-               "--disable-background-networking", "--disable-component-update", "--disable-extensions",
-               f"--user-data-dir={own}", "--host-resolver-rules=MAP * ~NOTFOUND",
-               "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    held by the previous run's lingering processes would make the next run wait).
+
+    Chromium now and then hangs on a tall window of a long page when the machine is busy (seen
+    once in CI: a 1280 x 7718 tile of the Verification page, after thirty pages had passed). A
+    run that takes longer than ``timeout`` seconds is killed with every process it started and
+    run again, at most ``attempts`` times, each with a new profile; when every attempt hangs the
+    result is a failed run (exit 124) whose stderr says so, which the caller reports as the
+    page's problem. A hang says nothing of the page, so trying again hides no defect of it: a
+    page that fails to load or draw fails each time and is reported."""
+    shot = next((a.split("=", 1)[1] for a in args if a.startswith("--screenshot=")), None)
+    for attempt in range(1, attempts + 1):
+        with tempfile.TemporaryDirectory(dir=profile) as own:
+            cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                   "--disable-sync", "--disable-background-networking", "--disable-component-update",
+                   "--disable-extensions", f"--user-data-dir={own}", "--host-resolver-rules=MAP * ~NOTFOUND",
+                   "--virtual-time-budget=20000", "--run-all-compositor-stages-before-draw", *args, url]
+            # its own session, so that a hang can be killed with Chromium's helper processes
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            try:
+                out, err = proc.communicate(timeout=timeout)
+                return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+        if shot:  # a hung run may have left a partial screenshot
+            Path(shot).unlink(missing_ok=True)
+        print(f"chromium: no answer in {timeout:g} s for {url} (attempt {attempt} of {attempts})"
+              + ("; trying again" if attempt < attempts else ""), file=sys.stderr, flush=True)
+    return subprocess.CompletedProcess(cmd, 124, "", f"chromium hung: no answer in {timeout:g} s, {attempts} times")
 
 
 def check_page(binary, profile, html_dir: Path, book: Path, page: str, out: Path, size: str,

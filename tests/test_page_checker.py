@@ -239,3 +239,63 @@ def test_probe_attributes_are_read_back():
     assert (dom.scroll_height, dom.images_measured, dom.broken_images, dom.console_errors) == \
         (900, 3, ["a.png"], ["console.error: x"])
     assert cbp.parse("<html><body></body></html>").images_measured is None
+
+
+FAKE_CHROMIUM = """#!/bin/bash
+# a stand-in for Chromium: hangs (with a helper process, as Chromium has) while {hangs} exists
+# and its count of calls is below {n}; else writes the screenshot it is asked for and a page
+calls=$(( $(cat {count} 2>/dev/null || echo 0) + 1 )); echo $calls > {count}
+if [ $calls -le {n} ]; then sleep 300 & echo $! >> {helpers}; wait; fi
+for a in "$@"; do case $a in --screenshot=*) printf 'png' > "${{a#--screenshot=}}";; esac; done
+echo '<html><body>drawn</body></html>'
+"""
+
+
+def fake_chromium(tmp_path, hangs: int) -> tuple[Path, Path, Path]:
+    exe, count, helpers = tmp_path / "chromium", tmp_path / "calls", tmp_path / "helpers"
+    exe.write_text(FAKE_CHROMIUM.format(hangs=count, n=hangs, count=count, helpers=helpers))
+    exe.chmod(0o755)
+    return exe, count, helpers
+
+
+def alive(pid: int, wait: float = 5.0) -> bool:
+    """True if the process still runs after ``wait`` s (a SIGKILL is delivered asynchronously;
+    a zombie, killed but not yet reaped by its new parent, does not run)."""
+    import time
+
+    end = time.monotonic() + wait
+    while True:
+        try:
+            if "\nState:\tZ" in Path(f"/proc/{pid}/status").read_text():
+                return False
+        except FileNotFoundError:
+            return False
+        if time.monotonic() > end:
+            return True
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("hangs", [1, 2])
+def test_a_hung_chromium_is_killed_and_run_again(tmp_path, capsys, hangs):
+    """A run that hangs is killed with the processes it started, and the next attempt's answer
+    is the result: the screenshot is there, and stderr says how many attempts hung."""
+    exe, count, helpers = fake_chromium(tmp_path, hangs)
+    shot = tmp_path / "page.png"
+    r = cbp.chromium(str(exe), str(tmp_path), "file:///page.html", f"--screenshot={shot}", timeout=1.0, attempts=3)
+    assert r.returncode == 0 and "<html>" in r.stdout
+    assert shot.read_text() == "png"
+    assert int(count.read_text()) == hangs + 1
+    err = capsys.readouterr().err
+    assert err.count("no answer in 1 s for file:///page.html") == hangs
+    pids = [int(x) for x in helpers.read_text().split()]
+    assert len(pids) == hangs and not any(alive(p) for p in pids)
+
+
+def test_a_chromium_that_always_hangs_is_a_failed_run_not_a_traceback(tmp_path, capsys):
+    exe, count, helpers = fake_chromium(tmp_path, hangs=99)
+    r = cbp.chromium(str(exe), str(tmp_path), "file:///page.html", "--dump-dom", timeout=0.5, attempts=2)
+    assert r.returncode == 124 and r.stdout == ""
+    assert r.stderr == "chromium hung: no answer in 0.5 s, 2 times"
+    assert int(count.read_text()) == 2
+    assert capsys.readouterr().err.count("no answer in 0.5 s") == 2
+    assert not any(alive(int(p)) for p in helpers.read_text().split())
