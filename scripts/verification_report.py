@@ -57,7 +57,7 @@ VERIFICATION_FILES = (
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
-    "test_physiology.py",
+    "test_physiology.py", "test_force_velocity.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -176,6 +176,8 @@ EXEMPT = {
     },
     "test_skier_parametrizations.py": {"test_bad_rotation_or_stabilization_names_the_argument": _EXCEPTIONS},
     "test_physiology.py": {"test_a_bad_physiology_parameter_is_refused_by_name": _EXCEPTIONS},
+    "test_force_velocity.py": {"test_bad_fields_are_refused_by_name": _EXCEPTIONS,
+                               "test_bad_arguments_are_refused_by_name": _EXCEPTIONS},
     "test_sweeps.py": {
         "test_a_failing_parameter_set_is_reported_and_the_others_run": _INFRA,
         "test_dask_local_cluster_gives_the_serial_results": _INFRA,
@@ -275,8 +277,9 @@ SECTIONS = (
     Section("free-skater", "The free skater (beyond the thesis)", ("test_free_skater.py",)),
     Section("edged-skater", "The edged skater (beyond the thesis)", ("test_edge_skater.py", "test_edge_plain_call.py")),
     Section("slope", "The course's slope (every model)", ("test_slope.py",)),
-    Section("cost-of-work", "The cost of work and the whole physiological cost (the free and the edged skater)",
-            ("test_cost_of_work.py", "test_physiology.py")),
+    Section("cost-of-work", "The cost of work, the whole physiological cost and the leg's force–velocity limit "
+                            "(the free and the edged skater)",
+            ("test_cost_of_work.py", "test_physiology.py", "test_force_velocity.py")),
     Section("poles", "Poles (V2 skating, the free and the edged skater)", ("test_poles.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),

@@ -153,6 +153,14 @@ QUANTITIES = {
     # -- geometry of the body
     "leg_length": ("m", "the leg's length"),
     "max_leg_length": ("m", "largest leg length over the stroke"),
+    "leg_extension_speed": ("m/s", "the leg's extension speed ℓ̇: the rate of the distance from the ski to the "
+                                   "centre of mass (edge: across the ski)"),
+    "leg_force_capacity_bw": ("body weights", "the most the leg can push at its extension speed (force–velocity "
+                                              "limit)"),
+    "force_velocity_margin": ("body weights", "the force–velocity limit's capacity minus the leg's force along "
+                                              "itself (≥ 0: within the leg's means)"),
+    "min_force_velocity_margin": ("body weights", "least force_velocity_margin over the stroke"),
+    "tau_min_margin": ("s", "τ at which the stroke's least margin is"),
     "leg_angle_deg": ("deg", "the leg's angle (thesis: inclination from the vertical; free skater: the leg "
                              "force's angle off the line from the ski's origin to the centre of mass)"),
     "max_leg_angle_deg": ("deg", "largest leg_angle_deg over the stroke"),

@@ -203,7 +203,8 @@ class EdgeSkaterModel(Poled, FlatSki):
         return math.degrees(math.atan2(self.sign * float(v @ n), float(v @ _EZ)))
 
     def point_columns(self, e, seg, tau, q, qd) -> dict:
-        """u; the leg force F along the leg (> 0 pushing), its length and lean, the leg's power
+        """u; the leg force F along the leg (> 0 pushing), its length, its extension speed ℓ̇ (the
+        leg law's rate: the row holds the length to it) and lean, the leg's power
         F ℓ̇ (its row's), the fore–aft and heading drivers' power; leg_fx, leg_fy, leg_fz, the
         force of the leg and fore–aft drivers on B [N]; the snow's load N (the snow row's
         multiplier), friction μN, drag, the edge's lateral force; the poles' force on B and power
@@ -217,7 +218,8 @@ class EdgeSkaterModel(Poled, FlatSki):
         drag = float(np.linalg.norm(e.forces["drag"][self.cm])) if "drag" in e.forces else 0.0
         power = e.row_power
         return {"u": float(qd[:3] @ ski_e), "leg_force": leg, "leg_force_bw": leg / p.weight,
-                "leg_length": float(np.linalg.norm(self.leg_vector(q))), "lean_deg": self.lean_deg(q),
+                "leg_length": float(np.linalg.norm(self.leg_vector(q))),
+                "leg_extension_speed": float(self.leg_law(tau)[1]), "lean_deg": self.lean_deg(q),
                 "leg_power": float(power[rows.leg].sum()), "fore_aft_power": float(power[rows.fore_aft].sum()),
                 "heading_power": float(sum(power[sl].sum() for sl in rows.heading)),
                 "snow_load": -float(e.lam[rows.snow][0]), "snow_load_bw": -float(e.lam[rows.snow][0]) / p.weight,

@@ -265,6 +265,10 @@ class FreeSkaterModel(Poled, FlatSki):
         - leg_angle_deg = atan2(|r × F|, r · F) [°], r = R_B − R_ski, F the leg force on B: 0
           for a force pushing along the line from the ski's origin to the centre of mass, 180
           for one pulling along it.
+        - leg_force F·r̂ [N]: the leg force's component along r = R_B − R_ski (the line from the
+          ski's origin to the centre of mass, the leg's line; > 0 pushing) and
+          leg_extension_speed ℓ̇ = r̂·(Ṙ_B − Ṙ_ski) [m/s], the rate of |r|: what the leg pushes
+          and how fast it extends (``skilib.physiology.force_velocity``).
         - roll_moment M_roll = e · (r × F) [N m], e the ski's axis: the drivers' moment about
           the ski's axis at its origin.
         - cop_offset d = M_roll / N [m] along n (the ski's left): where the snow's load must act
@@ -280,10 +284,12 @@ class FreeSkaterModel(Poled, FlatSki):
         poles = pole_columns(e, self.cm, qd)
         load = self.normal_load(tau) - poles["pole_fz"]  # the poles carry part of the weight
         r = q[i3: i3 + 3] - q[:3]
+        r_hat = r / np.linalg.norm(r)
         moment = np.cross(r, leg)
         roll = float(ski_e @ moment)
         return {"u": float(qd[:3] @ ski_e), "leg_fx": leg[0], "leg_fy": leg[1], "leg_fz": leg[2],
                 "leg_force_bw": float(np.linalg.norm(leg)) / self.params.weight,
+                "leg_force": float(leg @ r_hat), "leg_extension_speed": float(r_hat @ v_rel),
                 "leg_power": float(e.row_power[rows.leg].sum()), "leg_power_translational": float(leg @ v_rel),
                 "friction_force": float(fric), "drag_force": drag,
                 "snow_force": float(-e.lam[rows.snow][0]), "edge_force": float(-e.lam[rows.edge][0]),

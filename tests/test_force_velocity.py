@@ -1,0 +1,187 @@
+"""The leg's force–velocity limit (skilib.physiology.force_velocity) and the two skaters' leg
+extension speed it is evaluated at.
+
+- The curve: its ends (F_iso at v = 0, zero at v_max), Hill's hyperbola (F + a)(v + b) =
+  (F_iso + a) b for the curvature c = F_iso/a, the straight line for c = 0, the lengthening side
+  at F_iso.
+- The skaters' ``leg_extension_speed`` against central differences of the leg's length from the
+  frame's own columns (an independent path: positions, not the law's derivative), each to the
+  truncation error of the difference, bounded from the data's third differences.
+- The free skater's ``leg_force`` (along the leg) from the frame's force components and positions.
+- The margin of a synthetic frame by hand; a stroke beyond the limit refused by name, or reported.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import skilib as sk
+from skilib.physiology import (HILL_CURVATURE, ForceVelocityLimit, ForceVelocityViolation, check_force_velocity,
+                               force_velocity_margin)
+
+
+@pytest.fixture(scope="module")
+def free_state():
+    return sk.free_steady_state()
+
+
+@pytest.fixture(scope="module")
+def edge_state():
+    return sk.edge_steady_state()
+
+
+@pytest.mark.parametrize("c", [0.0, 1.0, HILL_CURVATURE, 20.0])
+def test_the_curve_ends_at_the_isometric_force_and_at_v_max(measured, c):
+    """F_max(0) = F_iso and F_max(v_max) = 0 for the straight line and three hyperbolas; the
+    curve falls with the speed, is held at F_iso when the leg lengthens under load (v < 0) and
+    is negative beyond v_max."""
+    lim = ForceVelocityLimit(force_iso_bw=2.3, speed_max=3.7, curvature=c)
+    measured.check(f"c = {c:g}: F_max(0) vs F_iso", abs(float(lim.capacity(0.0)) - 2.3), 0.0, "BW")
+    measured.check(f"c = {c:g}: F_max(v_max) vs 0", abs(float(lim.capacity(3.7))), 1e-15, "BW")
+    assert float(lim.capacity(-0.8)) == 2.3  # lengthening: held at the isometric force
+    v = np.linspace(0.0, 3.7, 101)
+    assert np.all(np.diff(lim.capacity(v)) < 0)  # falls with the speed
+    assert float(lim.capacity(4.0)) < 0  # beyond v_max no push is possible
+
+
+def test_hills_hyperbola_for_a_positive_curvature(measured):
+    """(F + a)(v + b) = (F_iso + a) b with a = F_iso/c, b = v_max/c (Hill 1938): for c = 4,
+    a/F_iso = 0.25; at v = v_max/2 the force is F_iso/6 (by hand: 0.5/(1 + 2))."""
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=3.0, curvature=HILL_CURVATURE)
+    a, b = lim.hill_a, lim.hill_b
+    assert (a, b) == (0.5, 0.75)
+    v = np.linspace(0.0, 3.0, 31)
+    F = lim.capacity(v)
+    measured.allclose("(F + a)(v + b) vs (F_iso + a) b, 31 speeds", (F + a) * (v + b), (2.0 + a) * b, rtol=1e-14)
+    measured.check("F_max(v_max/2) vs F_iso/6 by hand", abs(float(lim.capacity(1.5)) - 2.0 / 6.0), 1e-15, "BW")
+
+
+def test_the_straight_line_for_zero_curvature(measured):
+    """c = 0: F_max(v) = F_iso (1 − v/v_max) at nine speeds; the margin is capacity − force."""
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=4.0)
+    v = np.linspace(0.0, 4.0, 9)
+    measured.allclose("F_max(v) vs F_iso (1 − v/v_max)", lim.capacity(v), 2.0 * (1 - v / 4.0), atol=1e-15,
+                      unit="BW")
+    assert math.isinf(lim.hill_a) and math.isinf(lim.hill_b)
+    # the margin is capacity minus force, pointwise
+    measured.allclose("margin vs capacity − force by hand", lim.margin([0.5, 1.0, 3.0], [0.0, 2.0, 1.0]),
+                      [1.5, 0.0, -1.5], atol=1e-15, unit="BW")
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("force_iso_bw", -1.0, r"force_iso_bw: must be in \[0.5, 6\] body weights"),
+    ("force_iso_bw", 0.0, r"force_iso_bw"),
+    ("force_iso_bw", float("nan"), r"force_iso_bw"),
+    ("speed_max", float("inf"), r"speed_max"),
+    ("speed_max", 0.0, r"speed_max: must be in \[0.5, 10\] m/s"),
+    ("curvature", -0.5, r"curvature: must be in \[0, 20\]"),
+    ("curvature", "hill", r"curvature"),
+])
+def test_bad_fields_are_refused_by_name(field, value, match):
+    kw = {"force_iso_bw": 2.0, "speed_max": 3.0, "curvature": 0.0, field: value}
+    with pytest.raises(ValueError, match=match):
+        ForceVelocityLimit(**kw)
+
+
+def test_bad_arguments_are_refused_by_name(edge_state):
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=3.0)
+    with pytest.raises(ValueError, match="speed: extension speeds must be finite"):
+        lim.capacity([0.0, float("nan")])
+    with pytest.raises(ValueError, match="force_bw: leg forces must be finite"):
+        lim.margin([float("inf")], [0.0])
+    with pytest.raises(ValueError, match="limit: must be a ForceVelocityLimit"):
+        force_velocity_margin(edge_state.frame, (2.0, 3.0), weight=700.0)
+    with pytest.raises(ValueError, match="weight"):
+        force_velocity_margin(edge_state.frame, lim, weight=-1.0)
+    with pytest.raises(ValueError, match=r"frame: needs the columns \['leg_force', 'leg_extension_speed'\]"):
+        force_velocity_margin(edge_state.frame.drop(columns=["leg_force", "leg_extension_speed"]), lim, weight=700.0)
+    with pytest.raises(ValueError, match="admissibility: must be 'refuse' or 'report'"):
+        check_force_velocity(edge_state.frame, lim, weight=700.0, admissibility="warn")
+
+
+ARGUED = ("the central difference's truncation h²/6 |ℓ'''| at its largest, with ℓ''' estimated by the "
+          "samples' third differences (accurate to O(h)); the error comes within a factor 1.0–1.05 of it where "
+          "|ℓ'''| peaks, so the bound is twice it")
+
+
+def truncation_bound(h, x):
+    """A bound of the central difference's error on samples x at step h: h²/6 max|x'''|, x'''
+    estimated by the samples' third differences (the leg's length is smooth within a stroke)."""
+    third = np.abs(np.diff(x, 3)).max() / h**3
+    return h * h / 6.0 * third
+
+
+def one_stroke(frame):
+    g = frame[frame["stroke"] == frame["stroke"].iloc[0]]
+    tau = g["tau"].to_numpy(dtype=float)
+    h = float(np.diff(tau).mean())
+    assert np.allclose(np.diff(tau), h, rtol=1e-9, atol=1e-12)
+    return g, h
+
+
+def test_edge_extension_speed_is_the_rate_of_the_legs_length(measured, edge_state):
+    """ℓ̇ (the law's rate) against central differences of the leg's length across the ski,
+    |r⊥| from the positions: equal within the difference's truncation bound (×2) plus the
+    constraint's rounding over h."""
+    g, h = one_stroke(edge_state.frame)
+    ell = g["leg_length"].to_numpy()
+    fd = (ell[2:] - ell[:-2]) / (2 * h)
+    err = np.abs(g["leg_extension_speed"].to_numpy()[1:-1] - fd).max()
+    bound = 2 * truncation_bound(h, ell) + 2 * float(g["constraint_norm"].max()) / h
+    measured.check("ℓ̇ vs central differences of |r⊥|", err, bound, "m/s", argued=ARGUED)
+
+
+def test_free_extension_speed_and_force_along_the_leg(measured, free_state):
+    """The free skater's ℓ̇ against central differences of |R_B − R_ski| from the frame's
+    positions; its leg_force equals (leg_fx, leg_fy, leg_fz)·r̂ from the same columns."""
+    g, h = one_stroke(free_state.frame)
+    r = g[["cm_x", "cm_y", "cm_z"]].to_numpy() - g[["ski_x", "ski_y", "ski_z"]].to_numpy()
+    ell = np.linalg.norm(r, axis=1)
+    fd = (ell[2:] - ell[:-2]) / (2 * h)
+    err = np.abs(g["leg_extension_speed"].to_numpy()[1:-1] - fd).max()
+    bound = 2 * truncation_bound(h, ell)
+    measured.check("ℓ̇ vs central differences of |R_B − R_ski|", err, bound, "m/s", argued=ARGUED)
+    along = np.einsum("ij,ij->i", g[["leg_fx", "leg_fy", "leg_fz"]].to_numpy(), r / ell[:, None])
+    measured.allclose("leg_force vs F·r̂ from the frame", g["leg_force"].to_numpy(), along, rtol=1e-12)
+    # the force along the leg is at most its magnitude
+    weight = sk.FreeSkaterParams().weight
+    assert np.all(g["leg_force"].to_numpy() <= g["leg_force_bw"].to_numpy() * weight * (1 + 1e-12))
+
+
+def test_the_margin_of_a_synthetic_frame_by_hand(measured):
+    """Synthetic: two strokes of three points; weight 1000 N; F_iso 2, v_max 2 (linear)."""
+    frame = pd.DataFrame({"stroke": [1, 1, 1, 2, 2, 2], "tau": [0.0, 0.1, 0.2] * 2,
+                          "leg_force": [1000.0, 1500.0, 500.0, 1000.0, 1200.0, 100.0],
+                          "leg_extension_speed": [0.0, 0.5, 1.0, 0.0, 1.0, 1.9]})
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=2.0)
+    m = force_velocity_margin(frame, lim, weight=1000.0)
+    # capacities 2, 1.5, 1 | 2, 1, 0.1; forces 1, 1.5, 0.5 | 1, 1.2, 0.1
+    measured.allclose("margins vs by hand", m["force_velocity_margin"], [1.0, 0.0, 0.5, 1.0, -0.2, 0.0],
+                      atol=1e-15, unit="BW")
+    table = check_force_velocity(frame, lim, weight=1000.0, admissibility="report")
+    assert table["stroke"].tolist() == [1, 2]
+    measured.allclose("each stroke's least margin vs by hand", table["min_force_velocity_margin"], [0.0, -0.2],
+                      atol=1e-15, unit="BW")
+    assert table["tau_min_margin"].tolist() == [0.1, 0.1]
+    with pytest.raises(ForceVelocityViolation, match=r"stroke 2 asks the leg for 1.2 body weights at τ = 0.1 s "
+                                                     r"while it extends at 1 m/s, where it can push 1 "):
+        check_force_velocity(frame, lim, weight=1000.0)
+
+
+def test_the_edged_skaters_stroke_within_and_beyond_a_limit(measured, edge_state):
+    """The periodic stroke's least margin equals the least of capacity − F/(M g) over its
+    frame, computed here from the frame; a weak leg refuses the stroke by name."""
+    p = sk.EdgeSkaterParams()
+    f = edge_state.frame
+    strong = ForceVelocityLimit(force_iso_bw=3.0, speed_max=3.0)
+    by_hand = (3.0 * (1 - f["leg_extension_speed"] / 3.0) - f["leg_force"] / p.weight).min()
+    table = check_force_velocity(f, strong, weight=p.weight)
+    measured.check("least margin vs from the frame by hand", abs(table["min_force_velocity_margin"].min() - by_hand),
+                   1e-12 * abs(by_hand), "BW")
+    assert by_hand > 0
+    weak = ForceVelocityLimit(force_iso_bw=1.0, speed_max=1.0)
+    with pytest.raises(ForceVelocityViolation, match=r"force_velocity_margin: stroke 1 asks the leg for"):
+        check_force_velocity(f, weak, weight=p.weight)
