@@ -177,7 +177,10 @@ EXEMPT = {
     "test_skier_parametrizations.py": {"test_bad_rotation_or_stabilization_names_the_argument": _EXCEPTIONS},
     "test_physiology.py": {"test_a_bad_physiology_parameter_is_refused_by_name": _EXCEPTIONS},
     "test_force_velocity.py": {"test_bad_fields_are_refused_by_name": _EXCEPTIONS,
-                               "test_bad_arguments_are_refused_by_name": _EXCEPTIONS},
+                               "test_bad_arguments_are_refused_by_name": _EXCEPTIONS,
+                               "test_the_optimizers_refuse_a_limit_they_cannot_use": _EXCEPTIONS,
+                               "test_the_cli_refuses_a_bad_limit_by_name": _EXCEPTIONS,
+                               "test_the_cli_refuses_the_limit_for_the_thesis_skier": _EXCEPTIONS},
     "test_sweeps.py": {
         "test_a_failing_parameter_set_is_reported_and_the_others_run": _INFRA,
         "test_dask_local_cluster_gives_the_serial_results": _INFRA,

@@ -4,7 +4,7 @@
 
     skilib steady  [--model thesis|free|edge] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
     skilib optimum --power W  | --speed M_PER_S  [--model free|edge|thesis] [--budget net|positive|metabolic|
-                   physiological] [--seed N] [--starts N]
+                   physiological] [--seed N] [--starts N] [--force-velocity F_ISO_BW,V_MAX[,C]]
     skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
     skilib run     --model edge --strokes N [--v0 M_PER_S] [--balance fixed|designed] [--csv strokes.csv]
 
@@ -123,6 +123,23 @@ def _positive(name, unit):
             raise UsageError(f"{name}: must be > 0 {unit}, got {text!r}")
         return x
     return _argtype(name, check)
+
+
+def _force_velocity(text):
+    """``--force-velocity F_ISO_BW,V_MAX[,CURVATURE]``: a ``ForceVelocityLimit`` (its own checks
+    name the field that is wrong)."""
+    from .physiology.force_velocity import ForceVelocityLimit
+
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) not in (2, 3):
+        raise UsageError(f"--force-velocity: must be F_ISO_BW,V_MAX or F_ISO_BW,V_MAX,CURVATURE (one leg's "
+                         f"isometric force in body weights, the extension speed it pushes no more at in m/s, and "
+                         f"0 for the straight line or 4 for Hill's hyperbola), got {text!r}")
+    values = [parse_number(t, "--force-velocity") for t in parts]
+    try:
+        return ForceVelocityLimit(*values)
+    except ValueError as e:
+        raise UsageError(f"--force-velocity: {e}") from None
 
 
 def _real(name):
@@ -484,6 +501,8 @@ def cmd_optimum(args) -> int:
     kw = dict(seed=args.seed, params=base, budget=args.budget, progress=_progress_on(args))
     if args.starts is not None:
         kw["starts"] = args.starts
+    if args.force_velocity is not None:
+        kw["force_velocity"] = args.force_velocity
     if args.speed is not None:
         from .studies.optimum import required_power
 
@@ -507,6 +526,9 @@ def cmd_optimum(args) -> int:
                 "budget"),
             Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
             Row("feasible", bool(opt.feasible), "-", "the target met to the tolerance")]
+    if args.force_velocity is not None:
+        rows.append(Row("force_velocity_margin", opt.force_velocity_margin, "body weights",
+                        "the stroke's least margin to the leg's force–velocity limit (0: the limit binds)"))
     at = opt.at_bound
     rows += [Row(n, float(v), units.get(n, ""), "technique at the optimum (bounds "
                  f"{opt.bounds[n][0]:g}–{opt.bounds[n][1]:g})" + (f" AT ITS {at[n].upper()} BOUND" if n in at else ""))
@@ -515,6 +537,9 @@ def cmd_optimum(args) -> int:
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="optimum", model=args.model, **target, optimized_speed=chosen, budget=args.budget,
                 power_counts=counts, seed=args.seed,
+                force_velocity=None if args.force_velocity is None else dict(
+                    force_iso_bw=args.force_velocity.force_iso_bw, speed_max=args.force_velocity.speed_max,
+                    curvature=args.force_velocity.curvature),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     if args.format == "json":
         meta["at_bound"] = at
@@ -739,6 +764,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
     p.add_argument("--starts", type=_count("--starts", 1), default=None, metavar="N",
                    help="number of seeded starts (default: the function's, 4)")
+    p.add_argument("--force-velocity", type=_argtype("--force-velocity", _force_velocity), default=None,
+                   metavar="F_ISO_BW,V_MAX[,C]",
+                   help="the leg's force-velocity limit as a constraint (free and edge): one leg's isometric "
+                        "force [body weights], the extension speed at which it pushes no more [m/s], and the "
+                        "curvature (0, the default: a straight line; 4: Hill's hyperbola); no default profile")
     p.set_defaults(handler=cmd_optimum)
 
     from .models.thesis.run import STROKE_CHANGE_RULES

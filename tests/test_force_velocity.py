@@ -185,3 +185,103 @@ def test_the_edged_skaters_stroke_within_and_beyond_a_limit(measured, edge_state
     weak = ForceVelocityLimit(force_iso_bw=1.0, speed_max=1.0)
     with pytest.raises(ForceVelocityViolation, match=r"force_velocity_margin: stroke 1 asks the leg for"):
         check_force_velocity(f, weak, weight=p.weight)
+
+
+def test_the_optimizers_refuse_a_limit_they_cannot_use():
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=3.0)
+    with pytest.raises(ValueError, match="force_velocity: the thesis model's push-off has no leg extension speed"):
+        sk.optimize_technique("thesis", 200.0, force_velocity=lim)
+    with pytest.raises(ValueError, match="force_velocity: must be None or a skilib.physiology.ForceVelocityLimit"):
+        sk.required_power("free", 5.0, force_velocity=(2.0, 3.0))
+    with pytest.raises(ValueError, match="force_velocity: the collocated program does not transcribe"):
+        sk.optimize_technique("free", 200.0, method="collocation", force_velocity=lim)
+
+
+@pytest.mark.parametrize("value, says", [
+    ("9,1", "argument --force-velocity: force_iso_bw: must be in [0.5, 6] body weights"),
+    ("2", "argument --force-velocity: must be F_ISO_BW,V_MAX or F_ISO_BW,V_MAX,CURVATURE"),
+    ("2,3,-1", "argument --force-velocity: curvature: must be in [0, 20]"),
+    ("2,x", "--force-velocity"),
+])
+def test_the_cli_refuses_a_bad_limit_by_name(capsys, value, says):
+    from skilib.cli import main
+
+    assert main(["optimum", "--power", "200", "--force-velocity", value]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_the_cli_refuses_the_limit_for_the_thesis_skier(capsys):
+    from skilib.cli import main
+
+    assert main(["optimum", "--power", "200", "--model", "thesis", "--force-velocity", "2,3"]) == 2
+    assert "force_velocity: the thesis model's push-off has no leg extension speed" in capsys.readouterr().err
+
+
+#: the free skater at its 200 W optimum's stroke time, turn and offset (rounded), optimising its
+#: V and its dip from that optimum's: a small problem whose optimum the limit can move
+FREE_BASE = dict(stroke_time=0.4, steer_deg=5.5, offset_end=0.285)
+FREE_TWO = {"skating_angle_deg": (10.0, 70.0), "cm_dip": (0.0, 0.15)}
+FREE_X0 = {"skating_angle_deg": 15.4, "cm_dip": 0.002}
+#: SLSQP's tolerance on the speed (optimize_technique's ftol) [m/s] and on the constraints
+#: (power_tol, relative): two optima of the same problem agree to these, not to rounding, for the
+#: extra row changes SLSQP's least-squares subproblems
+FTOL, CTOL = 1e-8, 1e-8
+
+
+def free_optimum(limit=None):
+    from dataclasses import replace
+
+    p0 = replace(sk.FreeSkaterParams(), **FREE_BASE)
+    return sk.optimize_technique("free", 200.0, bounds=FREE_TWO, params=p0, starts=1, x0=FREE_X0,
+                                 force_velocity=limit)
+
+
+@pytest.mark.slow
+def test_the_optimizer_keeps_the_stroke_within_the_limit(measured):
+    """With a limit the free optimum at 200 W breaks (its least margin −1.3e-4 body weights for
+    F_iso 1.3, v_max 1.5), the constrained optimum meets it — its margin ≥ 0 to the constraint
+    tolerance and no more than 1e-6 above: the limit binds — and is no faster than the free
+    optimum (a maximum over a subset), to SLSQP's speed tolerance.  A limit far from the stroke
+    (F_iso 3, v_max 3) leaves the optimum's speed as it was.  About 30 s."""
+    free = free_optimum()
+    tight = ForceVelocityLimit(force_iso_bw=1.3, speed_max=1.5)
+    from skilib.studies.optimum import TechniqueModel
+
+    tm = TechniqueModel("free", tuple(FREE_TWO), free.base, None, "progress", "net", tight)
+    before = tm.values([free.x[n] for n in FREE_TWO])["force_velocity_margin"]
+    measured.exceeds("the free optimum's violation of the limit", -before, 1e-5, "BW")
+    bound = free_optimum(tight)
+    assert bound.feasible and bound.force_velocity is tight
+    measured.check("the constrained optimum's margin below 0", max(-bound.force_velocity_margin, 0.0), CTOL, "BW",
+                   argued="the optimizer's constraint tolerance (power_tol)")
+    measured.check("the constrained optimum's margin above 0 (the limit binds)", max(bound.force_velocity_margin, 0.0),
+                   1e-6, "BW", argued="SLSQP ends on the active constraint to its tolerance")
+    measured.check("constrained speed above the free optimum's", max(bound.progress_speed - free.progress_speed, 0.0),
+                   FTOL, "m/s", argued="SLSQP's ftol on the speed")
+    margin = check_force_velocity(sk.free_steady_state(bound.params).frame, tight, weight=bound.params.weight,
+                                  admissibility="report")["min_force_velocity_margin"].min()
+    measured.check("the answer's margin vs the steady state's recomputed", abs(margin - bound.force_velocity_margin),
+                   1e-9, "BW", argued="the secant's tolerance on u0 (1e-10 m/s) moves the stroke's forces by less")
+    loose = free_optimum(ForceVelocityLimit(force_iso_bw=3.0, speed_max=3.0))
+    assert loose.force_velocity_margin > 1.0
+    measured.check("a loose limit's optimum speed vs the free optimum's", abs(loose.progress_speed - free.progress_speed),
+                   FTOL, "m/s", argued="SLSQP's ftol on the speed: the extra inactive row changes its subproblems")
+
+
+def test_the_edged_skaters_technique_logs_its_margin_as_an_inequality(measured, edge_state):
+    """The optimizer's view of the edged skater with a limit: the logged margin is the periodic
+    stroke's least margin recomputed from its frame, and it is the last inequality row, after
+    the four of the edged skater's admissibility."""
+    from skilib.studies.optimum import EDGE_MARGINS, TechniqueModel, default_params
+
+    lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=2.0, curvature=HILL_CURVATURE)
+    tm = TechniqueModel("edge", ("stroke_time",), default_params("edge"), None, "progress", "net", lim)
+    x = [default_params("edge").stroke_time]
+    row = tm.values(x)
+    ss = sk.edge_steady_state(default_params("edge"))
+    by_hand = check_force_velocity(ss.frame, lim, weight=sk.EdgeSkaterParams().weight,
+                                   admissibility="report")["min_force_velocity_margin"].min()
+    measured.check("logged margin vs the periodic stroke's recomputed", abs(row["force_velocity_margin"] - by_hand),
+                   1e-9, "BW", argued="two searches for the same periodic stroke agree to the secant's tolerance")
+    rows = tm.inequalities(x)
+    assert len(rows) == len(EDGE_MARGINS) + 1 and rows[-1] == row["force_velocity_margin"]

@@ -13,7 +13,11 @@ class with what ``skilib.strokes.stroke.Stroke`` reads: ``nq``, ``cm``, ``extra_
 ``system(mode)``, ``rows``, ``work_terms``, the ski's speed and acceleration, the friction
 limit, the frame's columns), its touch-down and its outputs as a ``skilib.strokes.run.Skating``,
 and its parameters; the run loop, the periodic stroke, the frames and summaries are the shared
-ones.
+ones.  Its ``technique`` module is the model as the optimizer (``skilib.studies.optimum``) sees
+it: the technique parameters with their human bounds, the admissibility margins and the
+parameters it starts from, under the same names in every model (``PARAMS``,
+``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS``, ``default_params``, ``SET_BY_OPTIMIZER``,
+``option_functions``, ``MARGINS``, ``margins``, ``inequalities``).
 """
 from . import edge, free, thesis
 

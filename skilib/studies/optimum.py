@@ -26,18 +26,13 @@ point is clipped to the bounds and the constraints restored by least-norm Newton
 parameters not at a bound), so the power holds to ``power_tol`` (relative) and the bounds
 exactly.
 
-The snow's load.  The free skater refuses a technique whose snow load N = (M + m_s) g + M z̈
-goes negative (a ValueError naming ``snow_load``: the height law lowers the CM faster than
-gravity can, so the snow would pull the ski down).  For the default height law
-z̈ = −2Δz (π/T)² cos(2πτ/T) the least load is at τ = 0 and T, so N ≥ 0 throughout is
-
-    s(x) = N_min / (M g) = 1 + m_s/M − 2Δz (π/T)² / g ≥ 0        (Δz = cm_dip, T = stroke_time)
-
-(:func:`snow_load_margin`, in body weights), a smooth closed form of the parameters.  It is
-given to SLSQP as an inequality constraint of the free skater's optimum (whenever cm_dip or
-stroke_time is optimised), so the optimizer never steps into refused techniques: without it,
-FREE_BOUNDS' corner cm_dip 0.15 m, T 0.4 s (N ≈ −0.87 body weights) is refused, and the
-penalty given there is a discontinuity SLSQP's differences cannot handle.
+The models.  What the optimizer knows of each model lives in the model's own folder, the
+model as the optimizer sees it: ``skilib.models.free.technique`` (``FREE_BOUNDS``, the snow's
+load as an inequality row, ``snow_load_margin``), ``skilib.models.edge.technique``
+(``EDGE_BOUNDS``, ``EDGE_MARGINS``, the parameters it starts from) and
+``skilib.models.thesis.technique`` (``THESIS_BOUNDS``), each with the same names (``_MODELS``
+below).  This module imports them when first asked for a model, and still serves their
+public names (``FREE_BOUNDS``, ``snow_load_margin``, ...).
 
 Failures.  A technique the model refuses (a ``ValueError`` from the parameters, a
 ``RuntimeError`` such as no periodic stroke) is caught: the evaluation is recorded with its
@@ -86,11 +81,10 @@ from scipy.optimize import minimize
 from ..engine.validation import check_bool, check_number
 from ..vocabulary import HasUnits
 
-__all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "FREE_BOUNDS", "THESIS_BOUNDS", "EDGE_BOUNDS",
-           "EDGE_MARGINS", "edge_margins", "MODELS", "latin_starts", "default_params",
+__all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "MODELS", "latin_starts", "default_params",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
-           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "snow_load_margin",
-           "Unreachable", "AT_BOUND"]
+           "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "Unreachable",
+           "AT_BOUND"]
 
 
 class Unreachable(ValueError):
@@ -105,32 +99,6 @@ class Unreachable(ValueError):
         super().__init__(message)
         self.parameter, self.value = parameter, value
 
-#: the free skater's technique parameters and their human bounds (see the book's chapter "The
-#: optimum technique"): the V-angle between the skis 10–70° (measured V2 skating angles of each
-#: ski to the direction of travel are ≈ 10–20° on the flat, larger uphill: a V of 20–40°; the
-#: range covers them with a wide margin), one stroke (one leg's push and glide) 0.4–2 s (cycle
-#: rates of ≈ 0.5–0.9 Hz are strokes of ≈ 0.55–1 s), the ski's inward turn 0–25°, the CM's
-#: lateral offset from the ski at the end of a stroke 0.1–0.6 m (a chosen limit on the CM's
-#: sideways excursion; the model's own limit is wider: it refuses a CM more than 1.3 m from the
-#: ski, an offset up to √(1.3² − z̄²) ≈ 0.89 m at z̄ = 0.95 m), the CM's dip 0–0.15 m (a knee bend).
-FREE_BOUNDS = {"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0), "steer_deg": (0.0, 25.0),
-               "offset_end": (0.1, 0.6), "cm_dip": (0.0, 0.15)}
-#: (The corner of large dip and short stroke is refused by the model, N < 0: the optimizer keeps
-#: to N ≥ 0 by the inequality constraint ``snow_load_margin`` ≥ 0, module docstring.)
-#: the thesis's skier: skating angle 20–80°, phase time 0.4–2 s, and C_ext, C_rot within the
-#: leg's reach for every phase time in the range: ℓ(T) = ℓ0 + C_ext T ≤ L2 + L3 = 0.9 m with
-#: ℓ0 = 0.5 m and T ≤ 2 s gives C_ext ≤ 0.2 m/s; γ(T) = γ0 + C_rot T < 90° with γ0 = 0 gives
-#: C_rot < 45°/s (table 6's leg, table 9's ℓ0 and γ0).
-THESIS_BOUNDS = {"skating_angle_deg": (20.0, 80.0), "phase_time": (0.4, 2.0), "c_ext": (0.0, 0.2),
-                 "c_rot_deg": (0.0, 44.0)}
-#: the edged skater's (book: The edged skater): the V-angle between the skis 10–30° (beyond
-#: ≈ 30° the old ski's velocity meets the new edge so obliquely that the plastic touch-down
-#: throws the body into a lean it cannot recover from), one stroke 0.5–1.2 s, the ski's inward
-#: turn 0–20°, the landing offset of the new ski outside the CM 0.1–0.3 m, the leg's extension
-#: over a stroke 0–0.15 m (with the leg's reach at the start of a run, √(d0² + z²) + Δℓ ≤
-#: ℓ_max = 1.05 m at the periodic stroke's height z ≈ 0.83 m: ``EDGE_BASE``).
-EDGE_BOUNDS = {"skating_angle_deg": (10.0, 30.0), "stroke_time": (0.5, 1.2), "steer_deg": (0.0, 20.0),
-               "landing_offset": (0.1, 0.3), "leg_extension": (0.0, 0.15)}
 #: penalty given to the optimizer for a technique the model cannot run: (speed, power, peak leg
 #: force)
 PENALTY = (0.0, 0.0, 0.0)
@@ -315,68 +283,24 @@ def maximize(f, g, x0, bounds, *, ineq=None, fd_step=1e-5, ftol=1e-12, maxiter=1
 
 
 # --------------------------------------------------------------------------- the models
-def snow_load_margin(params) -> float:
-    """The free skater's least snow load over its stroke, in body weights, for the default
-    height law z(τ) = z̄ − Δz (1 − cos 2πτ/T)/2, whose z̈ = −2Δz (π/T)² cos(2πτ/T) is least at
-    τ = 0 and T:
-
-        N_min / (M g) = ((M + m_s) g cos α − M · 2Δz (π/T)²) / (M g) = (1 + m_s/M) cos α − 2Δz (π/T)² / g
-
-    (M = body_mass, m_s = ski_mass, Δz = cm_dip, T = stroke_time, g, α = slope_deg).  The model refuses a
-    technique with N_min < 0 (``skilib.models.free.run.check_snow_load``); the optimizer keeps
-    this ≥ 0 as an inequality constraint.  ``params``: a FreeSkaterParams (ValueError naming
-    ``params`` otherwise)."""
-    from ..models.free.params import FreeSkaterParams
-
-    if not isinstance(params, FreeSkaterParams):
-        raise ValueError(f"params: must be a FreeSkaterParams, got {type(params).__name__}")
-    from ..strokes.params import slope_factors
-
-    p = params
-    cos_a = slope_factors(p.slope_deg)[1]  # exactly 1.0 on the flat
-    return (1.0 + p.ski_mass / p.body_mass) * cos_a - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
-
-
-#: the edged skater's admissibility as margins ≥ 0 of its periodic stroke, SLSQP's inequality
-#: rows (``edge_margins``): the least leg force and snow load [body weights], the leg's reach
-#: left [m] and its lean left [rad]
-EDGE_MARGINS = ("leg_force_margin", "snow_load_margin", "reach_margin", "lean_margin")
-
-
-def edge_margins(ss) -> dict:
-    """The edged skater's ``EDGE_MARGINS`` of a periodic stroke (an ``EdgeSteadyState``): min F/(M g), min N/(M g),
-    ℓ_max − max ℓ, (φ_max − max|φ|) in rad.  Each is a smooth function of the technique while
-    the stroke's extremes stay interior ones, so SLSQP keeps the leg pushing
-    where the steady state itself would refuse the stroke (``check_admissible``)."""
-    p = ss.params
-    weight = p.body_mass * p.g
-    return dict(leg_force_margin=ss.min_leg_force / weight, snow_load_margin=ss.min_snow_load / weight,
-                reach_margin=p.max_leg_length - ss.max_leg_length,
-                lean_margin=math.radians(p.max_lean_deg - ss.max_abs_lean_deg))
-
-
-#: the free skater's parameters on which ``snow_load_margin`` depends through the technique
-_SNOW_LOAD_PARAMETERS = ("cm_dip", "stroke_time")
-
-
-def _edge_base():
-    """The edged skater's parameters the optimizer starts from: the defaults with the first
-    touch-down at the periodic stroke's height (0.834 m; ``cm_height`` only places a run's
-    first stroke, so the steady state does not depend on it, but the leg's reach is checked
-    there)."""
-    from ..models.edge.params import EdgeSkaterParams
-
-    return EdgeSkaterParams(cm_height=0.834)
-
-
-#: the models the optimizer knows: their parameters' class (module, name), the default bounds
-#: and the plausible ranges of their number parameters (module, name)
-_MODELS = {"free": (("..models.free.params", "FreeSkaterParams"), "FREE_BOUNDS",
-                    ("..models.free.params", "PARAMETER_BOUNDS")),
-           "thesis": (("..models.thesis.params", "SkierParams"), "THESIS_BOUNDS",
-                      ("..models.thesis.params", "BOUNDS")),
-           "edge": (("..models.edge.params", "EdgeSkaterParams"), "EDGE_BOUNDS",
-                    ("..models.edge.params", "EDGE_PARAMETER_BOUNDS"))}
+#: the models the optimizer knows, each read from its own folder's ``technique`` module (imported
+#: when first asked for, so that neither package imports the other when it loads).  Each module
+#: gives the same names:
+#:
+#: - ``PARAMS`` : the parameters' class; ``default_params()`` : the parameters the optimizer
+#:   starts from when given none;
+#: - ``TECHNIQUE_BOUNDS`` : the default technique parameters and their human bounds;
+#: - ``PARAMETER_BOUNDS`` : the plausible range of each number parameter (the model's params'
+#:   table, named ``PARAMETER_BOUNDS_NAME`` there), which any bounds asked for must lie within;
+#: - ``SET_BY_OPTIMIZER`` : the steady state's keywords the optimizer sets itself (not ``options``);
+#: - ``option_functions()`` : (steady state, simulator or solver settings): ``options`` may hold
+#:   the functions' keyword-only arguments and the settings' keys (``option_keys``);
+#: - ``MARGINS``, ``margins(ss)`` : the margins of a periodic stroke logged with each point;
+#: - ``inequalities(names, params, row)`` : the technique's inequality rows (≥ 0 where the model
+#:   can run it) when ``names`` are optimised; ``params()`` and ``row()`` give the point's
+#:   parameters and logged row, each asked for only when the model needs it.
+_MODELS = {"free": "..models.free.technique", "thesis": "..models.thesis.technique",
+           "edge": "..models.edge.technique"}
 MODELS = tuple(_MODELS)
 
 
@@ -386,17 +310,39 @@ def _check_model(model):
     return model
 
 
-def _import(module_name):
+def _technique(model):
+    """The model's ``technique`` module (``_MODELS``)."""
     import importlib
 
-    module, name = module_name
-    return getattr(importlib.import_module(module, __package__), name)
+    return importlib.import_module(_MODELS[model], __package__)
+
+
+#: the names whose home is now a model's ``technique`` module, still served here (PEP 562):
+#: name here → (model, name there)
+_MOVED = {"FREE_BOUNDS": ("free", "FREE_BOUNDS"), "snow_load_margin": ("free", "snow_load_margin"),
+          "THESIS_BOUNDS": ("thesis", "THESIS_BOUNDS"), "EDGE_BOUNDS": ("edge", "EDGE_BOUNDS"),
+          "EDGE_MARGINS": ("edge", "EDGE_MARGINS"), "edge_margins": ("edge", "edge_margins"),
+          "_edge_base": ("edge", "default_params")}
+
+
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    model, there = _MOVED[name]
+    value = getattr(_technique(model), there)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MOVED))
 
 
 def default_params(model):
     """The parameters ``optimize_technique`` starts from when given none: the model's defaults (the
-    edged skater's with its first touch-down at the periodic stroke's height, ``_edge_base``)."""
-    return _edge_base() if model == "edge" else _params_class(model)()
+    edged skater's with its first touch-down at the periodic stroke's height,
+    ``skilib.models.edge.technique.default_params``)."""
+    return _technique(model).default_params()
 
 
 SPEEDS = ("progress", "cm")
@@ -425,6 +371,35 @@ def _check_budget(model, budget):
     return budget
 
 
+def _check_force_velocity(model, limit):
+    """None, or a ForceVelocityLimit for a model whose frame has the leg's extension speed."""
+    if limit is None:
+        return None
+    from ..physiology.force_velocity import ForceVelocityLimit
+
+    if not isinstance(limit, ForceVelocityLimit):
+        raise ValueError(f"force_velocity: must be None or a skilib.physiology.ForceVelocityLimit, got "
+                         f"{type(limit).__name__}")
+    if model not in ("free", "edge"):
+        raise ValueError(f"force_velocity: the {model} model's push-off has no leg extension speed; the limit is "
+                         "for the free and edged skaters")
+    return limit
+
+
+def _least_force_velocity_margin(ss, limit, weight) -> float:
+    """The periodic stroke's least force–velocity margin [body weights]."""
+    from ..physiology.force_velocity import check_force_velocity
+
+    table = check_force_velocity(ss.frame, limit, weight=weight, admissibility="report")
+    return float(table["min_force_velocity_margin"].min())
+
+
+def _margin_of(row, limit) -> dict:
+    """A start's end row's force–velocity margin, as a column only where a limit was given (the
+    starts' table is then as before, bit for bit, without one)."""
+    return {} if limit is None else {"force_velocity_margin": float(row["force_velocity_margin"])}
+
+
 class TechniqueModel:
     """The steady-state map of one model as (speed, mean power, peak leg force) of named
     parameters; picklable, so a Dask worker can run it.
@@ -434,16 +409,21 @@ class TechniqueModel:
       speed |Ṙ| of the steady state (its ``mean_speed``), which also counts the sideways sway.
     - budget : the power the budget counts (``BUDGETS``): "net" (default), "positive",
       "metabolic" or "physiological"; its value is the call's second entry and the row's ``budget_power``.
+    - force_velocity : None, or a ``skilib.physiology.ForceVelocityLimit``: the periodic stroke's
+      least force–velocity margin (``check_force_velocity``, body weights) is then logged as
+      ``force_velocity_margin`` and is one more inequality row (≥ 0: the leg can push what the
+      stroke asks at the speed it extends); the free and edged skaters only.
 
     Each point is computed once (cached) and logged in ``log`` (a list of dicts: the
     parameters, optimized_speed (the chosen speed), progress_speed, cm_speed, mean_power (net),
     mean_leg_power, budget_power, peak_leg_force_bw, u0, status, error)."""
 
-    def __init__(self, model, names, base=None, options=None, speed="progress", budget="net"):
+    def __init__(self, model, names, base=None, options=None, speed="progress", budget="net", force_velocity=None):
         _check_model(model)
         if speed not in SPEEDS:
             raise ValueError(f"speed: must be one of {SPEEDS}, got {speed!r}")
         self.budget = _check_budget(model, budget)
+        self.force_velocity = _check_force_velocity(model, force_velocity)
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
         self.log, self._values, self._u0, self._x0_edge = [], {}, None, None
@@ -499,9 +479,12 @@ class TechniqueModel:
                        mean_power=float(ss.mean_power), mean_leg_power=float(ss.mean_leg_power),
                        budget_power=float(getattr(ss, BUDGETS[self.budget])),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
+            got.update(_technique(self.model).margins(ss))
             if self.model == "edge":
-                got.update(edge_margins(ss))
                 self._x0_edge = ss.x0[:3].copy()
+            if self.force_velocity is not None:
+                got["force_velocity_margin"] = _least_force_velocity_margin(ss, self.force_velocity,
+                                                                            self.params(key).weight)
             bad = [k for k in ("progress_speed", "cm_speed", "mean_power", "budget_power") if not math.isfinite(got[k])]
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
@@ -511,25 +494,27 @@ class TechniqueModel:
             row.update(optimized_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
                        mean_leg_power=np.nan, budget_power=np.nan, peak_leg_force_bw=np.nan, u0=np.nan, status="error",
                        error=f"{type(e).__name__}: {e}")
-            if self.model == "edge":
-                row.update({k: np.nan for k in EDGE_MARGINS})
+            row.update({k: np.nan for k in _technique(self.model).MARGINS})
+            if self.force_velocity is not None:
+                row["force_velocity_margin"] = np.nan
         self.log.append(row)
         self._values[key] = row
         _tick(row)
         return row
 
     def inequalities(self, x) -> tuple:
-        """The technique's inequality rows (each ≥ 0 where the model can run it): for the free
-        skater optimising cm_dip or stroke_time, the least snow load in body weights, from the
-        parameters alone (``snow_load_margin``); for the edged skater the margins of its periodic
-        stroke (``EDGE_MARGINS``: the leg pushes, the snow carries, the leg's reach and lean);
-        otherwise none."""
-        if self.model == "free" and any(n in self.names for n in _SNOW_LOAD_PARAMETERS):
-            return (snow_load_margin(self.params(x)),)
-        if self.model == "edge":  # from the steady state; a technique the model cannot run violates each
+        """The technique's inequality rows (each ≥ 0 where the model can run it), the model's
+        ``inequalities`` (``_MODELS``): for the free skater optimising cm_dip or stroke_time, the
+        least snow load in body weights, from the parameters alone (``snow_load_margin``); for
+        the edged skater the margins of its periodic stroke (``EDGE_MARGINS``: the leg pushes,
+        the snow carries, the leg's reach and lean; a technique the model cannot run violates
+        each); otherwise none.  With ``force_velocity``, the stroke's least force–velocity margin
+        after them."""
+        rows = _technique(self.model).inequalities(self.names, lambda: self.params(x), lambda: self.values(x))
+        if self.force_velocity is not None:
             r = self.values(x)
-            return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
-        return ()
+            rows += (-1.0 if r["status"] != "ok" else r["force_velocity_margin"],)
+        return rows
 
     def __call__(self, x):
         """(speed, the budget's power — the net mean power by default —, peak leg force in body
@@ -589,12 +574,13 @@ class _StartTask:
     start's parameters; the result its end point, its evaluations (JSON) and SLSQP's report."""
 
     def __init__(self, model, names, bounds, base, options, power, speed, settings, target=None, penalty_power=0.0,
-                 budget="net"):
-        self.args = (model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget)
+                 budget="net", force_velocity=None):
+        self.args = (model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget,
+                     force_velocity)
 
     def __call__(self, row):
-        model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget = self.args
-        tm = TechniqueModel(model, names, base, options, speed, budget)
+        model, names, bounds, base, options, power, speed, settings, target, penalty_power, budget, fv = self.args
+        tm = TechniqueModel(model, names, base, options, speed, budget, fv)
         lo, hi = (np.array([bounds[n][k] for n in names]) for k in (0, 1))
         n_eq = 0 if power is None and target is None else 1
         m = _maximize(lambda x: _vector(tm(x), power, target, penalty_power) + tm.inequalities(x), n_eq,
@@ -609,14 +595,14 @@ class _StartTask:
                         peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                         cm_speed=end["cm_speed"], violation=float(st["violation"]),
                         success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
-                        evaluations=json.dumps(tm.log))
+                        **_margin_of(end, fv), evaluations=json.dumps(tm.log))
         return dict({f"end_{n}": float(v) for n, v in zip(names, m.x)}, optimized_speed=m.f,
                     mean_power=end["mean_power"], mean_leg_power=end["mean_leg_power"],
                     budget_power=end["budget_power"], power_error=np.nan if power is None else m.g * power,
                     peak_leg_force_bw=end["peak_leg_force_bw"], progress_speed=end["progress_speed"],
                     cm_speed=end["cm_speed"], violation=float(st["violation"]),
                     success=m.success, message=m.message, nit=int(st["nit"]), nfev=int(st["nfev"]),
-                    evaluations=json.dumps(tm.log))
+                    **_margin_of(end, fv), evaluations=json.dumps(tm.log))
 
 
 @dataclass
@@ -685,6 +671,8 @@ class Optimum(HasUnits):
     solution: object = field(default=None, repr=False)
     reason: str = ""
     mean_leg_power: float = float("nan")
+    force_velocity: object = None
+    force_velocity_margin: float = float("nan")
 
     @property
     def names(self):
@@ -719,7 +707,8 @@ class Optimum(HasUnits):
         return {n: side for n, v in self.x.items() for side in [_bound_side(v, *self.bounds[n])] if side}
 
     def technique_model(self) -> TechniqueModel:
-        return TechniqueModel(self.model, self.names, self.base, self.options, self.speed, self.budget)
+        return TechniqueModel(self.model, self.names, self.base, self.options, self.speed, self.budget,
+                              self.force_velocity)
 
     def vector(self, vals):
         """The optimizer's vector (speed, power row) of TechniqueModel values."""
@@ -737,7 +726,7 @@ def _bound_side(value, lo, hi) -> str:
 
 
 def _params_class(model):
-    return _import(_MODELS[model][0])
+    return _technique(model).PARAMS
 
 
 def _plausible(model) -> dict:
@@ -745,13 +734,13 @@ def _plausible(model) -> dict:
     PARAMETER_BOUNDS``, ``skilib.models.edge.params.EDGE_PARAMETER_BOUNDS`` without the inertia
     triple; ``skilib.models.thesis.params.BOUNDS``)."""
     # the course's slope is where the skier skates, not how: it is set in ``params``, never optimised
-    return {n: r for n, r in _import(_MODELS[model][2]).items() if n not in ("body_inertia", "slope_deg")}
+    return {n: r for n, r in _technique(model).PARAMETER_BOUNDS.items() if n not in ("body_inertia", "slope_deg")}
 
 
 def _check_bounds(model, bounds):
     """{name: (low, high)}: each name a number parameter of the model, each range a pair of
     finite numbers, low < high, within the model's plausible range of that parameter."""
-    default = globals()[_MODELS[model][1]]
+    default = _technique(model).TECHNIQUE_BOUNDS
     if bounds is None:
         return dict(default)
     if not isinstance(bounds, dict) or not bounds:
@@ -774,7 +763,7 @@ def _check_bounds(model, bounds):
         p_lo, p_hi = plausible[n]
         if lo < p_lo or hi > p_hi:
             raise ValueError(f"bounds: {n} = {b!r} reaches outside its plausible range [{p_lo:g}, {p_hi:g}] "
-                             f"({_MODELS[model][2][1]} of the {model} model's params)")
+                             f"({_technique(model).PARAMETER_BOUNDS_NAME} of the {model} model's params)")
         out[n] = (lo, hi)
     return out
 
@@ -811,7 +800,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
                        n_workers=None, budget: str = "net", method: str = "shooting", nodes: int | None = None,
-                       progress: bool = False) -> Optimum:
+                       progress: bool = False, force_velocity=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -823,8 +812,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       force, ``params.force_scale``; for the free skater the speed then rises to the bounds).
     - bounds : {name: (low, high)}: the parameters optimised and their ranges; default
       ``FREE_BOUNDS`` / ``EDGE_BOUNDS`` / ``THESIS_BOUNDS``.  The other parameters are those of
-      ``params`` (default: the model's defaults; the edged skater's with its first touch-down at
-      the periodic stroke's height, ``_edge_base``).
+      ``params`` (default: the model's defaults, ``default_params``; the edged skater's with its
+      first touch-down at the periodic stroke's height).
     - speed : the speed maximised: "progress" (default; along the course) or "cm" (mean CM speed).
     - seed, starts : the seeded starts: the first ``starts`` of ``SCREEN × starts`` Latin-hypercube
       points (``latin_starts``) that the model can run (the others are recorded in
@@ -843,6 +832,11 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work) or "physiological" (the whole cost: the work, swinging
       the legs, developing force, resting, ``skilib.physiology``; shooting only); the free and
       edged skaters only (a ValueError naming ``budget`` otherwise).
+    - force_velocity : None (default), or a ``skilib.physiology.ForceVelocityLimit``: the leg may
+      push no more than it can at the speed it extends — the periodic stroke's least margin
+      F_max(ℓ̇) − F∥ ≥ 0 [body weights] is one more inequality row, and the result's
+      ``force_velocity_margin`` (0 where the limit binds); the free and edged skaters, shooting
+      only (the collocated program does not transcribe it yet).
 
     - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
@@ -867,11 +861,15 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
     budget = _check_budget(model, budget)
+    force_velocity = _check_force_velocity(model, force_velocity)
     if method not in METHODS:
         raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
     if nodes is not None:
         nodes = _integer("nodes", nodes, 4, 1000)
     if method == "collocation":
+        if force_velocity is not None:
+            raise ValueError("force_velocity: the collocated program does not transcribe the force–velocity limit "
+                             "yet; use method='shooting'")
         if options or scheduler != "serial" or n_workers is not None:
             raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
                              "settings do not apply to method='collocation' (its starts run here, one IPOPT "
@@ -887,7 +885,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                          f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
-                                               budget=budget, progress=progress)
+                                               budget=budget, progress=progress, force_velocity=force_velocity)
     # a start that ended at a technique the model cannot run (the penalty) is no result
     ran = table[(table["status"] == "ok") & np.isfinite(table["mean_power"].astype(float))]
     ok = ran[ran["violation"].astype(float) <= power_tol]
@@ -901,12 +899,14 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     else:  # every start ended where the model cannot run: the runnable point evaluated nearest the budget
         end = _nearest_evaluation(evaluations, power)
         x = {n: float(end[n]) for n in names}
-    tm = TechniqueModel(model, names, params, options, speed, budget)
+    tm = TechniqueModel(model, names, params, options, speed, budget, force_velocity)
     p = tm.params([x[n] for n in names])
     return Optimum(model, p, x, float(end["mean_power"]), power, b,
                    evaluations, table, dict(options or {}), params, feasible, speed,
                    float(end["progress_speed"]), float(end["cm_speed"]), float(end["peak_leg_force_bw"]), budget,
-                   float(end["budget_power"]), reason=reason, mean_leg_power=float(end.get("mean_leg_power", np.nan)))
+                   float(end["budget_power"]), reason=reason, mean_leg_power=float(end.get("mean_leg_power", np.nan)),
+                   force_velocity=force_velocity,
+                   force_velocity_margin=float(end.get("force_velocity_margin", np.nan)))
 
 
 def _nearest_evaluation(evaluations, power):
@@ -993,23 +993,24 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
 
 
 def _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power=None,
-                target=None, who, budget="net", progress=False):
+                target=None, who, budget="net", progress=False, force_velocity=None):
     """The seeded starts (``_screened_starts``, ``x0`` in front) run as a ``skilib.sweep``, one
     SLSQP run each (``_StartTask``): (names, bounds, the starts' table, every evaluation).  With a
     ``target`` speed the objective is −P and a technique the model cannot run counts as twice the
     largest power of the screened candidates."""
     with _progress(progress, who, starts + bool(x0)):
         return _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers,
-                           power=power, target=target, who=who, budget=budget, progress=progress)
+                           power=power, target=target, who=who, budget=budget, progress=progress,
+                           force_velocity=force_velocity)
 
 
 def _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, settings, n_workers, *, power, target,
-                who, budget, progress):
+                who, budget, progress, force_velocity=None):
     from .sweeps import sweep
 
     names = tuple(b)
     lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
-    screen = TechniqueModel(model, names, params, options, speed, budget)
+    screen = TechniqueModel(model, names, params, options, speed, budget, force_velocity)
     pts = _screened_starts(screen, lo, hi, starts, seed)
     if x0:
         base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
@@ -1023,7 +1024,8 @@ def _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, s
         seen = [e["budget_power"] for e in screen.log if e["status"] == "ok"]
         penalty_power = 2.0 * max([abs(v) for v in seen] + [1.0])
     grid = pd.DataFrame(pts, columns=list(names))
-    task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power, budget)
+    task = _StartTask(model, names, b, params, options, power, speed, settings, target, penalty_power, budget,
+                      force_velocity)
     res = sweep(task, grid, scheduler=scheduler, progress=progress and scheduler != "serial", n_workers=n_workers)
     table = res.frame.reset_index(drop=True)
     ev = [dict(start=-1, **e) for e in screen.log]
@@ -1071,7 +1073,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                    starts: int = 4, scheduler="serial", x0: dict | None = None, params=None,
                    options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
                    maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None,
-                   budget: str = "net", progress: bool = False) -> RequiredPower:
+                   budget: str = "net", progress: bool = False, force_velocity=None) -> RequiredPower:
     """The coach's question: the least mean power [W] that holds the steady speed ``speed``
     [m/s], and the technique that does it — the inverse of the speed–power front
     (``speed_power_front``).  Over the technique parameters x within the bounds,
@@ -1095,6 +1097,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
       metabolic cost at that speed); the answer is ``budget_power`` (= mean_power for "net").
     - progress : a progress bar on stderr counting the steady states computed; the result is the
       same bit for bit.
+    - force_velocity : None, or a ``skilib.physiology.ForceVelocityLimit`` (as ``optimize_technique``'s).
 
     Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, optimized_speed,
     and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
@@ -1108,9 +1111,10 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
         model, None, bounds, seed, starts, x0, params, options, speed_kind, fd_step, maxiter, ftol, speed_tol,
         "speed_tol", speed_name="speed_kind")
     budget = _check_budget(model, budget)
+    force_velocity = _check_force_velocity(model, force_velocity)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
                                                settings, n_workers, target=target, who="required_power", budget=budget,
-                                               progress=progress)
+                                               progress=progress, force_velocity=force_velocity)
     ran = table[table["status"] == "ok"]
     ok = ran[ran["violation"].astype(float) <= speed_tol]
     if not len(ok):
@@ -1134,7 +1138,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                          dict(options or {}), params, True, kind, float(end["progress_speed"]), float(end["cm_speed"]),
                          peak_bw, budget=budget, budget_power=float(end["budget_power"]),
                          mean_leg_power=float(end.get("mean_leg_power", np.nan)), target_speed=target,
-                         speed_tol=speed_tol,
+                         speed_tol=speed_tol, force_velocity=force_velocity,
+                         force_velocity_margin=float(end.get("force_velocity_margin", np.nan)),
                          peak_leg_force_n=peak_n)
 
 
@@ -1160,35 +1165,21 @@ def _integer(name, v, low, high=None):
     return check_number(name, int(v), integer=True, low=low, high=high)
 
 
-#: the keywords of each model's steady state that the optimizer sets itself: not ``options``
-_SET_BY_OPTIMIZER = {"free": {"params", "strokes", "v0", "progress"}, "thesis": {"params", "strokes", "v0", "progress"},
-                     "edge": {"params", "multipliers", "check", "balance", "poles", "progress"}}
-
-
 def option_keys(model) -> tuple:
     """The keywords ``options`` may hold for ``model``: its steady state's (``free_steady_state``,
     ``steady_state``, ``edge_steady_state``) and those it passes on to its simulator
     (``simulate_free``, ``simulate_run``, the edged skater's solver keywords), less those the
     optimizer sets itself (the parameters, one stroke from u, the edged skater's multipliers
-    and admissibility check, progress bars)."""
+    and admissibility check, progress bars): the model's ``option_functions`` and
+    ``SET_BY_OPTIMIZER`` (``_MODELS``)."""
     import inspect
 
-    if model == "free":
-        from ..models.free.run import simulate_free as sim
-        from ..models.free.steady import free_steady_state as steady
-    elif model == "thesis":
-        from ..models.thesis.run import simulate_run as sim
-        from ..models.thesis.steady import steady_state as steady
-    else:
-        from ..models.edge.steady import edge_steady_state as steady
-        sim = None
-    keys = {n for n, p in inspect.signature(steady).parameters.items() if p.kind is p.KEYWORD_ONLY}
-    if sim is not None:
-        keys |= {n for n, p in inspect.signature(sim).parameters.items() if p.kind is p.KEYWORD_ONLY}
-    else:
-        from ..models.edge.steady import SOLVER_DEFAULTS
-        keys |= set(SOLVER_DEFAULTS)
-    return tuple(sorted(keys - _SET_BY_OPTIMIZER[model]))
+    technique = _technique(model)
+    keys = set()
+    for source in technique.option_functions():  # a function's keyword-only arguments, or a settings' keys
+        keys |= ({n for n, p in inspect.signature(source).parameters.items() if p.kind is p.KEYWORD_ONLY}
+                 if callable(source) else set(source))
+    return tuple(sorted(keys - technique.SET_BY_OPTIMIZER))
 
 
 def _check_options(model, options) -> None:

@@ -66,7 +66,7 @@ from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
 __all__ = ["EdgeStroke", "EdgeControlCaps", "EDGE_LAW_PARAMETERS"]
 
 #: the technique's parameters the edged skater's laws are made of (the ones collocation may set
-#: free; ``skilib.studies.optimum.EDGE_BOUNDS`` has the same names)
+#: free; ``skilib.models.edge.technique.EDGE_BOUNDS`` has the same names)
 EDGE_LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "landing_offset", "leg_extension")
 _CONTROLS = ("heading", "leg")
 
@@ -76,7 +76,7 @@ class EdgeControlCaps:
     """What the edged skater's free control may do (``skilib.ocp.optimal_control``), each a row ≥ 0
     at every knot and midpoint, beside its admissibility (the leg pushes, the snow pushes, the leg
     within ``max_leg_length``, the lean within ``max_lean_deg``).  The defaults contain every
-    technique of the law-based optimum's bounds (``skilib.studies.optimum.EDGE_BOUNDS``), so free
+    technique of the law-based optimum's bounds (``skilib.models.edge.technique.EDGE_BOUNDS``), so free
     control starts inside them and can only gain:
 
     - stroke_time (0.5, 1.2) s and landing_offset (0.1, 0.3) m: the law-based bounds (the landing

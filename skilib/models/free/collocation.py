@@ -30,7 +30,7 @@ the steady state's u0.
 
 Admissibility, at every knot: the ski slides forwards (u ≥ 0, the friction mode the program
 assumes), the snow carries the ski (N = (M + m_s) g cos α + M z̈ ≥ 0, as
-``skilib.studies.optimum.snow_load_margin``) and the leg force stays below
+``skilib.models.free.technique.snow_load_margin``) and the leg force stays below
 ``MAX_LEG_FORCE_BW`` body weights, as ``simulate_free`` refuses above it.
 
 The budgets: the leg's net work (``work``, the shooting model's ``mean_power``), or the
@@ -72,7 +72,7 @@ _CONTROLS = ("heading", "offset", "height")
 class FreeControlCaps:
     """What a skier's free control may do (``skilib.ocp.optimal_control``), each a row ≥ 0 at every
     knot and midpoint.  The defaults contain every technique of the law-based optimum's bounds
-    (``skilib.studies.optimum.FREE_BOUNDS`` with the default laws), so the free control starts
+    (``skilib.models.free.technique.FREE_BOUNDS`` with the default laws), so the free control starts
     inside them and can only gain:
 
     - stroke_time (0.4, 2.0) s: the law-based bounds.

@@ -83,7 +83,7 @@ PARAMETER_BOUNDS = {
 #: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
 #: ``max_leg_force_bw``): measured leg forces in skating peak at ≈ 1.5–2.5 body weights, and the
 #: largest a human leg bears (landing from a jump) are ≈ 5–10; within the optimum's bounds
-#: (``skilib.studies.optimum.FREE_BOUNDS``) the model stays below 4.  The cap plays the part of
+#: (``skilib.models.free.technique.FREE_BOUNDS``) the model stays below 4.  The cap plays the part of
 #: the thesis's skier's bound on its push-off (``skilib.models.thesis.push.MAX_PUSH_BODY_WEIGHTS``).
 MAX_LEG_FORCE_BW = 10.0
 

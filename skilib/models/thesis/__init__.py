@@ -10,10 +10,11 @@ stroke's energy table, ``loss_ranking``: its losses switched off in turn, the fr
 power balance), cases (the thesis's tables 7–9 and every number the compendium compares with), laws
 (leg laws for a phase time), summary (per-run summaries), markers (the skeleton drawn and
 written to C3D), c3d (a run as a C3D file), inverse (the leg force from a measured motion),
-artefacts (what the model's choices do to the thesis's numbers).
+artefacts (what the model's choices do to the thesis's numbers), technique (the skier as the
+optimizer sees it: ``THESIS_BOUNDS``).
 """
 from . import artefacts, c3d, calibrate, cases, energy, inverse, laws, markers, model, params, push, rows, run
-from . import steady, summary
+from . import steady, summary, technique
 from .c3d import read_run, write_run
 from .calibrate import Calibration, calibrate_force_scale
 from .energy import energy_account, loss_ranking, power_balance_speed, power_breakdown, resistance_power
@@ -32,4 +33,4 @@ __all__ = ["SkierParams", "SkierModel", "push_plane_direction", "ski_heading", "
            "power_balance_speed", "leg_laws_for", "with_leg_laws", "Skeleton", "skeleton", "read_run", "write_run", "Motion",
            "inverse_dynamics", "motion_from_c3d", "motion_from_result",
            "artefacts", "c3d", "calibrate", "cases", "energy", "inverse", "laws", "markers", "model", "params",
-           "push", "rows", "run", "steady", "summary"]
+           "push", "rows", "run", "steady", "summary", "technique"]

@@ -1,0 +1,88 @@
+"""The edged skater as the optimizer sees it (book: The optimum technique; The edged skater):
+its technique parameters with their human bounds (``EDGE_BOUNDS``), its admissibility as margins
+≥ 0 of its periodic stroke (``EDGE_MARGINS``: the leg pushes, the snow carries, the leg within
+its reach and its lean), the parameters it starts from (``default_params``), and the keywords of
+its steady state.
+
+``skilib.studies.optimum`` reads every model through the same names (its registry ``_MODELS``
+imports this module the first time a study asks for the edged skater): ``PARAMS``,
+``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
+``SET_BY_OPTIMIZER``, ``option_functions()``, ``MARGINS``, ``margins(ss)`` and
+``inequalities(names, params, row)``.
+"""
+from __future__ import annotations
+
+import math
+
+from .params import EDGE_PARAMETER_BOUNDS as PARAMETER_BOUNDS
+from .params import EdgeSkaterParams
+from .steady import SOLVER_DEFAULTS, edge_steady_state
+
+__all__ = ["EDGE_BOUNDS", "EDGE_MARGINS", "edge_margins"]
+
+#: the edged skater's (book: The edged skater): the V-angle between the skis 10–30° (beyond
+#: ≈ 30° the old ski's velocity meets the new edge so obliquely that the plastic touch-down
+#: throws the body into a lean it cannot recover from), one stroke 0.5–1.2 s, the ski's inward
+#: turn 0–20°, the landing offset of the new ski outside the CM 0.1–0.3 m, the leg's extension
+#: over a stroke 0–0.15 m (with the leg's reach at the start of a run, √(d0² + z²) + Δℓ ≤
+#: ℓ_max = 1.05 m at the periodic stroke's height z ≈ 0.83 m: ``default_params``).
+EDGE_BOUNDS = {"skating_angle_deg": (10.0, 30.0), "stroke_time": (0.5, 1.2), "steer_deg": (0.0, 20.0),
+               "landing_offset": (0.1, 0.3), "leg_extension": (0.0, 0.15)}
+
+#: the edged skater's admissibility as margins ≥ 0 of its periodic stroke, SLSQP's inequality
+#: rows (``edge_margins``): the least leg force and snow load [body weights], the leg's reach
+#: left [m] and its lean left [rad]
+EDGE_MARGINS = ("leg_force_margin", "snow_load_margin", "reach_margin", "lean_margin")
+
+#: the interface ``skilib.studies.optimum`` reads: the parameters' class, the default technique
+#: bounds, the plausible ranges (``PARAMETER_BOUNDS``, imported above) and that table's name in
+#: ``params``, for messages
+PARAMS = EdgeSkaterParams
+TECHNIQUE_BOUNDS = EDGE_BOUNDS
+PARAMETER_BOUNDS_NAME = "EDGE_PARAMETER_BOUNDS"
+#: the keywords of the steady state that the optimizer sets itself or keeps out of ``options``
+#: (the parameters, the multipliers and the admissibility check it turns off — ``inequalities``
+#: keeps the stroke admissible instead —, ``balance``, ``poles``, progress bars)
+SET_BY_OPTIMIZER = frozenset({"params", "multipliers", "check", "balance", "poles", "progress"})
+#: the margins of a periodic stroke the optimizer logs with each point
+MARGINS = EDGE_MARGINS
+
+
+def default_params() -> EdgeSkaterParams:
+    """The edged skater's parameters the optimizer starts from: the defaults with the first
+    touch-down at the periodic stroke's height (0.834 m; ``cm_height`` only places a run's
+    first stroke, so the steady state does not depend on it, but the leg's reach is checked
+    there)."""
+    return EdgeSkaterParams(cm_height=0.834)
+
+
+def option_functions() -> tuple:
+    """(steady state, solver settings): ``options`` may hold the steady state's keyword-only
+    arguments and the solver keywords it passes on to ``simulate_edge`` (the keys of
+    ``SOLVER_DEFAULTS``), less ``SET_BY_OPTIMIZER``."""
+    return edge_steady_state, SOLVER_DEFAULTS
+
+
+def edge_margins(ss) -> dict:
+    """The edged skater's ``EDGE_MARGINS`` of a periodic stroke (an ``EdgeSteadyState``): min F/(M g), min N/(M g),
+    ℓ_max − max ℓ, (φ_max − max|φ|) in rad.  Each is a smooth function of the technique while
+    the stroke's extremes stay interior ones, so SLSQP keeps the leg pushing
+    where the steady state itself would refuse the stroke (``check_admissible``)."""
+    p = ss.params
+    weight = p.body_mass * p.g
+    return dict(leg_force_margin=ss.min_leg_force / weight, snow_load_margin=ss.min_snow_load / weight,
+                reach_margin=p.max_leg_length - ss.max_leg_length,
+                lean_margin=math.radians(p.max_lean_deg - ss.max_abs_lean_deg))
+
+
+#: the ``MARGINS`` of a steady state, logged with each point
+margins = edge_margins
+
+
+def inequalities(names, params, row) -> tuple:
+    """The inequality rows (≥ 0 where the model can run the technique): the ``EDGE_MARGINS`` of
+    the point's periodic stroke, from its logged ``row()`` (the steady state is computed there
+    if it is not yet); a technique the model cannot run violates each (−1).  ``names`` and
+    ``params`` are not needed: the margins hold whatever is optimised."""
+    r = row()
+    return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
