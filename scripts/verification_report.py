@@ -57,7 +57,7 @@ VERIFICATION_FILES = (
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
-    "test_physiology.py", "test_force_velocity.py",
+    "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -176,6 +176,11 @@ EXEMPT = {
     },
     "test_skier_parametrizations.py": {"test_bad_rotation_or_stabilization_names_the_argument": _EXCEPTIONS},
     "test_physiology.py": {"test_a_bad_physiology_parameter_is_refused_by_name": _EXCEPTIONS},
+    "test_technique_choice.py": {
+        "test_switching_a_term_off_zeros_its_coefficients": "which fields a switch sets to zero: a definition, no error",
+        "test_trends_and_verdicts_of_hand_made_series": "a classification rule (rises, falls, flat) on hand-made "
+                                                        "series: no error to measure",
+        "test_bad_arguments_are_refused_by_name": _EXCEPTIONS},
     "test_force_velocity.py": {"test_bad_fields_are_refused_by_name": _EXCEPTIONS,
                                "test_bad_arguments_are_refused_by_name": _EXCEPTIONS,
                                "test_the_optimizers_refuse_a_limit_they_cannot_use": _EXCEPTIONS,
@@ -284,6 +289,8 @@ SECTIONS = (
                             "(the free and the edged skater)",
             ("test_cost_of_work.py", "test_physiology.py", "test_force_velocity.py")),
     Section("poles", "Poles (V2 skating, the free and the edged skater)", ("test_poles.py",)),
+    Section("technique-choice", "Choosing a technique: the least whole cost at a speed (the free skater)",
+            ("test_technique_choice.py",)),
     Section("optimum", "The optimum technique and the least power for a speed (beyond the thesis)",
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",

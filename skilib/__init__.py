@@ -12,7 +12,8 @@ ski-skating technique*, and models beyond it, laid out as
 - ``skilib.models``: one subpackage per skating model: ``thesis`` (the thesis's three-body
   skier), ``free`` (the free skater) and ``edge`` (the edged skater);
 - ``skilib.data``: force-plate data and the Fourier fit (eq. 102);
-- ``skilib.studies``: parameter sweeps, sensitivity analysis and the optimum technique;
+- ``skilib.studies``: parameter sweeps, sensitivity analysis, the optimum technique and the
+  technique of least physiological cost;
 - ``skilib.plot``: drawings and animations;
 - ``skilib.vocabulary``: the name, unit and meaning of every column and number the package
   returns (every result's ``units``).
@@ -56,7 +57,8 @@ _NAMES = {
         "push_force_from_data", "default_push_fit", "default_push_force"),
     "skilib.studies": (
         "sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
-        "Optimum", "required_power", "RequiredPower", "speed_power_front", "sobol_design", "sobol_indices"),
+        "Optimum", "required_power", "RequiredPower", "speed_power_front", "sobol_design", "sobol_indices",
+        "choose_technique"),
 }
 _SUBPACKAGES = {"strokes": "skilib.strokes", "models": "skilib.models", "data": "skilib.data",
                 "studies": "skilib.studies", "plot": "skilib.plot", "vocabulary": "skilib.vocabulary"}

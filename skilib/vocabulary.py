@@ -239,6 +239,18 @@ QUANTITIES = {
     "reach_margin": ("m", "max_leg_length − the stroke's largest leg length"),
     "lean_margin": ("rad", "max_lean_deg − the stroke's largest lean, in radians"),
     "speed_tol": ("-", "the speed constraint's tolerance, relative"),
+    # -- choosing a technique (skilib.studies.technique_choice)
+    "cycle_rate": ("Hz", "cycles (two strokes, one with each leg) per second, 1/(2T)"),
+    "push_off_time": ("s", "the time the leg extends under load in a stroke (ℓ̇ > 0 with F > 0)"),
+    "peak_pole_force_bw": ("body weights", "each pole's largest push"),
+    "slope_percent": ("%", "the course's gradient, 100 tan α"),
+    "switched_off": ("-", "the cost terms set to zero (text; 'none')"),
+    "binding": ("-", "the admissibility margins at zero: the optimizer's active inequalities (text)"),
+    "at_bound": ("-", "the technique parameters within 1 % of a bound (text)"),
+    "model": ("-", "the skating model (text: free, edge, thesis)"),
+    "poles": ("-", "with poles (V2) or not (true/false)"),
+    "budget": ("-", "what the cost counts (text: net, positive, metabolic, physiological)"),
+    "reason": ("-", "why a point has no result, in words (text; empty when it has)"),
     # -- collocation and optimal control solutions (skilib.ocp)
     "stroke_time": ("s", "the stroke's time T"),
     "nodes": ("-", "the mesh's intervals"),

@@ -38,6 +38,7 @@ NON_DEFAULT = {
     "10": ({"perturbation": 0.001}, "periodic stroke by 0.001 m/s in speed"),
     "11": ({"slopes_percent": [0.0, 3.0], "pole_force_max": 120.0}, "120 N per pole"),
     "12": ({"metabolic_power": 500.0}, "at 500 W metabolic with the laws free"),
+    "13": ({"speeds": [4.5], "slopes_percent": [0.0, 2.0]}, "speeds 4.5 m/s on gradients 0, 2 %"),
 }
 
 

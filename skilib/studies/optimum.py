@@ -299,6 +299,9 @@ def maximize(f, g, x0, bounds, *, ineq=None, fd_step=1e-5, ftol=1e-12, maxiter=1
 #: - ``inequalities(names, params, row)`` : the technique's inequality rows (≥ 0 where the model
 #:   can run it) when ``names`` are optimised; ``params()`` and ``row()`` give the point's
 #:   parameters and logged row, each asked for only when the model needs it.
+#: - ``REPORTS_WORKS``, ``LEG_EXTENSION_SPEED``, ``COLLOCATED`` : whether it reports each
+#:   actuator's positive and negative work (every budget but "net"), has the leg's extension speed
+#:   (a force–velocity limit) and a collocated stroke (``method="collocation"``).
 _MODELS = {"free": "..models.free.technique", "thesis": "..models.thesis.technique",
            "edge": "..models.edge.technique"}
 MODELS = tuple(_MODELS)
@@ -357,15 +360,12 @@ METHODS = ("shooting", "collocation")
 #: (``skilib.physiology``; shooting only: collocation does not transcribe the last three yet)
 BUDGETS = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power",
            "physiological": "metabolic_total"}
-#: the models that report positive and negative work per actuator (the thesis's skier budgets
-#: its push-off's net power only)
-_COST_MODELS = ("free", "edge")
 
 
 def _check_budget(model, budget):
     if not isinstance(budget, str) or budget not in BUDGETS:
         raise ValueError(f"budget: must be one of {tuple(BUDGETS)}, got {budget!r}")
-    if budget != "net" and model not in _COST_MODELS:
+    if budget != "net" and not _technique(model).REPORTS_WORKS:  # the thesis's skier: its push-off's net power
         raise ValueError(f"budget: {budget!r} needs the positive and negative work of each actuator, which the "
                          f"{model} model does not report; its budget is 'net'")
     return budget
@@ -380,7 +380,7 @@ def _check_force_velocity(model, limit):
     if not isinstance(limit, ForceVelocityLimit):
         raise ValueError(f"force_velocity: must be None or a skilib.physiology.ForceVelocityLimit, got "
                          f"{type(limit).__name__}")
-    if model not in ("free", "edge"):
+    if not _technique(model).LEG_EXTENSION_SPEED:
         raise ValueError(f"force_velocity: the {model} model's push-off has no leg extension speed; the limit is "
                          "for the free and edged skaters")
     return limit
@@ -959,7 +959,7 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
         raise ValueError("budget: 'physiological' (the whole cost: swing, force rate, rest) is computed from the "
                          "shooting stroke only; use method='shooting', or budget 'metabolic' (the work's cost) with "
                          "collocation")
-    if model not in ("free", "edge"):
+    if not _technique(model).COLLOCATED:
         raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
                          f"'edge'), not {model!r}; use method='shooting'")
     if speed != "progress":

@@ -46,6 +46,12 @@ PARAMETER_BOUNDS_NAME = "EDGE_PARAMETER_BOUNDS"
 SET_BY_OPTIMIZER = frozenset({"params", "multipliers", "check", "balance", "poles", "progress"})
 #: the margins of a periodic stroke the optimizer logs with each point
 MARGINS = EDGE_MARGINS
+#: what the optimizer may ask of this model: the positive and negative work of each actuator
+#: (the budgets other than "net"), the leg's extension speed in its frame (a force–velocity
+#: limit) and a collocated stroke (``method="collocation"``)
+REPORTS_WORKS = True
+LEG_EXTENSION_SPEED = True
+COLLOCATED = True
 
 
 def default_params() -> EdgeSkaterParams:

@@ -77,7 +77,7 @@ PARAMETER_BOUNDS = {
     "offset_end": (-0.3, 1.2), "offset_exponent": (1.0, 8.0), "cm_height": (0.4, 1.3), "cm_dip": (0.0, 0.4),
     "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0), "cda": (0.05, 2.0), "g": (1.0, 30.0),
     "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2), "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
-    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS,
+    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS, **POLE_PARAMETER_BOUNDS,
 }
 
 #: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
@@ -152,7 +152,7 @@ class FreeSkaterParams:
     def __post_init__(self):
         check_fields(self, PARAMETER_BOUNDS)
         # the ranges, the offsets' last: for them the leg's reach (with the height) says more
-        ranged = [n for n in PARAMETER_BOUNDS if n != "body_inertia"]
+        ranged = [n for n in PARAMETER_BOUNDS if n != "body_inertia" and n not in POLE_PARAMETER_BOUNDS]
         for name in sorted(ranged, key=lambda n: n in ("offset_start", "offset_end")):
             if name in ("offset_start", "offset_end"):
                 reach = math.hypot(getattr(self, name), self.cm_height)
@@ -171,7 +171,7 @@ class FreeSkaterParams:
             raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel "
                              f"(skating_angle_deg/2 − steer_deg = {end:g}°); it must still point forwards, within "
                              "90°")
-        check_poles(self)
+        check_poles(self)  # the poles' ranges, with the contact within the stroke
 
     @property
     def weight(self) -> float:

@@ -60,6 +60,12 @@ SET_BY_OPTIMIZER = frozenset({"params", "strokes", "v0", "progress"})
 #: the margins of a periodic stroke the optimizer logs (none: the snow's load is a closed form
 #: of the parameters, ``inequalities``)
 MARGINS = ()
+#: what the optimizer may ask of this model: the positive and negative work of each actuator
+#: (the budgets other than "net"), the leg's extension speed in its frame (a force–velocity
+#: limit) and a collocated stroke (``method="collocation"``)
+REPORTS_WORKS = True
+LEG_EXTENSION_SPEED = True
+COLLOCATED = True
 
 
 def default_params() -> FreeSkaterParams:

@@ -37,6 +37,12 @@ PARAMETER_BOUNDS_NAME = "BOUNDS"
 SET_BY_OPTIMIZER = frozenset({"params", "strokes", "v0", "progress"})
 #: the margins of a periodic stroke the optimizer logs: none
 MARGINS = ()
+#: what the optimizer may ask of this model: the positive and negative work of each actuator
+#: (the budgets other than "net"), the leg's extension speed in its frame (a force–velocity
+#: limit) and a collocated stroke (``method="collocation"``)
+REPORTS_WORKS = False
+LEG_EXTENSION_SPEED = False
+COLLOCATED = False
 
 
 def default_params() -> SkierParams:
