@@ -127,6 +127,7 @@ def test_switching_a_term_off_zeros_its_coefficients():
             assert getattr(q, f) == 0.0
         assert {k: v for k, v in vars(q).items() if k not in fields} == {k: v for k, v in vars(p).items() if k not in fields}
     assert switch_off(p, ()) is p
+    assert switch_off(p, "swing") == switch_off(p, ("swing",))  # one term by its name
 
 
 def test_trends_and_verdicts_of_hand_made_series():

@@ -24,7 +24,7 @@ import numpy as np
 from ..engine.validation import check_number
 from .optimum import BUDGETS, required_power
 
-__all__ = ["SWITCHES", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend", "verdict"]
+__all__ = ["SWITCHES", "BINDING", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend", "verdict"]
 
 #: the cost terms a study can switch off, and the params' fields each sets to zero.  "rest" is a
 #: constant at a given body mass, so switching it off must leave the technique as it is (the
@@ -41,8 +41,8 @@ TREND_TOLERANCE = 0.02
 
 
 def switch_off(params, terms=()):
-    """``params`` with the cost terms ``terms`` (keys of ``SWITCHES``) set to zero."""
-    terms = tuple(terms)
+    """``params`` with the cost terms ``terms`` (keys of ``SWITCHES``, or one of them) set to zero."""
+    terms = (terms,) if isinstance(terms, str) else tuple(terms)
     for t in terms:
         if t not in SWITCHES:
             raise ValueError(f"switched_off: {t!r} is not a cost term that can be switched off; "
@@ -99,6 +99,7 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
         raise ValueError(f"budget: must be one of {tuple(BUDGETS)}, got {budget!r}")
     if params is None:
         params = _model_technique(model).default_params()
+    switched_off = (switched_off,) if isinstance(switched_off, str) else tuple(switched_off)
     base = switch_off(replace(params, slope_deg=math.degrees(math.atan(slope_percent / 100.0))), switched_off)
     r = required_power(model, speed=speed, bounds=bounds, params=base, budget=budget, starts=starts, seed=seed,
                        progress=progress, **kwargs)
