@@ -13,5 +13,6 @@ from .sweeps import SweepResult, read_sweep, sweep
 from .technique_choice import choose_technique
 
 __all__ = ["sweep", "read_sweep", "SweepResult", "sweep_skier", "SkierRun", "FreeRun", "optimize_technique",
-           "Optimum", "required_power", "RequiredPower", "speed_power_front", "choose_technique", "sobol_design", "sobol_indices",
+           "Optimum", "required_power", "RequiredPower", "speed_power_front", "choose_technique", "sobol_design",
+           "sobol_indices",
            "free_sweep", "notebook", "optimum", "sensitivity", "skier_sweep", "sweeps", "technique_choice"]

@@ -84,7 +84,7 @@ from ..vocabulary import HasUnits
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "MODELS", "latin_starts", "default_params",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
            "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "Unreachable",
-           "AT_BOUND"]
+           "AT_BOUND", "technique_module"]
 
 
 class Unreachable(ValueError):
@@ -313,11 +313,14 @@ def _check_model(model):
     return model
 
 
-def _technique(model):
-    """The model's ``technique`` module (``_MODELS``)."""
+def technique_module(model):
+    """The model's ``technique`` module (``_MODELS``): what the optimizer knows of it."""
     import importlib
 
-    return importlib.import_module(_MODELS[model], __package__)
+    return importlib.import_module(_MODELS[_check_model(model)], __package__)
+
+
+_technique = technique_module  # the name the optimizer's own code reads
 
 
 #: the names whose home is now a model's ``technique`` module, still served here (PEP 562):

@@ -15,16 +15,16 @@ compared with, never used as inputs.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import replace
 
 import numpy as np
 
 from ..engine.validation import check_number
-from .optimum import BUDGETS, required_power
+from .optimum import required_power, technique_module
 
-__all__ = ["SWITCHES", "BINDING", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend", "verdict"]
+__all__ = ["SWITCHES", "BINDING", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend",
+           "verdict"]
 
 #: the cost terms a study can switch off, and the params' fields each sets to zero.  "rest" is a
 #: constant at a given body mass, so switching it off must leave the technique as it is (the
@@ -73,7 +73,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     - model : "free" or "edge"; params : the model's parameters (default: its optimizer's);
       bounds : the technique parameters free and their ranges (default: the model's); pole
       parameters among them (``pole_force_max``, ``pole_contact_time``) set the poles free.
-    - budget : what the cost counts (``BUDGETS``; "physiological" by default);
+    - budget : what the cost counts (``skilib.studies.optimum.BUDGETS``, checked there;
+      "physiological" by default);
       switched_off : cost terms set to zero (``SWITCHES``).
     - starts, seed, progress and any other keyword go to ``required_power`` (``x0``, ``options``).
       A free skater's technique may have a slow and a fast periodic stroke
@@ -84,21 +85,23 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
       differently, so it needs more iterations), but on the right stroke.
 
     The row: the inputs, ``budget_power`` [W] and ``feasible``; the technique (every parameter
-    optimised, under its name), ``stroke_time`` [s], ``cycle_rate`` = 1/(2T) [Hz] (a cycle is two strokes, one with
-    each leg), ``push_off_time`` [s] (the leg extending under load, ``push_off_time``), ``skating_angle_deg``, the poles' ``pole_force_max`` [N],
+    optimised, under its name), ``stroke_time`` [s], ``cycle_rate`` = 1/(2T) [Hz] (a cycle is two
+    strokes, one with each leg), ``push_off_time`` [s] (the leg extending under load,
+    ``push_off_time``), ``skating_angle_deg``, the poles' ``pole_force_max`` [N],
     ``pole_contact_time`` [s] and ``pole_share`` (NaN without poles), ``peak_leg_force_bw``,
     ``peak_pole_force_bw`` (each pole's), the cost's terms [W], ``gross_efficiency_total``,
     ``at_bound`` ("name (lower)" for each parameter within 1 % of a bound, "" when none), the
     model's admissibility margins (the edged skater's ``EDGE_MARGINS``, the free skater's
     ``snow_load_margin``) and ``binding``: those at most ``BINDING``."""
-    if model not in ("free", "edge"):  # the models whose strokes report each actuator's work and the leg's motion
-        raise ValueError(f"model: the physiological cost is computed for 'free' and 'edge', got {model!r}")
+    tech = technique_module(model)
+    # the whole cost needs each actuator's work, the push-off time the leg's extension speed
+    if not (tech.REPORTS_WORKS and tech.LEG_EXTENSION_SPEED):
+        raise ValueError(f"model: the {model} model reports neither each actuator's work nor the leg's extension "
+                         "speed, so no physiological cost or push-off time; use 'free' or 'edge'")
     check_number("speed", speed, positive=True, unit="m/s")
     check_number("slope_percent", slope_percent, low=-100.0, high=100.0, unit="%")
-    if budget not in BUDGETS:
-        raise ValueError(f"budget: must be one of {tuple(BUDGETS)}, got {budget!r}")
     if params is None:
-        params = _model_technique(model).default_params()
+        params = tech.default_params()
     switched_off = (switched_off,) if isinstance(switched_off, str) else tuple(switched_off)
     base = switch_off(replace(params, slope_deg=math.degrees(math.atan(slope_percent / 100.0))), switched_off)
     r = required_power(model, speed=speed, bounds=bounds, params=base, budget=budget, starts=starts, seed=seed,
@@ -129,16 +132,11 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     return row
 
 
-def _model_technique(model):
-    """The model's optimizer knowledge (``skilib.models.<model>.technique``)."""
-    return importlib.import_module(f"skilib.models.{model}.technique")
-
-
 def _margins(model, ss, p) -> dict:
     """The model's admissibility margins (≥ 0) at the periodic stroke: the edged skater's four
     (``EDGE_MARGINS``), the free skater's least snow load in body weights."""
-    tech = _model_technique(model)
-    if model == "free":
+    tech = technique_module(model)
+    if model == "free":  # its snow load is a closed form of the parameters, not a logged margin
         return {"snow_load_margin": float(tech.snow_load_margin(p))}
     return {k: float(v) for k, v in tech.margins(ss).items()}
 

@@ -77,7 +77,8 @@ PARAMETER_BOUNDS = {
     "offset_end": (-0.3, 1.2), "offset_exponent": (1.0, 8.0), "cm_height": (0.4, 1.3), "cm_dip": (0.0, 0.4),
     "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0), "cda": (0.05, 2.0), "g": (1.0, 30.0),
     "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2), "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0),
-    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS, **POLE_PARAMETER_BOUNDS,
+    "slope_deg": (-45.0, 45.0), "eta_positive": (0.05, 1.0), "eta_negative": (0.1, 5.0), **PHYSIOLOGY_BOUNDS,
+    **POLE_PARAMETER_BOUNDS,
 }
 
 #: the largest leg force a run accepts, in body weights M g (``simulate_free``'s
