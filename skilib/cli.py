@@ -5,6 +5,8 @@
     skilib steady  [--model thesis|free|edge] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
     skilib optimum --power W  | --speed M_PER_S  [--model free|edge|thesis] [--budget net|positive|metabolic|
                    physiological] [--seed N] [--starts N] [--force-velocity F_ISO_BW,V_MAX[,C]]
+    skilib technique --speed M_PER_S [--model free|edge] [--slope-percent P] [--switch-off TERM ...]
+                   [--budget B] [--seed N] [--starts N]
     skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
     skilib run     --model edge --strokes N [--v0 M_PER_S] [--balance fixed|designed] [--csv strokes.csv]
 
@@ -46,7 +48,7 @@ import math
 import re
 import sys
 import textwrap
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
 
 from .data.files import check_target, write_atomic
@@ -123,6 +125,14 @@ def _positive(name, unit):
             raise UsageError(f"{name}: must be > 0 {unit}, got {text!r}")
         return x
     return _argtype(name, check)
+
+
+def _slope_percent(text):
+    """``--slope-percent P``: a gradient within ±100 % (45°)."""
+    x = parse_number(text, "--slope-percent")
+    if not -100.0 <= x <= 100.0:
+        raise UsageError(f"--slope-percent: must be within ±100 % (a gradient of 45°), got {text!r}")
+    return x
 
 
 def _force_velocity(text):
@@ -556,6 +566,48 @@ def cmd_optimum(args) -> int:
     return 0
 
 
+def cmd_technique(args) -> int:
+    """The technique of least whole cost at a speed (``skilib.studies.choose_technique``): the row
+    a coach reads, each quantity with its unit from the vocabulary."""
+    from .studies.technique_choice import choose_technique
+    from .vocabulary import QUANTITIES, unit_of
+
+    out = _check_target(args.out, args.overwrite, "--out")
+    over = parse_params(args.model, args.param)
+    base = _param_class(args.model)(**over)
+    if "slope_deg" in over:
+        raise UsageError("--param slope_deg: the course's gradient is --slope-percent here (the study's own "
+                         "input, in %)")
+    row = choose_technique(args.model, args.speed, slope_percent=args.slope_percent, params=base,
+                           budget=args.budget, switched_off=tuple(args.switch_off or ()), starts=args.starts,
+                           seed=args.seed, progress=_progress_on(args))
+    text = {"budget_power": f"the least power of the {args.budget} budget that holds the speed",
+            "at_bound": "technique parameters within 1 % of a bound: there the bound answers, not the model",
+            "binding": "admissibility margins at zero: what stops the technique going further"}
+    rows = []
+    for k, v in row.items():
+        if k in ("model", "budget"):
+            continue
+        unit = unit_of(k, base)
+        meaning = text.get(k, QUANTITIES[k][1] if k in QUANTITIES else "technique at the optimum")
+        if isinstance(v, float) and math.isnan(v):
+            meaning = "not in this stroke (no poles)"
+        rows.append(Row(k, v if isinstance(v, str) else (bool(v) if isinstance(v, bool) else float(v)), unit,
+                        meaning))
+    found = assumptions(args.model, replace(base, slope_deg=math.degrees(math.atan(args.slope_percent / 100.0))))
+    counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
+    meta = dict(command="technique", model=args.model, speed=args.speed, slope_percent=args.slope_percent,
+                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts,
+                assumptions=found if args.format == "json" else assumptions_text(args.model, found),
+                parameters=over)
+    _emit(render(rows, args.format, meta), out, args.overwrite)
+    if not row["feasible"]:
+        print("skilib technique: no start met the speed to the tolerance; the closest technique is shown",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 #: ``run``'s options of the thesis's skier only, with their defaults there
 _THESIS_RUN_OPTIONS = {"force_scale": 1.0, "stroke_change": "along_ski"}
 
@@ -770,6 +822,31 @@ def build_parser() -> argparse.ArgumentParser:
                         "force [body weights], the extension speed at which it pushes no more [m/s], and the "
                         "curvature (0, the default: a straight line; 4: Hill's hyperbola); no default profile")
     p.set_defaults(handler=cmd_optimum)
+
+    from .studies.technique_choice import SWITCHES
+
+    p = sub.add_parser("technique", formatter_class=_Formatter,
+                       help="the technique a skier would choose at a speed [m/s]: the least whole cost [W]",
+                       description="The technique of least whole physiological cost (work, leg swing, force "
+                                   "rate, rest) that holds --speed [m/s] on a gradient of --slope-percent [%] "
+                                   "(skilib.studies.choose_technique): stroke time [s], cycle rate [Hz], push-off "
+                                   "time [s], V [deg], peak forces [body weights], each cost term [W], gross "
+                                   "efficiency, the bounds and margins that bind; seeded, deterministic.",
+                       epilog=_epilog(("free", "edge")))
+    _common(p, model_choices=("free", "edge"), model_default="free",
+            out_help="write the output to FILE instead of stdout")
+    p.add_argument("--speed", type=_positive("--speed", "m/s"), metavar="M_PER_S", required=True,
+                   help="the speed along the course to hold [m/s], > 0")
+    p.add_argument("--slope-percent", type=_argtype("--slope-percent", _slope_percent), default=0.0, metavar="P",
+                   help="the course's gradient [%%] (default 0: flat), within ±100")
+    p.add_argument("--switch-off", action="append", choices=tuple(SWITCHES), metavar="TERM",
+                   help=f"set a cost term to zero (repeatable: {', '.join(SWITCHES)}): what it decides")
+    p.add_argument("--budget", choices=tuple(BUDGET_COUNTS), default="physiological",
+                   help="what the cost counts (default: the whole physiological cost)")
+    p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
+    p.add_argument("--starts", type=_count("--starts", 1), default=1, metavar="N",
+                   help="number of seeded starts (default 1)")
+    p.set_defaults(handler=cmd_technique)
 
     from .models.thesis.run import STROKE_CHANGE_RULES
 

@@ -197,7 +197,7 @@ def test_run_refuses_existing_outputs_before_computing(tmp_path, monkeypatch, ca
 
 
 # -- help ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("command", [[], ["steady"], ["optimum"], ["run"]])
+@pytest.mark.parametrize("command", [[], ["steady"], ["optimum"], ["technique"], ["run"]])
 def test_help_lists_parameters_with_units(command, capsys):
     assert main([*command, "--help"]) == 0
     out = capsys.readouterr().out
@@ -291,6 +291,44 @@ def test_optimum_speed_answers_the_coaches_question(capsys):
     assert doc["assumptions"]["air_drag"] is True and doc["budget"] == "net"
 
 
+def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
+    """`skilib technique --speed 5`: the free skater's technique of least whole cost at 5 m/s on
+    the flat, end to end. It holds the speed; its cycle rate is 1/(2T); its cost is the sum of
+    its terms; put back into the free skater's own steady state (from the speed asked, as the
+    study's row recomputes it), the technique skates at 5 m/s for that cost; every result has a
+    unit, and the bounds it presses on are named."""
+    assert main(["technique", "--speed", "5", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert r["feasible"] is True and doc["speed"] == 5.0 and doc["budget"] == "physiological"
+    assert abs(r["progress_speed"] - 5.0) <= 1e-7 * 5.0
+    assert abs(2.0 * r["stroke_time"] * r["cycle_rate"] - 1.0) <= 1e-15
+    terms = sum(r[f"metabolic_{t}"] for t in ("work", "swing", "force_rate", "rest"))
+    assert abs(terms - r["metabolic_total"]) <= 1e-12 * terms and r["budget_power"] == r["metabolic_total"]
+    from skilib.studies.optimum import FREE_BOUNDS
+
+    ss = sk.free_steady_state(sk.FreeSkaterParams(**{n: r[n] for n in FREE_BOUNDS}), u_guess=5.0)
+    assert abs(ss.progress_speed - r["progress_speed"]) <= 1e-9 * 5.0
+    assert abs(ss.metabolic_total - r["metabolic_total"]) <= 1e-9 * r["metabolic_total"]
+    assert set(doc["units"]) == set(r) and doc["units"]["cycle_rate"] == "Hz"
+    assert "offset_end (upper)" in r["at_bound"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--speed", "4", "--slope-percent", "200"], "--slope-percent: must be within ±100 %"),
+    (["--speed", "4", "--slope-percent", "nan"], "--slope-percent"),
+    (["--speed", "4", "--param", "slope_deg=2"], "--param slope_deg: the course's gradient is --slope-percent"),
+    (["--speed", "4", "--switch-off", "legs"], "--switch-off: invalid choice: 'legs'"),
+    (["--speed", "4", "--model", "thesis"], "--model: invalid choice: 'thesis'"),
+    (["--slope-percent", "2"], "--speed"),
+    (["--speed", "0"], "--speed: must be > 0 m/s"),
+])
+def test_technique_arguments_are_refused_by_name(argv, says, capsys):
+    assert main(["technique", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
 @pytest.mark.check
 def test_optimum_edge_answers_with_the_edged_skaters_own_steady_state(capsys):
     """`skilib optimum --model edge --power 150 --starts 1`: the fastest technique of the edged
@@ -339,7 +377,7 @@ def _run_documented(argv, tmp_path, monkeypatch, capsys):
     assert main(again) == 0, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] != "optimum"],
+@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] not in ("optimum", "technique")],
                          ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_every_documented_command_runs_as_written(src, argv, tmp_path, monkeypatch, capsys):
     """The README's and the usage page's commands, as written (the optimum's, which take a
@@ -349,7 +387,7 @@ def test_every_documented_command_runs_as_written(src, argv, tmp_path, monkeypat
 
 
 @pytest.mark.check
-@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] == "optimum"],
+@pytest.mark.parametrize("src, argv", [d for d in DOCUMENTED if d[1][0] in ("optimum", "technique")],
                          ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_every_documented_optimum_runs_as_written(src, argv, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -364,5 +402,6 @@ def test_every_documented_optimum_runs_as_written(src, argv, tmp_path, monkeypat
 def test_the_documented_commands_cover_every_model():
     assert len(DOCUMENTED) >= 8
     models = {a[a.index("--model") + 1] if "--model" in a else {"steady": "thesis", "run": "thesis",
-                                                                   "optimum": "free"}[a[0]] for _, a in DOCUMENTED}
+                                                                   "optimum": "free", "technique": "free"}[a[0]]
+              for _, a in DOCUMENTED}
     assert models == {"thesis", "free", "edge"}

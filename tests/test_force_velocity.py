@@ -193,8 +193,8 @@ def test_the_optimizers_refuse_a_limit_they_cannot_use():
         sk.optimize_technique("thesis", 200.0, force_velocity=lim)
     with pytest.raises(ValueError, match="force_velocity: must be None or a skilib.physiology.ForceVelocityLimit"):
         sk.required_power("free", 5.0, force_velocity=(2.0, 3.0))
-    with pytest.raises(ValueError, match="force_velocity: the collocated program does not transcribe"):
-        sk.optimize_technique("free", 200.0, method="collocation", force_velocity=lim)
+    with pytest.raises(ValueError, match="force_velocity: the thesis model's push-off has no leg extension speed"):
+        sk.optimize_technique("thesis", 200.0, method="collocation", force_velocity=lim)
 
 
 @pytest.mark.parametrize("value, says", [
@@ -285,3 +285,89 @@ def test_the_edged_skaters_technique_logs_its_margin_as_an_inequality(measured, 
                    1e-9, "BW", argued="two searches for the same periodic stroke agree to the secant's tolerance")
     rows = tm.inequalities(x)
     assert len(rows) == len(EDGE_MARGINS) + 1 and rows[-1] == row["force_velocity_margin"]
+
+
+# -- the limit in collocation (skilib.ocp) ------------------------------------------------------------
+
+
+def shooting_margins(adapter, sol, limit):
+    """The shooting model's own margin at each collocated point: its ``point_columns`` (the frame's
+    ``leg_force`` and ``leg_extension_speed``) from the numeric engine evaluated at the collocated
+    (τ, q, q̇), then ``ForceVelocityLimit.margin``: an independent path (NumPy, the engine's
+    multipliers) to the program's CasADi expression."""
+    from types import SimpleNamespace
+
+    from skilib.models.edge.model import EdgeSkaterModel
+    from skilib.models.free.model import FreeSkaterModel
+
+    tr, p = sol.trajectory, sol.params
+    if adapter.name == "free skater":
+        model = FreeSkaterModel(p, "right", np.zeros(3))
+    else:
+        model = EdgeSkaterModel(p, "right", np.zeros(3), tr["extra"]["leg_start"], landing_offset=p.landing_offset)
+    system = model.system(1)
+    seg = SimpleNamespace(rows=model.rows(system), mode=1)
+    out = []
+    for t, q, v in zip(tr["tau"], tr["q"], tr["v"]):
+        c = model.point_columns(system.evaluate(t, q, v), seg, t, q, v)
+        out.append(float(limit.margin(c["leg_force"] / p.weight, c["leg_extension_speed"])))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("model", ["free", "edge"])
+def test_the_collocated_margin_is_the_shooting_models_at_the_same_stroke(measured, model):
+    """The periodic stroke of each skater's default technique collocated with a Hill limit as a
+    row (F_iso 3, v_max 3 m/s, c = 4: inactive): at each of its 41 knots and midpoints the
+    program's margin equals the shooting model's own (``shooting_margins``: the frame's columns
+    from the numeric engine at the same states) to rounding, and the least of them equals the
+    shooting steady state's least margin over its output grid to the collocation's truncation."""
+    pytest.importorskip("casadi")
+    from skilib.ocp import collocate_stroke
+    from skilib.ocp.technique import stroke_adapter
+
+    limit = ForceVelocityLimit(force_iso_bw=3.0, speed_max=3.0, curvature=HILL_CURVATURE)
+    adapter = stroke_adapter(model)
+    sol = collocate_stroke(adapter, force_velocity=limit)
+    assert sol.success
+    here = sol.trajectory["force_velocity_margin"]
+    there = shooting_margins(adapter, sol, limit)
+    measured.allclose(f"{model}: the program's margin vs the shooting model's, 41 points", here, there, atol=1e-12,
+                      unit="BW", argued="the same formula in CasADi and NumPy; the multipliers of the program and "
+                                        "of the engine's solve at the same state agree to IPOPT's residual (1e-10 "
+                                        "of a body weight)")
+    assert sol.force_velocity_margin == here.min() > 0
+    ss = sk.free_steady_state(sol.params) if model == "free" else sk.edge_steady_state(sol.params)
+    grid = check_force_velocity(ss.frame, limit, weight=sol.params.weight, admissibility="report")
+    measured.check(f"{model}: least margin, collocated vs the shooting steady state's",
+                   abs(sol.force_velocity_margin - grid["min_force_velocity_margin"].min()), 1e-6, "BW",
+                   argued="Hermite–Simpson's truncation on 20 intervals and the two grids' different points (the "
+                          "least margin of a smooth curve sampled at h differs by O(h²) of its curvature)")
+
+
+@pytest.mark.slow
+def test_collocation_holds_the_optimum_to_the_limit(measured):
+    """The free skater's two-parameter problem of the shooting test above, by collocation: with
+    the tight limit the collocated optimum meets it (its least margin ≥ 0 to IPOPT's tolerance,
+    and within 1e-5 of 0: the limit binds; IPOPT's interior point leaves an active row with a
+    small multiplier a slack of μ/z), its re-simulated stroke is within the limit to the
+    truncation, and the limit moves the dip to the value the shooting optimum moves it to."""
+    pytest.importorskip("casadi")
+    from dataclasses import replace
+
+    p0 = replace(sk.FreeSkaterParams(), **FREE_BASE)
+    tight = ForceVelocityLimit(force_iso_bw=1.3, speed_max=1.5)
+    coll = sk.optimize_technique("free", 200.0, bounds=FREE_TWO, params=p0, starts=1, x0=FREE_X0,
+                                 method="collocation", force_velocity=tight)
+    assert coll.feasible and coll.force_velocity is tight
+    measured.check("the collocated optimum's margin below 0", max(-coll.force_velocity_margin, 0.0), 1e-8, "BW",
+                   argued="IPOPT's constraint tolerance")
+    measured.check("the collocated optimum's margin above 0 (the limit binds)", max(coll.force_velocity_margin, 0.0),
+                   1e-5, "BW", argued="IPOPT ends an active row of small multiplier at a slack ≈ μ/z")
+    again = check_force_velocity(sk.free_steady_state(coll.params).frame, tight, weight=coll.params.weight,
+                                 admissibility="report")["min_force_velocity_margin"].min()
+    measured.check("its re-simulated stroke's margin below 0", max(-again, 0.0), 1e-6, "BW",
+                   argued="the collocation's truncation and the shooting grid's other points")
+    shoot = free_optimum(tight)
+    measured.check("the limited optimum's dip, collocation vs shooting", abs(coll.x["cm_dip"] - shoot.x["cm_dip"]),
+                   1e-6, "m", argued="the optimum moves with the 20-interval mesh's truncation (speed 6e-6 "
+                                     "relative) and the least margin's grid")

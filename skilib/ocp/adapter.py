@@ -193,6 +193,40 @@ class SkiStroke:
         along = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(v[0:3], ca.vertcat(ca.cos(q[3]), ca.sin(q[3]), 0)))
         return ca.horzcat(hs.point(along, knots=True), hs.point(along, knots=False))
 
+    # -- what the leg can push (``skilib.physiology.force_velocity``) ----------------------------
+    def leg_push(self, hs) -> tuple:
+        """(F, ℓ̇): the leg's force along itself [N] (> 0 pushing) and its extension speed [m/s],
+        each one row over the knots then the midpoints, as the shooting model's frame defines its
+        ``leg_force`` and ``leg_extension_speed``; a model without them raises ValueError."""
+        raise ValueError(f"force_velocity: the {self.name}'s collocated stroke has no leg extension speed")
+
+    def force_velocity_margin(self, hs, limit):
+        """F_max(ℓ̇) − F/(M g) [body weights] over the knots then the midpoints (``leg_push``): the
+        limit's margin (``ForceVelocityLimit.margin``) written in CasADi, the same expression the
+        shooting model's frame is checked with, so a collocated stroke is held to the limit at
+        every point where its dynamics are collocated."""
+        ca = require_casadi()
+        F, speed = self.leg_push(hs)
+        x = ca.fmax(speed, 0) / limit.speed_max
+        weight = self.base.body_mass * self.base.g
+        return limit.force_iso_bw * (1 - x) / (1 + limit.curvature * x) - F / weight
+
+    def developed_forces(self, hs) -> list:
+        """[(F at the knots, F at the midpoints)] [N] of each force whose development the
+        physiological cost charges (``skilib.physiology.cost``), as the shooting model's
+        ``physiology_columns`` reads them off its frame: the pushing leg's |F| on B
+        (``leg_force_norm``) and, with poles, each pole's push (the poles' control, the terms'
+        last)."""
+        forces = [self.leg_force_norm(hs)]
+        if self.poled:
+            forces += [(hs.U[-1, :], hs.Um[-1, :])] * len(self.pole_names)
+        return forces
+
+    def leg_force_norm(self, hs) -> tuple:
+        """|F| [N] of the leg's force on B at the knots and the midpoints (its frame's |(leg_fx,
+        leg_fy, leg_fz)|): each model's own."""
+        raise ValueError(f"budget: the {self.name}'s collocated stroke has no leg force to develop")
+
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
     def heading_caps(self, psi, psid, caps) -> dict:
         """The ski's heading within ``caps.heading_deg`` and its rate within

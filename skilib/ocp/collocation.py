@@ -204,18 +204,21 @@ class HermiteSimpson:
         """h/6 (f_k + 4 f_m + f_k+1), one per interval (1 × N), of values at the knots and midpoints."""
         return self._times(self.h / 6, fk[:, :-1] + fk[:, 1:] + 4 * fm)
 
-    def running_integral(self, fk, fm):
+    def running_integral(self, fk, fm, extra=None):
         """Σ h/6 (f_k + 4 f_m + f_k+1) of values at the knots (1 × (N + 1)) and midpoints as the
         last of N + 1 variables w, w_0 = 0 and w_k+1 − w_k = h/6 (f_k + 4 f_m + f_k+1): (w_N, w).
 
         The same sum as ``simpson_rows``, but each row of the program touches one interval.  A
         budget E = P T written with the sum itself is one row through every point of the mesh;
         CasADi then colours the program's Jacobian with as many colours as that row has entries,
-        and building its exact derivatives takes tens of seconds at 100 intervals."""
+        and building its exact derivatives takes tens of seconds at 100 intervals.  ``extra``
+        (1 × N): an amount added to each interval's increment (a sum over the intervals that is
+        not a rate's integral, kept local the same way)."""
         ca, opti = self.ca, self.opti
         w = opti.variable(1, self.N + 1)
         opti.subject_to(w[0, 0] == 0)
-        opti.subject_to(ca.vec(w[:, 1:] - w[:, :-1] - self.interval_sums(fk, fm)) == 0)
+        step = self.interval_sums(fk, fm) + (0 if extra is None else extra)
+        opti.subject_to(ca.vec(w[:, 1:] - w[:, :-1] - step) == 0)
         return w[0, self.N], w
 
     def on_rows(self, k: int = 0) -> None:

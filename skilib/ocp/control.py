@@ -32,8 +32,10 @@ within [0, ``caps.peak_pole_force``] at every point, its jerk (in body weights) 
 The mesh then has knots at the plant and the lift, each phase holding whole spline intervals
 (``adapter.control_mesh``), and the splines' knots are not evenly spaced.
 
-The budget counts every actuator's work ("positive" or "metabolic", ``skilib.ocp.stroke.PowerBudget``):
-with the leg's net work alone the optimizer would drive the stroke with the ski's heading.
+The budget counts every actuator's work ("positive", "metabolic", or "physiological": the whole
+cost, ``skilib.ocp.stroke.PowerBudget``): with the leg's net work alone the optimizer would drive
+the stroke with the ski's heading.  A leg's force–velocity limit (``force_velocity``) is a row at
+every point.
 
 The program starts from the law-based optimum at the same power (which is inside the caps by
 construction of their defaults, so the free control can only gain), and its solution is
@@ -61,7 +63,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
 from ..engine.validation import check_bool, check_number
 from .collocation import HermiteSimpson
-from .stroke import (IPOPT_OPTIONS, MeshProgram, check_ipopt, PowerBudget, StrokeSolution, check_budget, ipopt_progress,
+from .stroke import (IPOPT_OPTIONS, MeshProgram, check_ipopt, check_limit, PowerBudget, StrokeSolution, check_budget, ipopt_progress,
                      regrid, resimulation_error)
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS", "CONTROL_IPOPT", "refine_knots",
@@ -131,6 +133,8 @@ class ControlSolution:
     - resimulation_refused : the simulator's reason when it refused to run the solution's splines
       (a ValueError's message: e.g. between the program's points the snow's load falls below
       zero), "" otherwise; a refused solution is not a success.
+    - force_velocity_margin : with a ``force_velocity`` limit, the least F_max(ℓ̇) − F over the
+      knots and midpoints [body weights] (≥ 0, a row of the program); NaN without.
     """
 
     progress_speed: float
@@ -164,6 +168,7 @@ class ControlSolution:
     build_seconds: float = math.nan
     coarse: dict = field(default_factory=dict)
     resimulation_refused: str = ""
+    force_velocity_margin: float = math.nan
 
 
 class _ControlProgram(MeshProgram):
@@ -180,7 +185,7 @@ class _ControlProgram(MeshProgram):
     weights, joins the penalty."""
 
     def __init__(self, ca, adapter, nodes: int, control_nodes: int, caps, smoothness: float, opts: dict, budget: str,
-                 T_mesh: float | None = None):
+                 T_mesh: float | None = None, force_velocity=None):
         self.ca, self.adapter, N, K = ca, adapter, nodes, control_nodes
         r = self.r = N // K  # dynamics intervals per control interval
         mesh = adapter.control_mesh(K, r, T_mesh)
@@ -240,12 +245,17 @@ class _ControlProgram(MeshProgram):
         rows.update(adapter.control_caps(hs, caps))
         # what the laws' accelerations must do between the points too (the free skater's snow)
         rows.update(adapter.spline_rows(bern))
+        margin = ca.MX.nan(1, 1)
+        if force_velocity is not None:  # what the leg can push at the speed it extends, at every point
+            margin = adapter.force_velocity_margin(hs, force_velocity)
+            rows["force_velocity"] = ca.vec(margin)
+            margin = ca.mmin(margin)
         for g in rows.values():
             opti.subject_to(g >= 0)
         penalty = smoothness * jerk
         opti.minimize(-speed + penalty)
         self.compile("control", opts, [speed, self.budget.work / hs.T, penalty, hs.T, self.budget.energy / hs.T,
-                                       self.budget.complementarity()])
+                                       self.budget.complementarity(), margin])
         self.zfun = ca.Function("z", [opti.x, opti.p], [self.Z] + ([self.Zp] if self.Zp is not None else []))
         # a leading 0: the output is never empty (the free skater has no such numbers)
         self.xcfun = ca.Function("xc", [opti.x, opti.p], [ca.vertcat(ca.MX(0.0), *self.xc.values())])
@@ -284,7 +294,7 @@ class _ControlProgram(MeshProgram):
         hs.initial(tr)
         self.budget.initial(opti, p)
         r = self.run(p)
-        speed, power, penalty, T, budget_power, complementarity = (v.item() for v in r["extra"])
+        speed, power, penalty, T, budget_power, complementarity, margin = (v.item() for v in r["extra"])
         traj = r["traj"]
         traj["T"] = T
         z = self.zfun(r["x"], p)  # one output is a matrix, more a list
@@ -295,7 +305,7 @@ class _ControlProgram(MeshProgram):
             traj["pole_tau"] = traj["control_tau"][self.pole_span[0]:self.pole_span[1] + 1]
         traj["control_numbers"] = dict(zip(self.xc, np.ravel(np.asarray(self.xcfun(r["x"], p), dtype=float))[1:]))
         return dict(speed=speed, power=power, penalty=penalty, T=T, traj=traj, budget_power=budget_power,
-                    complementarity=complementarity, solved=r["solved"], status=r["status"],
+                    complementarity=complementarity, force_velocity_margin=margin, solved=r["solved"], status=r["status"],
                     iterations=r["iterations"], violation=r["violation"], time=r["time"])
 
 
@@ -364,22 +374,22 @@ def coarse_mesh(nodes: int, control_nodes: int):
 _PROGRAMS: dict = {}
 
 
-def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget, T_mesh=None):
+def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget, T_mesh=None, force_velocity=None):
     """The free-control program of this structure, mesh (its phases sized for ``T_mesh``:
     ``adapter.control_mesh``), caps and options, built once."""
     mesh = adapter.control_mesh(int(control_nodes), int(nodes) // int(control_nodes), T_mesh).key()
     key = (adapter.program_key(int(nodes)), mesh, int(nodes), int(control_nodes), caps, smoothness,
-           tuple(sorted(opts.items())), budget)
+           tuple(sorted(opts.items())), budget, force_velocity)
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget,
-                                         T_mesh)
+                                         T_mesh, force_velocity)
     return _PROGRAMS[key]
 
 
 def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = "metabolic", params=None, caps=None,
                     nodes: int = 100, control_nodes: int = 25, smoothness: float = DEFAULT_SMOOTHNESS,
                     resimulation_tol: float = 1e-4, ipopt: dict | None = None, starts: int = 4,
-                    seed: int = 0, progress: bool = False) -> ControlSolution:
+                    seed: int = 0, progress: bool = False, force_velocity=None) -> ControlSolution:
     """The fastest stroke of ``model`` at mean power ``power`` [W] with its laws free (the
     module's docstring): ``model`` "free" (the free skater's heading, lateral offset and height)
     or "edge" (the edged skater's heading and leg length, and its landing offset) as C² quintic
@@ -401,7 +411,10 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     ``skilib.ocp.stroke.check_ipopt``: ``IPOPT_ALLOWED``).  ``progress``: a bar on stderr counting
     IPOPT's iterations, those of the law-based starts' programs and of the free-control programs
     (coarse, fine), with the program solving and its mesh's intervals (``skilib.ocp.stroke.ipopt_progress``;
-    the result is the same bit for bit).  ValueError naming the argument on bad input (model,
+    the result is the same bit for bit).  ``force_velocity`` (None, or a
+    ``skilib.physiology.ForceVelocityLimit``): the leg's force–velocity margin is a row ≥ 0 at every
+    knot and midpoint, of the law-based start's program too, and its least value is the result's
+    ``force_velocity_margin``.  ValueError naming the argument on bad input (model,
     power, caps, nodes, smoothness, progress)."""
     progress = check_bool("progress", progress)
     ipopt = check_ipopt(ipopt)
@@ -414,11 +427,12 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
 
     power = check_number("power", power, positive=True, unit="W")
     if check_budget(budget) == "net":
-        raise ValueError("budget: free control needs a budget that counts every actuator's work ('positive' or "
-                         "'metabolic'); with the leg's net work alone ('net') the optimizer drives the stroke with "
+        raise ValueError("budget: free control needs a budget that counts every actuator's work ('positive', "
+                         "'metabolic' or 'physiological'); with the leg's net work alone ('net') the optimizer drives the stroke with "
                          "the ski's heading, whose work that budget does not count")
     params = default_params(model) if params is None else params
     adapter = stroke_adapter(model, params)
+    force_velocity = check_limit(force_velocity, adapter)
     caps = adapter.caps_class() if caps is None else caps
     if not isinstance(caps, adapter.caps_class):
         raise ValueError(f"caps: model {model!r} takes {adapter.caps_class.__name__}, got {type(caps).__name__}")
@@ -437,7 +451,8 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     with ipopt_progress(progress, "optimal_control"):
         t0 = time.perf_counter()
         law = optimize_technique(model, power=power, bounds=bounds, params=params, budget=budget,
-                                 method="collocation", starts=starts, seed=seed, x0={k: base[k] for k in bounds})
+                                 method="collocation", starts=starts, seed=seed, x0={k: base[k] for k in bounds},
+                                 force_velocity=force_velocity)
         law_seconds = time.perf_counter() - t0
         start = law.solution
         if not start.success:
@@ -446,7 +461,8 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
         opts = {**IPOPT_OPTIONS, **CONTROL_IPOPT, **(ipopt or {})}
         t0 = time.perf_counter()
         mesh = coarse_mesh(int(nodes), int(control_nodes))
-        coarse_program = _program(ca, adapter, *mesh, caps, smoothness, opts, budget) if mesh else None
+        coarse_program = (_program(ca, adapter, *mesh, caps, smoothness, opts, budget, force_velocity=force_velocity)
+                          if mesh else None)
         build_seconds = time.perf_counter() - t0
         # the coarse mesh's optimum starts the fine one: the law-based start is far from free
         # control's optimum, and IPOPT's way there costs fewer iterations where each is cheap
@@ -459,7 +475,7 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
         # against 43 sized for the coarse optimum's 0.4 s)
         t0 = time.perf_counter()
         program = _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget,
-                           coarse["T"] if coarse is not None else None)
+                           coarse["T"] if coarse is not None else None, force_velocity)
         build_seconds += time.perf_counter() - t0
         sol = program.solve(power, start, coarse)
         if coarse is not None:
@@ -491,4 +507,5 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
                            resimulated=res, resimulation_error=err,
                            resimulation_ok=bool(err <= resimulation_tol), laws=laws, trajectory=sol["traj"],
                            law_seconds=law_seconds, build_seconds=build_seconds,
-                           coarse=coarse or {}, resimulation_refused=refused)
+                           coarse=coarse or {}, resimulation_refused=refused,
+                           force_velocity_margin=sol["force_velocity_margin"])

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_bool, check_number
+from .adapter import SkiStroke
 from .collocation import HermiteSimpson
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
@@ -51,8 +52,8 @@ __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
-#: metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
-BUDGETS = ("net", "positive", "metabolic")
+#: metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, or the whole physiological cost (``skilib.physiology``)
+BUDGETS = ("net", "positive", "metabolic", "physiological")
 
 #: IPOPT's options (tol: the scaled KKT error; one thread, MUMPS), quiet
 IPOPT_OPTIONS = {"print_level": 0, "tol": 1e-10, "acceptable_tol": 1e-8, "max_iter": 500, "sb": "yes"}
@@ -116,6 +117,8 @@ class StrokeSolution:
       resimulation_error : the largest relative difference of speed and power; resimulation_ok.
     - trajectory : {tau, q, v, a, lam, u} over the knots and midpoints (``HermiteSimpson.solution``).
     - meshes : one row per solve (nodes, status, iterations, speed, power, error, time).
+    - force_velocity_margin : with a ``force_velocity`` limit, the least F_max(ℓ̇) − F over the
+      knots and midpoints [body weights] (a row ≥ 0 of the program; 0 where it binds); NaN without.
     """
 
     x: dict
@@ -141,10 +144,12 @@ class StrokeSolution:
     peak_leg_force_bw: float = math.nan
     budget_power: float = math.nan
     complementarity: float = math.nan
+    force_velocity_margin: float = math.nan
 
 
 #: the simulator's column of each budget's power (``skilib.strokes.work``)
-RESIMULATED_POWER = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power"}
+RESIMULATED_POWER = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power",
+                     "physiological": "metabolic_total"}
 
 
 def resimulation_error(res: dict, speed: float, net_power: float, budget_power: float, budget: str) -> float:
@@ -180,7 +185,7 @@ def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
 
 def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
                      budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
-                     ipopt: dict | None = None, progress: bool = False) -> StrokeSolution:
+                     ipopt: dict | None = None, progress: bool = False, force_velocity=None) -> StrokeSolution:
     """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
     ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
     adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
@@ -188,12 +193,15 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
 
     ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
     (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``:
-    "net", "positive", "metabolic"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
-    to ``IPOPT_OPTIONS``.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
+    "net", "positive", "metabolic", "physiological"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
+    to ``IPOPT_OPTIONS``.  ``force_velocity`` (None, or a ``skilib.physiology.ForceVelocityLimit``):
+    the leg's force–velocity margin (``SkiStroke.force_velocity_margin``) is a row ≥ 0 at every
+    knot and midpoint, and the solution's least value is reported.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
     mesh solved, with the mesh's intervals (``ipopt_progress``; the result is the same bit for
     bit).  ValueError on bad arguments, naming them."""
     progress = check_bool("progress", progress)
     ipopt = check_ipopt(ipopt)
+    force_velocity = check_limit(force_velocity, adapter)
     ca = require_casadi()
     start = x0
     x0 = adapter.technique()
@@ -222,7 +230,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     n = int(nodes)
     with ipopt_progress(progress, "collocate_stroke"):
         while True:
-            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget)
+            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget, force_velocity)
             t_all += sol["time"]
             res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
             err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
@@ -235,6 +243,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
             x0 = {**x0, **{k: sol["x"][k] for k in b}}
     ok = bool(sol["solved"] and err <= resimulation_tol)
     return StrokeSolution(budget_power=sol["budget_power"], complementarity=sol["complementarity"],
+                          force_velocity_margin=sol["force_velocity_margin"],
                           x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
                           mean_power=sol["power"], u0=sol["u0"], stroke_time=sol["x"]["stroke_time"], success=ok,
                           status=sol["status"], iterations=sol["iterations"], max_violation=sol["violation"],
@@ -253,6 +262,16 @@ class PowerBudget:
     spent on both at once buys nothing), which ``complementarity`` measures; W± then integrate
     max(±p, 0) with an error O(h²) where p changes sign, beside O(h⁴) elsewhere.
 
+    "physiological": the whole cost of ``skilib.physiology.cost`` — the metabolic work with the
+    arms' actuators (``adapter.pole_names``) at ``eta_positive_arms``, plus T × (swing(T) + rest)
+    (functions of T alone) and c_r R, R the force developed by the pushing leg and each pole
+    (``adapter.developed_forces``) over the 2N + 1 points in time order: its first value plus
+    Σ max(F_j+1 − F_j, 0), each max a variable D ≥ 0, D ≥ F_j+1 − F_j (tight at a solution, as
+    the split is: a budget spent on slack buys nothing; ``complementarity`` includes
+    min(D, D − ΔF)).  The shooting model reads the same sum off its output grid with each sampled
+    extreme refined to its parabola's vertex; here a peak between two points is missed by O(h²)
+    of the force's curvature.
+
     E is Simpson's sum accumulated interval by interval (``HermiteSimpson.running_integral``),
     so the budget's row stays local; ``work`` (the net work, reported) is the sum itself."""
 
@@ -266,6 +285,7 @@ class PowerBudget:
         else:
             self.work = adapter.work(hs)
             eta_p, eta_n = adapter.efficiencies()
+            arms = getattr(adapter, "pole_names", ()) if kind == "physiological" else ()
             fk = fm = 0
             for name in adapter.actuators:
                 f = hs.one_point(adapter.actuator_power(name))
@@ -278,32 +298,73 @@ class PowerBudget:
                 if kind == "positive":
                     fk, fm = fk + Pk, fm + Pm
                 else:
-                    fk, fm = fk + Pk / eta_p + Nk / eta_n, fm + Pm / eta_p + Nm / eta_n
+                    eta = adapter.base.eta_positive_arms if name in arms else eta_p
+                    fk, fm = fk + Pk / eta + Nk / eta_n, fm + Pm / eta + Nm / eta_n
                 self.parts.append((pk, pm, Pk, Nk, Pm, Nm))
         self.rates = (fk, fm)
-        self.energy, self.running = hs.running_integral(fk, fm)
+        self.rises, extra, fixed = [], None, 0
+        if kind == "physiological":
+            p = adapter.base
+            T = hs.T
+            fixed = 2 * p.body_mass * (p.swing_cost_a * T + p.swing_cost_b / (16 * T**3)) + p.body_mass * p.resting_rate * T
+            extra = 0
+            for Fk, Fm in adapter.developed_forces(hs):
+                # the rises knot → midpoint and midpoint → next knot, each max(ΔF, 0) a variable
+                D1, D2 = opti.variable(1, hs.N), opti.variable(1, hs.N)
+                d1, d2 = Fm - Fk[:, :-1], Fk[:, 1:] - Fm
+                opti.subject_to(ca.vec(ca.horzcat(D1, D2)) >= 0)
+                opti.subject_to(ca.vec(ca.horzcat(D1 - d1, D2 - d2)) >= 0)
+                extra = extra + p.force_rate_cost * (D1 + D2)
+                fixed = fixed + p.force_rate_cost * Fk[0, 0]
+                self.rises.append((d1, d2, D1, D2))
+        self.extra = 0 if extra is None else extra
+        w_end, self.running = hs.running_integral(fk, fm, extra)
+        self.energy = w_end + fixed
 
     def initial(self, opti, p) -> None:
         """Start the split at max(±p, 0) of the initial guess, and the accumulated energy at the
         guess's running sum."""
         ca = require_casadi()
+        for d1, d2, D1, D2 in self.rises:
+            f = ca.Function("d", [opti.x, opti.p], [d1, d2])
+            v1, v2 = (np.asarray(v, dtype=float) for v in f(opti.debug.value(opti.x, opti.initial()), p))
+            opti.set_initial(D1, np.maximum(v1, 0))
+            opti.set_initial(D2, np.maximum(v2, 0))
         for pk, pm, Pk, Nk, Pm, Nm in self.parts:
             f = ca.Function("p", [opti.x, opti.p], [pk, pm])
             vk, vm = (np.asarray(v, dtype=float) for v in f(opti.debug.value(opti.x, opti.initial()), p))
             for var, val in ((Pk, np.maximum(vk, 0)), (Nk, np.maximum(-vk, 0)), (Pm, np.maximum(vm, 0)),
                              (Nm, np.maximum(-vm, 0))):
                 opti.set_initial(var, val)
-        f = ca.Function("w", [opti.x, opti.p], [self.hs.interval_sums(*self.rates)])
+        f = ca.Function("w", [opti.x, opti.p], [self.hs.interval_sums(*self.rates) + self.extra])
         dw = np.ravel(np.asarray(f(opti.debug.value(opti.x, opti.initial()), p), dtype=float))
         opti.set_initial(self.running, np.concatenate([[0.0], np.cumsum(dw)]))
 
     def complementarity(self):
-        """max min(p⁺, p⁻) over the actuators and points [W] (0 for "net")."""
+        """max min(p⁺, p⁻) over the actuators and points [W] (0 for "net"); with "physiological"
+        also max min(D, D − ΔF) of the force's rises [N]."""
         ca = require_casadi()
         if not self.parts:
             return ca.MX(0)
         return ca.mmax(ca.vertcat(*[ca.vec(ca.fmin(Pk, Nk)) for _, _, Pk, Nk, _, _ in self.parts]
-                                  + [ca.vec(ca.fmin(Pm, Nm)) for _, _, _, _, Pm, Nm in self.parts]))
+                                  + [ca.vec(ca.fmin(Pm, Nm)) for _, _, _, _, Pm, Nm in self.parts]
+                                  + [ca.vec(ca.fmin(D, D - d)) for d1, d2, D1, D2 in self.rises
+                                     for d, D in ((d1, D1), (d2, D2))]))
+
+
+def check_limit(limit, adapter):
+    """None, or a ``skilib.physiology.ForceVelocityLimit`` for an adapter whose stroke has the
+    leg's extension speed; a ValueError naming ``force_velocity`` otherwise."""
+    if limit is None:
+        return None
+    from ..physiology.force_velocity import ForceVelocityLimit
+
+    if not isinstance(limit, ForceVelocityLimit):
+        raise ValueError(f"force_velocity: must be None or a skilib.physiology.ForceVelocityLimit, got "
+                         f"{type(limit).__name__}")
+    if type(adapter).leg_push is SkiStroke.leg_push:
+        raise ValueError(f"force_velocity: the {adapter.name}'s collocated stroke has no leg extension speed")
+    return limit
 
 
 def check_budget(budget) -> str:
@@ -481,7 +542,8 @@ class _Program(MeshProgram):
     its exact Jacobian and Hessian take seconds) and solved for any budget, bounds and fixed
     technique.  ``budget``: whether the power is constrained."""
 
-    def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict, budget_kind: str = "net"):
+    def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict, budget_kind: str = "net",
+                 force_velocity=None):
         self.ca, self.adapter, self.free, N = ca, adapter, free, nodes
         opti = self.opti = ca.Opti()
         names = adapter.law_parameters
@@ -528,12 +590,25 @@ class _Program(MeshProgram):
                 opti.subject_to(g >= 0)
             else:
                 self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
-        opti.minimize(-speed if free else 0)
+        margin = ca.MX.nan(1, 2 * N + 1)
+        if force_velocity is not None:  # what the leg can push at the speed it extends, at every point
+            margin = adapter.force_velocity_margin(hs, force_velocity)
+            opti.subject_to(ca.vec(margin) >= 0)
+        if free:
+            opti.minimize(-speed)
+        elif budget_kind != "net":
+            # the stroke is fixed, but the split p = p⁺ − p⁻ (and each rise's variable D) may sit
+            # anywhere above max(±p, 0) (max(ΔF, 0)): the least energy puts every one on it, so the
+            # budget's power is the stroke's own (with objective 0 the split was left where IPOPT's
+            # iterations ended: the free skater's metabolic 927 W against its 332 W)
+            opti.minimize(self.budget.energy / adapter.force_scale)
+        else:
+            opti.minimize(0)
         self.x = x
         self.compile("stroke", opts, [speed, mean_power, ca.vertcat(*(x[k] for k in names)), budget_power,
                                       self.budget.complementarity(),
                                       # a leading 0: the output is never empty (the free skater has no extra)
-                                      ca.vertcat(ca.MX(0.0), *self.extra.values())])
+                                      ca.vertcat(ca.MX(0.0), *self.extra.values()), margin])
 
     def parameters(self, x0: dict, bounds: dict, power) -> list:
         """The program's parameter vector, in Opti's order: fixed values, lows, highs, power."""
@@ -573,7 +648,7 @@ class _Program(MeshProgram):
         self.initial(x0, bounds, guess)
         self.budget.initial(self.opti, p)
         r = self.run(p)
-        speed, mean_power, xval, budget_power, complementarity, extra = r["extra"]
+        speed, mean_power, xval, budget_power, complementarity, extra, margin = r["extra"]
         # IPOPT relaxes bounds by 1e-8 (bound_relax_factor): a free parameter may end that far
         # outside its range, and is put back on it
         xs = dict(zip(self.adapter.law_parameters, map(float, np.ravel(xval))))
@@ -582,8 +657,13 @@ class _Program(MeshProgram):
         traj = r["traj"]
         traj["T"] = xs["stroke_time"]
         traj["extra"] = dict(zip(self.extra, map(float, np.ravel(extra)[1:])))
+        # the margin at each point in the trajectory's order (knots and midpoints interleaved)
+        margin, N = np.ravel(margin), self.hs.N
+        traj["force_velocity_margin"] = np.empty(2 * N + 1)
+        traj["force_velocity_margin"][0::2], traj["force_velocity_margin"][1::2] = margin[: N + 1], margin[N + 1:]
         return dict(x=xs, speed=speed.item(), power=mean_power.item(), budget_power=budget_power.item(),
-                    complementarity=complementarity.item(), u0=self.adapter.u0(traj), solved=r["solved"],
+                    complementarity=complementarity.item(), force_velocity_margin=float(np.min(margin)),
+                    u0=self.adapter.u0(traj), solved=r["solved"],
                     status=r["status"], iterations=r["iterations"], violation=r["violation"], time=r["time"],
                     trajectory=traj, max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))
 
@@ -593,14 +673,14 @@ class _Program(MeshProgram):
 _PROGRAMS: dict = {}
 
 
-def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net") -> dict:
+def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net", force_velocity=None) -> dict:
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
     free = tuple(bounds)
     key = (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-           budget_kind)
+           budget_kind, force_velocity)
     if key not in _PROGRAMS:
-        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind)
+        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity)
     program = _PROGRAMS[key]
     return program.solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, program.hs.mesh))
 

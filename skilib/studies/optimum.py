@@ -360,7 +360,7 @@ METHODS = ("shooting", "collocation")
 #: have always budgeted), their positive work only, or the metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
 #: (the cost of work; η⁺, η⁻ = ``eta_positive``, ``eta_negative`` of the model's params), or the
 #: whole physiological cost: the work, swinging the legs, developing force and resting
-#: (``skilib.physiology``; shooting only: collocation does not transcribe the last three yet)
+#: (``skilib.physiology``; both methods: collocation as ``skilib.ocp.stroke.PowerBudget``)
 BUDGETS = {"net": "mean_power", "positive": "mean_positive_power", "metabolic": "metabolic_power",
            "physiological": "metabolic_total"}
 
@@ -833,13 +833,13 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     - budget : what ``power`` counts (``BUDGETS``): "net" (default: the actuators' mean power,
       negative work subtracted), "positive" (their positive work only), "metabolic"
       (Σ(W⁺/η⁺ + |W⁻|/η⁻)/T, the cost of work) or "physiological" (the whole cost: the work, swinging
-      the legs, developing force, resting, ``skilib.physiology``; shooting only); the free and
+      the legs, developing force, resting, ``skilib.physiology``; both methods); the free and
       edged skaters only (a ValueError naming ``budget`` otherwise).
     - force_velocity : None (default), or a ``skilib.physiology.ForceVelocityLimit``: the leg may
       push no more than it can at the speed it extends — the periodic stroke's least margin
       F_max(ℓ̇) − F∥ ≥ 0 [body weights] is one more inequality row, and the result's
-      ``force_velocity_margin`` (0 where the limit binds); the free and edged skaters, shooting
-      only (the collocated program does not transcribe it yet).
+      ``force_velocity_margin`` (0 where the limit binds); the free and edged skaters, both
+      methods (collocation holds it at every knot and midpoint, shooting at the output points).
 
     - method : "shooting" (default: SLSQP on the shooting steady state, finite differences) or
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
@@ -870,9 +870,6 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     if nodes is not None:
         nodes = _integer("nodes", nodes, 4, 1000)
     if method == "collocation":
-        if force_velocity is not None:
-            raise ValueError("force_velocity: the collocated program does not transcribe the force–velocity limit "
-                             "yet; use method='shooting'")
         if options or scheduler != "serial" or n_workers is not None:
             raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
                              "settings do not apply to method='collocation' (its starts run here, one IPOPT "
@@ -882,7 +879,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         if unused:
             raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
                              "(IPOPT) does not use them: leave them out")
-        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress)
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
     if nodes is not None:
         raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
                          f"it (got nodes={nodes}): leave it out, or give method='collocation'")
@@ -954,14 +951,11 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
-def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False) -> Optimum:
+def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
+                force_velocity=None) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
     wins (``feasible`` False if none does).  ``progress``: a bar counting IPOPT's iterations."""
-    if budget == "physiological":
-        raise ValueError("budget: 'physiological' (the whole cost: swing, force rate, rest) is computed from the "
-                         "shooting stroke only; use method='shooting', or budget 'metabolic' (the work's cost) with "
-                         "collocation")
     if not _technique(model).COLLOCATED:
         raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
                          f"'edge'), not {model!r}; use method='shooting'")
@@ -983,14 +977,15 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
 
     with ipopt_progress(progress, "optimize_technique"):
         best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
-                                       nodes=nodes, budget=budget, model=model)
+                                       nodes=nodes, budget=budget, model=model, force_velocity=force_velocity)
     if best is None:
         raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
     return Optimum(model, best.params, {n: best.x[n] for n in names}, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
-                   best.budget_power, method="collocation", solution=best,
+                   best.budget_power, method="collocation", solution=best, force_velocity=force_velocity,
+                   force_velocity_margin=best.force_velocity_margin,
                    reason="" if best.success else f"no collocated start was solved and confirmed (IPOPT: {best.status}, "
                                                   f"re-simulation error {best.resimulation_error:.3g})")
 

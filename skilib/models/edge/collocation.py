@@ -174,6 +174,26 @@ class EdgeStroke(PoledStroke, SkiStroke):
         opti.subject_to(hs.Q[cm + 2, 0] == hs.Q[cm + 2, hs.N])
 
     # -- admissibility ------------------------------------------------------------------------------
+    def leg_push(self, hs) -> tuple:
+        """(F, ℓ̇) over the knots then the midpoints: the leg row's force (> 0 pushing) and the
+        leg law's rate, which the row holds the leg's length to (``EdgeSkaterModel.point_columns``'
+        leg_force and leg_extension_speed)."""
+        ca = require_casadi()
+        return -ca.horzcat(hs.L, hs.Lm)[self.leg.start, :], ca.horzcat(hs.U[4, :], hs.Um[4, :])
+
+    def leg_force_norm(self, hs) -> tuple:
+        """|F| of the leg and fore–aft drivers' force on B at the knots and the midpoints [N] (the
+        frame's leg_fx, leg_fy, leg_fz)."""
+        ca = require_casadi()
+        rows = [r for name in ("leg", "fore_aft") for sl in self.actuator_rows[name] for r in range(sl.start, sl.stop)]
+        cm = self.cm
+
+        def norm(t, q, v, a, lam, u, T):
+            return ca.norm_2(T["Cq"][rows, cm].T @ lam[rows])
+
+        f = hs.one_point(norm)
+        return hs.point(f, knots=True), hs.point(f, knots=False)
+
     def admissibility(self, hs, x, leg_force_cap: float | None = None) -> dict:
         """{name: rows ≥ 0} at the knots and the midpoints (the module's docstring): u, F/(M g),
         N/(M g), ℓ_max − ℓ, and tan φ_max Z ∓ Y of the CM relative to the ski's origin across it;
@@ -244,7 +264,8 @@ class EdgeStroke(PoledStroke, SkiStroke):
         weight = params.body_mass * params.g
         return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
                     cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
-                    metabolic_power=float(row["metabolic_power"]), min_leg_force_bw=float(row["min_leg_force"]) / weight,
+                    metabolic_power=float(row["metabolic_power"]), metabolic_total=float(row["metabolic_total"]),
+                    min_leg_force_bw=float(row["min_leg_force"]) / weight,
                     min_snow_load_bw=float(row["min_snow_load"]) / weight,
                     energy_residual=abs(float(row["energy_residual"])), u0=float(x_td[0]), u_after=float(x_next[0]),
                     state_after=x_next)

@@ -171,6 +171,28 @@ class FreeStroke(PoledStroke, SkiStroke):
         leg, cm = slice(self.leg.start, self.leg.stop), self.cm
         return -T["Cq"][leg, cm].T @ lam[leg]
 
+    def leg_push(self, hs) -> tuple:
+        """(F·r̂, ℓ̇ = r̂·(Ṙ_B − Ṙ_ski)) over the knots then the midpoints, r = R_B − R_ski: the
+        leg force's component along the line from the ski's origin to the centre of mass and the
+        rate of that line's length (``FreeSkaterModel.point_columns``' leg_force and
+        leg_extension_speed)."""
+        ca = require_casadi()
+        cm = self.cm
+
+        def unit(q):
+            r = q[cm] - q[0:3]
+            return r / ca.norm_2(r)
+
+        force = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(self._leg_force(t, q, v, a, lam, u, T), unit(q)))
+        speed = hs.one_point(lambda t, q, v, a, lam, u, T: ca.dot(unit(q), v[cm] - v[0:3]))
+        return tuple(ca.horzcat(hs.point(f, knots=True), hs.point(f, knots=False)) for f in (force, speed))
+
+    def leg_force_norm(self, hs) -> tuple:
+        """|F| of the leg's force on B (the placement drivers') at the knots and the midpoints [N]."""
+        ca = require_casadi()
+        f = hs.one_point(lambda *a: ca.norm_2(self._leg_force(*a)))
+        return hs.point(f, knots=True), hs.point(f, knots=False)
+
     def admissibility(self, hs, x, leg_force_cap: float = MAX_LEG_FORCE_BW) -> dict:
         """{name: rows ≥ 0} at the knots and the midpoints: u (the ski slides forwards), N/(M g)
         (the snow carries it), cap² − |F_leg|²/(M g)² (the leg force within ``leg_force_cap``
@@ -229,6 +251,7 @@ class FreeStroke(PoledStroke, SkiStroke):
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]), mean_positive_power=float(st["mean_positive_power"].iloc[0]),
                     metabolic_power=float(st["metabolic_power"].iloc[0]),
+                    metabolic_total=float(st["metabolic_total"].iloc[0]),
                     u0=float(u0), u_after=float(st["u_start"].iloc[1]), **poles)
 
     # -- free control (``skilib.ocp.control``) -------------------------------------------------
