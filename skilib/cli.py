@@ -5,6 +5,7 @@
     skilib steady  [--model thesis|free|edge] [--param NAME=VALUE ...] [--format table|csv|json] [--out FILE]
     skilib optimum --power W  | --speed M_PER_S  [--model free|edge|thesis] [--budget net|positive|metabolic|
                    physiological] [--seed N] [--starts N] [--force-velocity F_ISO_BW,V_MAX[,C]]
+                   [--arm-force-velocity F_ISO_BW,V_MAX[,C]]
     skilib technique --speed M_PER_S [--model free|edge] [--slope-percent P] [--switch-off TERM ...]
                    [--budget B] [--seed N] [--starts N]
     skilib run     --strokes N --out run.c3d [--param NAME=VALUE ...] [--csv strokes.csv]
@@ -135,21 +136,52 @@ def _slope_percent(text):
     return x
 
 
-def _force_velocity(text):
-    """``--force-velocity F_ISO_BW,V_MAX[,CURVATURE]``: a ``ForceVelocityLimit`` (its own checks
-    name the field that is wrong)."""
-    from .physiology.force_velocity import ForceVelocityLimit
+def _limit(option, limb, who):
+    def parse(text):
+        """``F_ISO_BW,V_MAX[,CURVATURE]``: a ``ForceVelocityLimit`` of ``limb`` (its own checks name
+        the field that is wrong)."""
+        from .physiology.force_velocity import ForceVelocityLimit
 
-    parts = [t.strip() for t in text.split(",")]
-    if len(parts) not in (2, 3):
-        raise UsageError(f"--force-velocity: must be F_ISO_BW,V_MAX or F_ISO_BW,V_MAX,CURVATURE (one leg's "
-                         f"isometric force in body weights, the extension speed it pushes no more at in m/s, and "
-                         f"0 for the straight line or 4 for Hill's hyperbola), got {text!r}")
-    values = [parse_number(t, "--force-velocity") for t in parts]
-    try:
-        return ForceVelocityLimit(*values)
-    except ValueError as e:
-        raise UsageError(f"--force-velocity: {e}") from None
+        parts = [t.strip() for t in text.split(",")]
+        if len(parts) not in (2, 3):
+            raise UsageError(f"{option}: must be F_ISO_BW,V_MAX or F_ISO_BW,V_MAX,CURVATURE ({who} isometric force "
+                             f"in body weights, the extension speed it pushes no more at in m/s, and 0 for the "
+                             f"straight line or 4 for Hill's hyperbola), got {text!r}")
+        values = [parse_number(t, option) for t in parts]
+        try:
+            return ForceVelocityLimit(*values, limb=limb)
+        except ValueError as e:
+            raise UsageError(f"{option}: {e}") from None
+    return parse
+
+
+_force_velocity = _limit("--force-velocity", "leg", "one leg's")
+_arm_force_velocity = _limit("--arm-force-velocity", "arms", "one arm's")
+
+
+def _limits(args):
+    """The limits given (``--force-velocity``, ``--arm-force-velocity``): None, one, or a tuple."""
+    given = tuple(x for x in (args.force_velocity, args.arm_force_velocity) if x is not None)
+    return None if not given else given[0] if len(given) == 1 else given
+
+
+def _limits_meta(args) -> dict:
+    return {opt: None if lim is None else dict(force_iso_bw=lim.force_iso_bw, speed_max=lim.speed_max,
+                                               curvature=lim.curvature)
+            for opt, lim in (("force_velocity", args.force_velocity), ("arm_force_velocity", args.arm_force_velocity))}
+
+
+def _limit_options(p) -> None:
+    p.add_argument("--force-velocity", type=_argtype("--force-velocity", _force_velocity), default=None,
+                   metavar="F_ISO_BW,V_MAX[,C]",
+                   help="the leg's force-velocity limit as a constraint (free and edge): one leg's isometric "
+                        "force [body weights], the extension speed at which it pushes no more [m/s], and the "
+                        "curvature (0, the default: a straight line; 4: Hill's hyperbola); no default profile")
+    p.add_argument("--arm-force-velocity", type=_argtype("--arm-force-velocity", _arm_force_velocity), default=None,
+                   metavar="F_ISO_BW,V_MAX[,C]",
+                   help="each arm's force-velocity limit on its pole, with poles: its isometric push [body "
+                        "weights], the speed of the hand from the tip at which it pushes no more [m/s], the "
+                        "curvature; no default profile")
 
 
 def _real(name):
@@ -511,8 +543,8 @@ def cmd_optimum(args) -> int:
     kw = dict(seed=args.seed, params=base, budget=args.budget, progress=_progress_on(args))
     if args.starts is not None:
         kw["starts"] = args.starts
-    if args.force_velocity is not None:
-        kw["force_velocity"] = args.force_velocity
+    if _limits(args) is not None:
+        kw["force_velocity"] = _limits(args)
     if args.speed is not None:
         from .studies.optimum import required_power
 
@@ -536,9 +568,9 @@ def cmd_optimum(args) -> int:
                 "budget"),
             Row("peak_leg_force_bw", opt.peak_leg_force_bw, "body weights", "largest leg force"),
             Row("feasible", bool(opt.feasible), "-", "the target met to the tolerance")]
-    if args.force_velocity is not None:
+    if _limits(args) is not None:
         rows.append(Row("force_velocity_margin", opt.force_velocity_margin, "body weights",
-                        "the stroke's least margin to the leg's force–velocity limit (0: the limit binds)"))
+                        "the stroke's least margin to the limbs' force–velocity limits (0: a limit binds)"))
     at = opt.at_bound
     rows += [Row(n, float(v), units.get(n, ""), "technique at the optimum (bounds "
                  f"{opt.bounds[n][0]:g}–{opt.bounds[n][1]:g})" + (f" AT ITS {at[n].upper()} BOUND" if n in at else ""))
@@ -546,10 +578,7 @@ def cmd_optimum(args) -> int:
     found = assumptions(args.model, base)
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="optimum", model=args.model, **target, optimized_speed=chosen, budget=args.budget,
-                power_counts=counts, seed=args.seed,
-                force_velocity=None if args.force_velocity is None else dict(
-                    force_iso_bw=args.force_velocity.force_iso_bw, speed_max=args.force_velocity.speed_max,
-                    curvature=args.force_velocity.curvature),
+                power_counts=counts, seed=args.seed, **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     if args.format == "json":
         meta["at_bound"] = at
@@ -580,7 +609,7 @@ def cmd_technique(args) -> int:
                          "input, in %)")
     row = choose_technique(args.model, args.speed, slope_percent=args.slope_percent, params=base,
                            budget=args.budget, switched_off=tuple(args.switch_off or ()), starts=args.starts,
-                           seed=args.seed, progress=_progress_on(args))
+                           seed=args.seed, progress=_progress_on(args), force_velocity=_limits(args))
     text = {"budget_power": f"the least power of the {args.budget} budget that holds the speed",
             "at_bound": "technique parameters within 1 % of a bound: there the bound answers, not the model",
             "binding": "admissibility margins at zero: what stops the technique going further"}
@@ -597,7 +626,7 @@ def cmd_technique(args) -> int:
     found = assumptions(args.model, replace(base, slope_deg=math.degrees(math.atan(args.slope_percent / 100.0))))
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="technique", model=args.model, speed=args.speed, slope_percent=args.slope_percent,
-                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts,
+                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found),
                 parameters=over)
     _emit(render(rows, args.format, meta), out, args.overwrite)
@@ -816,11 +845,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
     p.add_argument("--starts", type=_count("--starts", 1), default=None, metavar="N",
                    help="number of seeded starts (default: the function's, 4)")
-    p.add_argument("--force-velocity", type=_argtype("--force-velocity", _force_velocity), default=None,
-                   metavar="F_ISO_BW,V_MAX[,C]",
-                   help="the leg's force-velocity limit as a constraint (free and edge): one leg's isometric "
-                        "force [body weights], the extension speed at which it pushes no more [m/s], and the "
-                        "curvature (0, the default: a straight line; 4: Hill's hyperbola); no default profile")
+    _limit_options(p)
     p.set_defaults(handler=cmd_optimum)
 
     from .studies.technique_choice import SWITCHES
@@ -846,6 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_count("--seed", 0), default=0, metavar="N", help="seed of the starting points (default 0)")
     p.add_argument("--starts", type=_count("--starts", 1), default=1, metavar="N",
                    help="number of seeded starts (default 1)")
+    _limit_options(p)
     p.set_defaults(handler=cmd_technique)
 
     from .models.thesis.run import STROKE_CHANGE_RULES

@@ -129,6 +129,11 @@ QUANTITIES = {
     "pole_fy": ("N", "the poles' force on the body, Y"),
     "pole_fz": ("N", "the poles' force on the body, Z"),
     "pole_force": ("N", "the poles' push"),
+    "arm_limit": ("-", "the force–velocity limit put on each arm, as text (F_iso, v_max)"),
+    "pole_left_extension_speed": ("m/s", "the left arm's extension speed: the rate of its pole's tip-to-hand "
+                                  "distance while it pushes (0 when not)"),
+    "pole_right_extension_speed": ("m/s", "the right arm's extension speed: the rate of its pole's tip-to-hand "
+                                   "distance while it pushes (0 when not)"),
     "ankle_Fx": ("N", "ski on shank at the ankle, X"),
     "ankle_Fy": ("N", "ski on shank at the ankle, Y"),
     "ankle_Fz": ("N", "ski on shank at the ankle, Z"),

@@ -244,7 +244,7 @@ def _fake_optimum(calls, **target):
         return SimpleNamespace(mean_power=123.25, mean_leg_power=123.25, progress_speed=4.5, cm_speed=4.6,
                                peak_leg_force_bw=1.25, feasible=True, speed="progress", budget=kwargs["budget"],
                                budget_power=123.25, x={"stroke_time": 0.75}, bounds={"stroke_time": (0.4, 2.0)},
-                               at_bound={}, warnings=[])
+                               at_bound={}, warnings=[], force_velocity_margin=0.25)
     return fake
 
 
@@ -267,6 +267,27 @@ def test_optimum_passes_its_arguments(option, function, monkeypatch, capsys):
     assert calls[-1][0] == "edge" and calls[-1][2]["budget"] == "physiological"
     assert isinstance(calls[-1][2]["params"], sk.EdgeSkaterParams)
     assert "swinging the legs" in json.loads(capsys.readouterr().out)["power_counts"]
+
+
+def test_optimum_passes_each_limbs_limit(monkeypatch, capsys):
+    """--force-velocity (the leg) and --arm-force-velocity (each arm on its pole) reach the optimizer
+    as one limit or a tuple of two, each with its limb, and the answer's meta echoes them."""
+    import skilib.studies.optimum as optimum
+    from skilib.physiology import ForceVelocityLimit
+
+    calls = []
+    monkeypatch.setattr(optimum, "optimize_technique", _fake_optimum(calls), raising=False)
+    argv = ["optimum", "--power", "300", "--format", "json", "--arm-force-velocity", "0.5,3"]
+    assert main(argv) == 0
+    assert calls[-1][2]["force_velocity"] == ForceVelocityLimit(0.5, 3.0, limb="arms")
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["arm_force_velocity"] == {"force_iso_bw": 0.5, "speed_max": 3.0, "curvature": 0.0}
+    assert doc["force_velocity"] is None and doc["results"]["force_velocity_margin"] == 0.25
+    assert main(argv + ["--force-velocity", "2,3,4"]) == 0
+    assert calls[-1][2]["force_velocity"] == (ForceVelocityLimit(2.0, 3.0, 4.0), ForceVelocityLimit(0.5, 3.0, limb="arms"))
+    capsys.readouterr()
+    assert main(["optimum", "--power", "300", "--arm-force-velocity", "5,3"]) == 2
+    assert "--arm-force-velocity: force_iso_bw: must be in [0.1, 3] body weights" in capsys.readouterr().err
 
 
 def test_optimum_speed_answers_the_coaches_question(capsys):

@@ -191,8 +191,13 @@ def test_the_optimizers_refuse_a_limit_they_cannot_use():
     lim = ForceVelocityLimit(force_iso_bw=2.0, speed_max=3.0)
     with pytest.raises(ValueError, match="force_velocity: the thesis model's push-off has no leg extension speed"):
         sk.optimize_technique("thesis", 200.0, force_velocity=lim)
-    with pytest.raises(ValueError, match="force_velocity: must be None or a skilib.physiology.ForceVelocityLimit"):
+    with pytest.raises(ValueError, match="force_velocity: must be None, a skilib.physiology.ForceVelocityLimit or a "
+                                         "tuple of them"):
         sk.required_power("free", 5.0, force_velocity=(2.0, 3.0))
+    with pytest.raises(ValueError, match=r"force_velocity: one limit per limb, got the limbs \['leg', 'leg'\]"):
+        sk.required_power("free", 5.0, force_velocity=(lim, lim))
+    with pytest.raises(ValueError, match="limb: must be one of"):
+        ForceVelocityLimit(force_iso_bw=2.0, speed_max=3.0, limb="arm")
     with pytest.raises(ValueError, match="force_velocity: the thesis model's push-off has no leg extension speed"):
         sk.optimize_technique("thesis", 200.0, method="collocation", force_velocity=lim)
 
@@ -371,3 +376,134 @@ def test_collocation_holds_the_optimum_to_the_limit(measured):
     measured.check("the limited optimum's dip, collocation vs shooting", abs(coll.x["cm_dip"] - shoot.x["cm_dip"]),
                    1e-6, "m", argued="the optimum moves with the 20-interval mesh's truncation (speed 6e-6 "
                                      "relative) and the least margin's grid")
+
+
+# -- the arms (each arm on its pole) -------------------------------------------------------------------
+
+#: V2 poles on the free skater: each pole's peak push, its plant and contact [N, s, s]
+POLED = dict(pole_force_max=150.0, pole_contact_time=0.25, pole_start=0.05)
+
+
+@pytest.fixture(scope="module")
+def poled_state():
+    from dataclasses import replace
+
+    return sk.free_steady_state(replace(sk.FreeSkaterParams(), **POLED))
+
+
+def test_each_arms_extension_speed_is_the_rate_of_its_poles_length(measured, poled_state):
+    """Each pole's ``<pole>_extension_speed`` against central differences of its tip-to-hand
+    distance from the frame's positions: the tip planted at τ = t_p beside the hand, (X_B, Y_B ±
+    (w_h + w_p), 0) there, the hand (X_B, Y_B ± w_h, z_h); equal within the difference's
+    truncation bound (×2) at the contact's interior points."""
+    from skilib.strokes.poles import HAND_HEIGHT, HAND_WIDTH, POLES, TIP_OUTWARD
+
+    g, h = one_stroke(poled_state.frame)
+    tau = g["tau"].to_numpy()
+    X, Y = g["cm_x"].to_numpy(), g["cm_y"].to_numpy()
+    tp, tc = POLED["pole_start"], POLED["pole_contact_time"]
+    inside = np.flatnonzero((tau > tp + 1.5 * h) & (tau < tp + tc - 1.5 * h))
+    assert len(inside) > 15
+    for name, side in POLES:
+        tip = np.array([np.interp(tp, tau, X), np.interp(tp, tau, Y) + side * (HAND_WIDTH + TIP_OUTWARD), 0.0])
+        d = np.sqrt((X - tip[0]) ** 2 + (Y + side * HAND_WIDTH - tip[1]) ** 2 + HAND_HEIGHT**2)
+        fd = (d[inside + 1] - d[inside - 1]) / (2 * h)
+        err = np.abs(g[f"{name}_extension_speed"].to_numpy()[inside] - fd).max()
+        window = d[inside.min() - 1: inside.max() + 2]
+        measured.check(f"{name}: the arm's extension speed vs central differences of |H − T|", err,
+                       2 * truncation_bound(h, window), "m/s", argued=ARGUED)
+    assert np.all(g.loc[g["pole_force"] == 0.0, [f"{n}_extension_speed" for n, _ in POLES]].to_numpy() == 0.0)
+
+
+def test_the_arms_margin_of_a_synthetic_frame_by_hand(measured):
+    """Synthetic: one stroke of four points, weight 1000 N, an arm of F_iso 0.5, v_max 2 m/s
+    (linear); the margin is the least over the two poles where they push, none where they do
+    not; a stroke beyond the limit is refused naming an arm."""
+    frame = pd.DataFrame({"stroke": [1, 1, 1, 1], "tau": [0.0, 0.1, 0.2, 0.3],
+                          "pole_force": [0.0, 200.0, 300.0, 80.0],
+                          "pole_left_extension_speed": [0.0, 0.5, 1.0, 1.8],
+                          "pole_right_extension_speed": [0.0, 1.0, 0.4, 1.0]})
+    arm = ForceVelocityLimit(force_iso_bw=0.5, speed_max=2.0, limb="arms")
+    m = force_velocity_margin(frame, arm, weight=1000.0)
+    # pushing at 0.1, 0.2, 0.3 s: capacities min(0.375, 0.25), min(0.25, 0.4), min(0.05, 0.25); forces 0.2, 0.3, 0.08
+    measured.allclose("arm margins vs by hand", m["force_velocity_margin"], [0.05, -0.05, -0.03], atol=1e-15,
+                      unit="BW")
+    assert m["tau"].tolist() == [0.1, 0.2, 0.3]
+    with pytest.raises(ForceVelocityViolation, match=r"stroke 1 asks an arm for 0.3 body weights at τ = 0.2 s"):
+        check_force_velocity(frame, arm, weight=1000.0)
+    rest = frame.assign(pole_force=0.0)
+    assert check_force_velocity(rest, arm, weight=1000.0).empty  # nothing asked of the arms
+    with pytest.raises(ValueError, match=r"frame: needs the columns \['pole_force'"):
+        force_velocity_margin(frame.drop(columns=["pole_force"]), arm, weight=1000.0)
+    with pytest.raises(ValueError, match=r"force_iso_bw: must be in \[0.1, 3\] body weights"):
+        ForceVelocityLimit(force_iso_bw=4.0, speed_max=2.0, limb="arms")
+
+
+def test_the_technique_logs_the_least_margin_over_both_limbs(measured, poled_state):
+    """The optimizer's view with a limit per limb: the logged margin is the least of the leg's
+    and the arms' margins of the periodic stroke, each recomputed from its frame."""
+    from dataclasses import replace
+
+    from skilib.studies.optimum import TechniqueModel
+
+    p = replace(sk.FreeSkaterParams(), **POLED)
+    leg = ForceVelocityLimit(force_iso_bw=3.0, speed_max=3.0)
+    arm = ForceVelocityLimit(force_iso_bw=0.5, speed_max=4.0, limb="arms")
+    tm = TechniqueModel("free", ("stroke_time",), p, None, "progress", "net", (leg, arm))
+    row = tm.values([p.stroke_time])
+    each = [check_force_velocity(poled_state.frame, lim, weight=p.weight, admissibility="report")
+            ["min_force_velocity_margin"].min() for lim in (leg, arm)]
+    assert each[1] < each[0]  # the arms bind here
+    measured.check("logged margin vs the least of the two recomputed", abs(row["force_velocity_margin"] - min(each)),
+                   1e-9, "BW", argued="two searches for the same periodic stroke agree to the secant's tolerance")
+
+
+def test_the_collocated_arm_margin_is_the_shooting_models_at_the_same_stroke(measured, poled_state):
+    """The free skater's V2 stroke collocated with an arm's Hill limit (F_iso 1, v_max 3 m/s,
+    c = 4) as rows: at each point of the contact where the poles push, the program's margin
+    equals the shooting model's own (``pole_columns`` of the planted system, the numeric engine at
+    the collocated states) to rounding; its least equals the steady state's least over the
+    output grid to the two grids' difference."""
+    pytest.importorskip("casadi")
+    from dataclasses import replace
+
+    from skilib.models.free.model import FreeSkaterModel
+    from skilib.ocp import collocate_stroke
+    from skilib.ocp.technique import stroke_adapter
+    from skilib.strokes.poles import POLES, pole_columns
+
+    p = replace(sk.FreeSkaterParams(), **POLED)
+    arm = ForceVelocityLimit(force_iso_bw=1.0, speed_max=3.0, curvature=HILL_CURVATURE, limb="arms")
+    adapter = stroke_adapter("free", p)
+    sol = collocate_stroke(adapter, force_velocity=arm)
+    assert sol.success
+    tr = sol.trajectory
+    m = tr["force_velocity_margin"]
+    contact = np.flatnonzero(np.isfinite(m))
+    model = FreeSkaterModel(sol.params, "right", np.zeros(3))
+    plant = int(np.argmin(np.abs(tr["tau"] - adapter.plant)))  # the plant's knot, just before the contact's points
+    assert plant == contact[0] - 1
+    planted = model.phase_model("poles", adapter.plant, tr["q"][plant], None).system(1)
+    here, there = [], []
+    for j in contact:
+        t, q, v = tr["tau"][j], tr["q"][j], tr["v"][j]
+        c = pole_columns(planted.evaluate(t, q, v), model.cm, v)
+        if c["pole_force"] > 0:
+            caps = [float(arm.capacity(c[f"{n}_extension_speed"])) for n, _ in POLES]
+            there.append(min(caps) - c["pole_force"] / p.weight)
+            here.append(m[j])
+    assert len(here) >= 10
+    measured.allclose("the program's arm margin vs the shooting model's, contact points", here, there, atol=1e-12,
+                      unit="BW", argued="the same formula in CasADi and NumPy at the same states")
+    # the least of a smooth curve sampled at spacing h misses its minimum by at most h²/8 |m''|:
+    # the collocation's points are ≈ 10× further apart than the frame's
+    fm = force_velocity_margin(poled_state.frame, arm, weight=p.weight)
+    fm = fm[fm["stroke"] == fm["stroke"].iloc[0]]
+    hf = float(np.diff(fm["tau"]).mean())
+    curvature = np.abs(np.diff(fm["force_velocity_margin"].to_numpy(), 2)).max() / hf**2
+    hc = float(np.diff(tr["tau"][contact]).max())
+    measured.check("least arm margin, collocated vs the shooting steady state's",
+                   abs(sol.force_velocity_margin - fm["force_velocity_margin"].min()),
+                   2 * curvature * (hc**2 + hf**2) / 8, "BW",
+                   argued="each grid misses the curve's minimum by at most h²/8 |m''|, |m''| from the frame's "
+                          "second differences, twice that bound")

@@ -200,16 +200,41 @@ class SkiStroke:
         ``leg_force`` and ``leg_extension_speed``; a model without them raises ValueError."""
         raise ValueError(f"force_velocity: the {self.name}'s collocated stroke has no leg extension speed")
 
-    def force_velocity_margin(self, hs, limit):
-        """F_max(ℓ̇) − F/(M g) [body weights] over the knots then the midpoints (``leg_push``): the
-        limit's margin (``ForceVelocityLimit.margin``) written in CasADi, the same expression the
-        shooting model's frame is checked with, so a collocated stroke is held to the limit at
-        every point where its dynamics are collocated."""
+    def force_velocity_margin(self, hs, limit) -> tuple:
+        """(rows, per_point): F_max(ℓ̇) − F/(M g) [body weights], the limit's margin
+        (``ForceVelocityLimit.margin``) written in CasADi, the same expression the shooting model's
+        frame is checked with, so a collocated stroke is held to the limit at every point where
+        its dynamics are collocated.  rows: the constraint's values; per_point: the margin at the
+        2N + 1 points in time order (knots and midpoints interleaved), NaN where the limb does not
+        push.  The leg (``leg_push``) at every point; each arm (``arm_push``, with poles) at the
+        contact's points, the least of the two poles' margins there."""
         ca = require_casadi()
-        F, speed = self.leg_push(hs)
-        x = ca.fmax(speed, 0) / limit.speed_max
         weight = self.base.body_mass * self.base.g
-        return limit.force_iso_bw * (1 - x) / (1 + limit.curvature * x) - F / weight
+
+        def margin(F, speed):
+            x = ca.fmax(speed, 0) / limit.speed_max
+            return limit.force_iso_bw * (1 - x) / (1 + limit.curvature * x) - F / weight
+
+        N = hs.N
+        if limit.limb == "arms":
+            (a, b), pushes = self.arm_push(hs)
+            rows = [margin(F, v) for F, v in pushes]
+            least = rows[0]
+            for r in rows[1:]:
+                least = ca.fmin(least, r)
+            per_point = ca.horzcat(ca.MX.nan(1, a), least, ca.MX.nan(1, 2 * N - b))  # points a..b push
+            return ca.horzcat(*rows), per_point
+        F, speed = self.leg_push(hs)
+        rows = margin(F, speed)
+        cols = []
+        for k in range(N):
+            cols += [rows[:, k], rows[:, N + 1 + k]]
+        return rows, ca.horzcat(*cols, rows[:, N])
+
+    def arm_push(self, hs) -> tuple:
+        """The arms' push and extension speed over the contact (``skilib.ocp.poles.PoledStroke``);
+        a stroke without poles has none."""
+        raise ValueError(f"force_velocity: the arms' limit needs poles; the {self.name}'s stroke has none")
 
     def developed_forces(self, hs) -> list:
         """[(F at the knots, F at the midpoints)] [N] of each force whose development the

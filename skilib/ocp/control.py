@@ -246,10 +246,13 @@ class _ControlProgram(MeshProgram):
         # what the laws' accelerations must do between the points too (the free skater's snow)
         rows.update(adapter.spline_rows(bern))
         margin = ca.MX.nan(1, 1)
-        if force_velocity is not None:  # what the leg can push at the speed it extends, at every point
-            margin = adapter.force_velocity_margin(hs, force_velocity)
-            rows["force_velocity"] = ca.vec(margin)
-            margin = ca.mmin(margin)
+        if force_velocity is not None:  # what each limb can push at the speed it extends, at every point
+            least = []
+            for limit in force_velocity:
+                g, _ = adapter.force_velocity_margin(hs, limit)
+                rows[f"force_velocity_{limit.limb}"] = ca.vec(g)
+                least.append(ca.mmin(g))
+            margin = ca.mmin(ca.vertcat(*least))
         for g in rows.values():
             opti.subject_to(g >= 0)
         penalty = smoothness * jerk
@@ -412,7 +415,7 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     IPOPT's iterations, those of the law-based starts' programs and of the free-control programs
     (coarse, fine), with the program solving and its mesh's intervals (``skilib.ocp.stroke.ipopt_progress``;
     the result is the same bit for bit).  ``force_velocity`` (None, or a
-    ``skilib.physiology.ForceVelocityLimit``): the leg's force–velocity margin is a row ≥ 0 at every
+    ``skilib.physiology.ForceVelocityLimit``, or one per limb): each limb's force–velocity margin is a row ≥ 0 at every
     knot and midpoint, of the law-based start's program too, and its least value is the result's
     ``force_velocity_margin``.  ValueError naming the argument on bad input (model,
     power, caps, nodes, smoothness, progress)."""

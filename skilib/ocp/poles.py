@@ -194,6 +194,39 @@ class PoledStroke:
         fz = hs.one_point(lambda *a: sum(self.pole_force(n)(*a)[z] for n in self.pole_names))
         return ca.horzcat(hs.point(fz, knots=True), hs.point(fz, knots=False))
 
+    def arm_push(self, hs) -> tuple:
+        """((k_a, k_b), [(F, ℓ̇) per pole]): the contact's points in time order (knots and
+        midpoints interleaved, points k_a to k_b: from the midpoint after the plant's knot to the
+        one before the lift's; at those two knots the push is 0, and an arm that pushes nothing is
+        not held to a speed) and, at each, the
+        pole's push F [N] (the poles' control) and its arm's extension speed ℓ̇ = û·(Ẋ_B, Ẏ_B, 0)
+        [m/s], û the unit vector from the tip (0, ±(w_h + w_p), 0) to the hand (X_B, Y_B ± w_h, z_h)
+        (``pin``; ``skilib.strokes.poles.pole_columns``' ``<pole>_extension_speed``).  Without poles
+        a ValueError naming ``force_velocity``."""
+        if not self.poled:
+            raise ValueError(f"force_velocity: the arms' limit needs poles (pole_force_max > 0); the {self.name}'s "
+                             "stroke here has none")
+        ca = require_casadi()
+        from ..strokes.poles import HAND_HEIGHT, POLES, TIP_OUTWARD
+
+        mesh, i = hs.mesh, self.cm.start
+        k0, k1 = mesh.knot(self.plant), mesh.knot(self.lift)
+
+        def interleave(knots, mids):
+            cols = [mids[:, k0]]
+            for k in range(k0 + 1, k1):
+                cols += [knots[:, k], mids[:, k]]
+            return ca.horzcat(*cols)
+
+        X, Y = interleave(hs.Q[i:i + 1, :], hs.Qm[i:i + 1, :]), interleave(hs.Q[i + 1:i + 2, :], hs.Qm[i + 1:i + 2, :])
+        Xd, Yd = interleave(hs.V[i:i + 1, :], hs.Vm[i:i + 1, :]), interleave(hs.V[i + 1:i + 2, :], hs.Vm[i + 1:i + 2, :])
+        F = interleave(hs.U[-1:, :], hs.Um[-1:, :])
+        out = []
+        for _, side in POLES:
+            dy = Y - side * TIP_OUTWARD
+            out.append((F, (X * Xd + dy * Yd) / ca.sqrt(X**2 + dy**2 + HAND_HEIGHT**2)))
+        return (2 * k0 + 1, 2 * k1 - 1), out
+
     def pole_rows(self, hs) -> dict:
         """With poles, {name: rows ≥ 0}: each hand not behind its tip through the contact,
         X_B − X_T ≥ 0 (X_T = 0, ``pin``; the plant's knot, where it is 0, left out), and the

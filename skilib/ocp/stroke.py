@@ -44,6 +44,7 @@ import numpy as np
 
 from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_bool, check_number
+from ..physiology.force_velocity import limits_of
 from .adapter import SkiStroke
 from .collocation import HermiteSimpson
 
@@ -352,19 +353,30 @@ class PowerBudget:
                                      for d, D in ((d1, D1), (d2, D2))]))
 
 
+def _least(values) -> float:
+    """The least of the finite values (NaN: a limb that does not push there), NaN if none."""
+    v = np.ravel(np.asarray(values, dtype=float))
+    v = v[np.isfinite(v)]
+    return float(v.min()) if v.size else math.nan
+
+
 def check_limit(limit, adapter):
     """None, or a ``skilib.physiology.ForceVelocityLimit`` for an adapter whose stroke has the
     leg's extension speed; a ValueError naming ``force_velocity`` otherwise."""
     if limit is None:
         return None
-    from ..physiology.force_velocity import ForceVelocityLimit
+    from ..physiology.force_velocity import ForceVelocityLimit, limits_of
 
-    if not isinstance(limit, ForceVelocityLimit):
+    if not isinstance(limit, (ForceVelocityLimit, tuple, list)):
         raise ValueError(f"force_velocity: must be None or a skilib.physiology.ForceVelocityLimit, got "
                          f"{type(limit).__name__}")
+    limits = limits_of(limit)
     if type(adapter).leg_push is SkiStroke.leg_push:
         raise ValueError(f"force_velocity: the {adapter.name}'s collocated stroke has no leg extension speed")
-    return limit
+    if any(x.limb == "arms" for x in limits) and not adapter.poled:
+        raise ValueError(f"force_velocity: the arms' limit needs poles (pole_force_max > 0); the {adapter.name}'s "
+                         "stroke here has none")
+    return tuple(limits)
 
 
 def check_budget(budget) -> str:
@@ -591,9 +603,13 @@ class _Program(MeshProgram):
             else:
                 self.fixed_rows[name] = ca.Function(name, [opti.p], [g])
         margin = ca.MX.nan(1, 2 * N + 1)
-        if force_velocity is not None:  # what the leg can push at the speed it extends, at every point
-            margin = adapter.force_velocity_margin(hs, force_velocity)
-            opti.subject_to(ca.vec(margin) >= 0)
+        if force_velocity is not None:  # what each limb can push at the speed it extends, at every point
+            per_point = []
+            for limit in limits_of(force_velocity):
+                rows, at = adapter.force_velocity_margin(hs, limit)
+                opti.subject_to(ca.vec(rows) >= 0)
+                per_point.append(at)
+            margin = ca.vertcat(*per_point)
         if free:
             opti.minimize(-speed)
         elif budget_kind != "net":
@@ -658,11 +674,12 @@ class _Program(MeshProgram):
         traj["T"] = xs["stroke_time"]
         traj["extra"] = dict(zip(self.extra, map(float, np.ravel(extra)[1:])))
         # the margin at each point in the trajectory's order (knots and midpoints interleaved)
-        margin, N = np.ravel(margin), self.hs.N
-        traj["force_velocity_margin"] = np.empty(2 * N + 1)
-        traj["force_velocity_margin"][0::2], traj["force_velocity_margin"][1::2] = margin[: N + 1], margin[N + 1:]
+        # the least margin over the limbs at each point, in time order (NaN where none pushes)
+        margin = np.atleast_2d(np.asarray(margin, dtype=float))
+        with np.errstate(invalid="ignore"):
+            traj["force_velocity_margin"] = np.array([_least(c) for c in margin.T])
         return dict(x=xs, speed=speed.item(), power=mean_power.item(), budget_power=budget_power.item(),
-                    complementarity=complementarity.item(), force_velocity_margin=float(np.min(margin)),
+                    complementarity=complementarity.item(), force_velocity_margin=_least(margin),
                     u0=self.adapter.u0(traj), solved=r["solved"],
                     status=r["status"], iterations=r["iterations"], violation=r["violation"], time=r["time"],
                     trajectory=traj, max_slack=traj["max_slack"], peak_leg_force_bw=self.adapter.peak_leg_force_bw(traj))

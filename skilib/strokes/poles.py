@@ -211,14 +211,24 @@ def pole_lift_event(model):
 def pole_columns(e, cm: slice, qd) -> dict:
     """The poles' force on the body (sum of both; zero outside their contact) [N], their power
     Σ F±·Ṙ_B [W] and pole_force, each pole's push |F±| [N] (the two push alike), from one
-    ``Evaluation`` ``e``."""
+    ``Evaluation`` ``e``; and each pole's ``<pole>_extension_speed`` [m/s], the rate of the
+    distance from its tip to its hand, û·Ḣ = û·(Ẋ_B, Ẏ_B, 0) with û = F±/|F±| (the pole's line,
+    tip to hand): the speed the arm extends at while it pushes (``skilib.physiology.force_velocity``),
+    0 where the pole does not push."""
     F, push = np.zeros(3), 0.0
+    v = np.asarray(qd, dtype=float)[cm]
+    speeds = {}
     for name, _ in POLES:
+        s = 0.0
         if name in e.forces:
-            F = F + e.forces[name][cm]
-            push = float(np.linalg.norm(e.forces[name][cm]))
+            f = e.forces[name][cm]
+            F = F + f
+            push = float(np.linalg.norm(f))
+            if push > 0.0:
+                s = float((f[0] * v[0] + f[1] * v[1]) / push)
+        speeds[f"{name}_extension_speed"] = s
     return {"pole_fx": float(F[0]), "pole_fy": float(F[1]), "pole_fz": float(F[2]),
-            "pole_power": float(F @ np.asarray(qd)[cm]), "pole_force": push}
+            "pole_power": float(F @ v), "pole_force": push, **speeds}
 
 
 def pole_impulse_share(frame) -> dict:

@@ -375,14 +375,16 @@ def _check_budget(model, budget):
 
 
 def _check_force_velocity(model, limit):
-    """None, or a ForceVelocityLimit for a model whose frame has the leg's extension speed."""
+    """None, or a ForceVelocityLimit (or a tuple of them, one per limb: ``limits_of``) for a model
+    whose frame has the leg's extension speed (and the poles' columns)."""
     if limit is None:
         return None
-    from ..physiology.force_velocity import ForceVelocityLimit
+    from ..physiology.force_velocity import ForceVelocityLimit, limits_of
 
-    if not isinstance(limit, ForceVelocityLimit):
+    if not isinstance(limit, (ForceVelocityLimit, tuple, list)):
         raise ValueError(f"force_velocity: must be None or a skilib.physiology.ForceVelocityLimit, got "
                          f"{type(limit).__name__}")
+    limits_of(limit)
     if not _technique(model).LEG_EXTENSION_SPEED:
         raise ValueError(f"force_velocity: the {model} model's push-off has no leg extension speed; the limit is "
                          "for the free and edged skaters")
@@ -390,11 +392,15 @@ def _check_force_velocity(model, limit):
 
 
 def _least_force_velocity_margin(ss, limit, weight) -> float:
-    """The periodic stroke's least force–velocity margin [body weights]."""
-    from ..physiology.force_velocity import check_force_velocity
+    """The periodic stroke's least force–velocity margin [body weights], over the limbs limited
+    (an arm that never pushes is asked nothing: its margin is its F_iso)."""
+    from ..physiology.force_velocity import check_force_velocity, limits_of
 
-    table = check_force_velocity(ss.frame, limit, weight=weight, admissibility="report")
-    return float(table["min_force_velocity_margin"].min())
+    least = math.inf
+    for lim in limits_of(limit):
+        table = check_force_velocity(ss.frame, lim, weight=weight, admissibility="report")
+        least = min(least, float(table["min_force_velocity_margin"].min()) if len(table) else lim.force_iso_bw)
+    return least
 
 
 def _margin_of(row, limit) -> dict:

@@ -92,7 +92,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     ``peak_pole_force_bw`` (each pole's), the cost's terms [W], ``gross_efficiency_total``,
     ``at_bound`` ("name (lower)" for each parameter within 1 % of a bound, "" when none), the
     model's admissibility margins (the edged skater's ``EDGE_MARGINS``, the free skater's
-    ``snow_load_margin``) and ``binding``: those at most ``BINDING``."""
+    ``snow_load_margin``; with ``force_velocity``, ``force_velocity_margin``, the least over the
+    limbs limited) and ``binding``: those at most ``BINDING``."""
     tech = technique_module(model)
     # the whole cost needs each actuator's work, the push-off time the leg's extension speed
     if not (tech.REPORTS_WORKS and tech.LEG_EXTENSION_SPEED):
@@ -127,6 +128,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
         row[c] = float(st[c])
     row["at_bound"] = ", ".join(f"{k} ({v})" for k, v in r.at_bound.items())
     margins = _margins(model, ss, p)
+    if kwargs.get("force_velocity") is not None:  # the limbs' limits: the least margin over them
+        margins["force_velocity_margin"] = float(r.force_velocity_margin)
     row.update(margins)
     row["binding"] = ", ".join(k for k, v in margins.items() if v <= BINDING)
     return row
