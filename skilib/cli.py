@@ -171,6 +171,12 @@ def _limits_meta(args) -> dict:
             for opt, lim in (("force_velocity", args.force_velocity), ("arm_force_velocity", args.arm_force_velocity))}
 
 
+def _method_option(p) -> None:
+    p.add_argument("--method", choices=("shooting", "collocation"), default="shooting",
+                   help="shooting (default: the steady state's optimizer) or collocation (one IPOPT program per "
+                        "start, free and edge; needs the ocp extra), each answer re-simulated")
+
+
 def _limit_options(p) -> None:
     p.add_argument("--force-velocity", type=_argtype("--force-velocity", _force_velocity), default=None,
                    metavar="F_ISO_BW,V_MAX[,C]",
@@ -545,6 +551,8 @@ def cmd_optimum(args) -> int:
         kw["starts"] = args.starts
     if _limits(args) is not None:
         kw["force_velocity"] = _limits(args)
+    if args.method != "shooting":
+        kw["method"] = args.method
     if args.speed is not None:
         from .studies.optimum import required_power
 
@@ -578,7 +586,7 @@ def cmd_optimum(args) -> int:
     found = assumptions(args.model, base)
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="optimum", model=args.model, **target, optimized_speed=chosen, budget=args.budget,
-                power_counts=counts, seed=args.seed, **_limits_meta(args),
+                power_counts=counts, seed=args.seed, method=args.method, **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     if args.format == "json":
         meta["at_bound"] = at
@@ -609,7 +617,8 @@ def cmd_technique(args) -> int:
                          "input, in %)")
     row = choose_technique(args.model, args.speed, slope_percent=args.slope_percent, params=base,
                            budget=args.budget, switched_off=tuple(args.switch_off or ()), starts=args.starts,
-                           seed=args.seed, progress=_progress_on(args), force_velocity=_limits(args))
+                           seed=args.seed, progress=_progress_on(args), force_velocity=_limits(args),
+                           **({"method": args.method} if args.method != "shooting" else {}))
     text = {"budget_power": f"the least power of the {args.budget} budget that holds the speed",
             "at_bound": "technique parameters within 1 % of a bound: there the bound answers, not the model",
             "binding": "admissibility margins at zero: what stops the technique going further"}
@@ -626,7 +635,8 @@ def cmd_technique(args) -> int:
     found = assumptions(args.model, replace(base, slope_deg=math.degrees(math.atan(args.slope_percent / 100.0))))
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="technique", model=args.model, speed=args.speed, slope_percent=args.slope_percent,
-                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, **_limits_meta(args),
+                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, method=args.method,
+                **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found),
                 parameters=over)
     _emit(render(rows, args.format, meta), out, args.overwrite)
@@ -846,6 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--starts", type=_count("--starts", 1), default=None, metavar="N",
                    help="number of seeded starts (default: the function's, 4)")
     _limit_options(p)
+    _method_option(p)
     p.set_defaults(handler=cmd_optimum)
 
     from .studies.technique_choice import SWITCHES
@@ -872,6 +883,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--starts", type=_count("--starts", 1), default=1, metavar="N",
                    help="number of seeded starts (default 1)")
     _limit_options(p)
+    _method_option(p)
     p.set_defaults(handler=cmd_technique)
 
     from .models.thesis.run import STROKE_CHANGE_RULES

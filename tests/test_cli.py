@@ -286,6 +286,8 @@ def test_optimum_passes_each_limbs_limit(monkeypatch, capsys):
     assert main(argv + ["--force-velocity", "2,3,4"]) == 0
     assert calls[-1][2]["force_velocity"] == (ForceVelocityLimit(2.0, 3.0, 4.0), ForceVelocityLimit(0.5, 3.0, limb="arms"))
     capsys.readouterr()
+    assert main(argv + ["--method", "collocation"]) == 0
+    assert calls[-1][2]["method"] == "collocation" and json.loads(capsys.readouterr().out)["method"] == "collocation"
     assert main(["optimum", "--power", "300", "--arm-force-velocity", "5,3"]) == 2
     assert "--arm-force-velocity: force_iso_bw: must be in [0.1, 3] body weights" in capsys.readouterr().err
 

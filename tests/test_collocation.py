@@ -204,6 +204,9 @@ def test_a_program_ipopt_does_not_solve_is_not_an_optimum(stroke):
     (dict(nodes=20, max_nodes=10), "max_nodes"),
     (dict(bounds=FREE_BOUNDS, power=200.0, budget="gross"), "budget"),
     (dict(bounds=FREE_BOUNDS, power=200.0, x0={"cm_height": 1.0}), "x0"),
+    (dict(bounds=FREE_BOUNDS, power=200.0, speed=5.0), "^speed: give a power budget or a speed"),
+    (dict(speed=5.0), "^speed: holding a speed needs free parameters"),
+    (dict(bounds=FREE_BOUNDS, speed=-5.0), "^speed"),
 ])
 def test_bad_arguments_are_named(stroke, kwargs, name):
     with pytest.raises(ValueError, match=name):
@@ -219,3 +222,15 @@ def test_collocation_refuses_what_it_does_not_transcribe(kwargs, name):
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         optimize_technique(**args)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(model="thesis"), "^method: collocation is transcribed"), (dict(speed_kind="cm"), "^speed"),
+    (dict(method="newton"), "^method"), (dict(fd_step=1e-4), "^fd_step"), (dict(speed_tol=1e-6), "^speed_tol"),
+    (dict(method="shooting", nodes=20), "^nodes"), (dict(n_workers=2), "n_workers"),
+])
+def test_the_coachs_question_by_collocation_refuses_what_it_does_not_use(kwargs, name):
+    args = dict(model="free", speed=5.0, method="collocation", starts=1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        sk.required_power(**args)

@@ -235,6 +235,29 @@ def test_the_collocated_least_cost_technique_is_the_shooting_ones(measured):
     assert coll.at_bound == shoot.at_bound == {"offset_end": "upper", "cm_dip": "lower"}
 
 
+@pytest.mark.slow
+def test_the_collocated_least_cost_at_a_speed_is_the_shooting_one(measured):
+    """The coach's question by collocation (``required_power(..., method="collocation")``: one
+    program holds 5 m/s and minimises the whole cost) against shooting's, the free skater's five
+    parameters from the same first seeded start: the same least cost to the collocation's
+    truncation, the same technique, the same bounds active, the speed held."""
+    pytest.importorskip("casadi")
+    from skilib.studies.optimum import RequiredPower, required_power
+
+    coll = required_power("free", 5.0, budget="physiological", method="collocation", starts=1)
+    shoot = required_power("free", 5.0, budget="physiological", starts=1)
+    assert isinstance(coll, RequiredPower) and coll.feasible and coll.solution.resimulation_ok
+    measured.allclose("speed held by collocation", coll.progress_speed, 5.0, rtol=1e-8,
+                      argued="IPOPT's constraint tolerance")
+    measured.allclose("least whole cost, collocation vs shooting", coll.budget_power, shoot.budget_power, rtol=1e-5,
+                      argued="the 20-interval mesh's truncation (its re-simulation agrees to 4e-6)")
+    measured.allclose("stroke time, collocation vs shooting", coll.x["stroke_time"], shoot.x["stroke_time"],
+                      atol=2e-3, unit="s", argued="a flat optimum: a cost error ε moves the technique by √ε")
+    measured.allclose("V, collocation vs shooting", coll.x["skating_angle_deg"], shoot.x["skating_angle_deg"],
+                      atol=0.1, unit="°", argued="as the stroke time")
+    assert coll.at_bound == shoot.at_bound == {"offset_end": "upper", "cm_dip": "lower"}
+
+
 @pytest.mark.check
 def test_the_least_cost_at_a_speed_is_the_dual_of_the_fastest_for_a_cost(measured):
     """The free skater with its stroke time and V free, under the physiological budget: the

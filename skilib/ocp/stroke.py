@@ -186,14 +186,17 @@ def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
 
 def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
                      budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
-                     ipopt: dict | None = None, progress: bool = False, force_velocity=None) -> StrokeSolution:
+                     ipopt: dict | None = None, progress: bool = False, force_velocity=None,
+                     speed: float | None = None) -> StrokeSolution:
     """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
     ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
     adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
     re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
 
     ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
-    (the first guess is the model's shooting steady state there).  ``budget`` (``BUDGETS``:
+    (the first guess is the model's shooting steady state there).  ``speed`` [m/s] instead of
+    ``power`` asks the coach's question: the least ``budget`` power over the free parameters that
+    holds that progress speed.  ``budget`` (``BUDGETS``:
     "net", "positive", "metabolic", "physiological"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
     to ``IPOPT_OPTIONS``.  ``force_velocity`` (None, or a ``skilib.physiology.ForceVelocityLimit``):
     the leg's force–velocity margin (``SkiStroke.force_velocity_margin``) is a row ≥ 0 at every
@@ -216,6 +219,13 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     b = _check_bounds(adapter, x0, bounds)
     if power is not None:
         power = check_number("power", power, positive=True, unit="W")
+    target = "power"
+    if speed is not None:
+        if power is not None:
+            raise ValueError("speed: give a power budget or a speed to hold, not both")
+        if not b:
+            raise ValueError("speed: holding a speed needs free parameters (bounds) to choose")
+        power, target = check_number("speed", speed, positive=True, unit="m/s"), "speed"
     budget = check_budget(budget)
     for name, v in (("nodes", nodes), ("max_nodes", max_nodes)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 4:
@@ -231,7 +241,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     n = int(nodes)
     with ipopt_progress(progress, "collocate_stroke"):
         while True:
-            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget, force_velocity)
+            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget, force_velocity, target)
             t_all += sol["time"]
             res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
             err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
@@ -248,7 +258,8 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
                           x=sol["x"], params=adapter.params_at(sol["x"]), progress_speed=sol["speed"],
                           mean_power=sol["power"], u0=sol["u0"], stroke_time=sol["x"]["stroke_time"], success=ok,
                           status=sol["status"], iterations=sol["iterations"], max_violation=sol["violation"],
-                          solve_time=t_all, nodes=n, max_slack=sol["max_slack"], budget=budget, power=power,
+                          solve_time=t_all, nodes=n, max_slack=sol["max_slack"], budget=budget,
+                          power=power if target == "power" else None,
                           resimulated=res, resimulation_error=err, resimulation_ok=bool(err <= resimulation_tol),
                           trajectory=sol["trajectory"], meshes=meshes, peak_leg_force_bw=sol["peak_leg_force_bw"])
 
@@ -555,7 +566,7 @@ class _Program(MeshProgram):
     technique.  ``budget``: whether the power is constrained."""
 
     def __init__(self, ca, adapter, nodes: int, free: tuple, budget: bool, opts: dict, budget_kind: str = "net",
-                 force_velocity=None):
+                 force_velocity=None, target: str = "power"):
         self.ca, self.adapter, self.free, N = ca, adapter, free, nodes
         opti = self.opti = ca.Opti()
         names = adapter.law_parameters
@@ -593,7 +604,9 @@ class _Program(MeshProgram):
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget_kind)
         mean_power, budget_power = self.budget.work / hs.T, self.budget.energy / hs.T
-        if budget:  # E = P T: linear in T, so T's row of the Hessian stays sparse
+        if budget and target == "speed":  # the coach's question: the speed held (``power`` is the target speed)
+            opti.subject_to((speed - self.power) / self.power == 0)
+        elif budget:  # E = P T: linear in T, so T's row of the Hessian stays sparse
             opti.subject_to((self.budget.energy - self.power * hs.T) / self.power == 0)
         # a row of the technique alone (every parameter fixed) is checked before solving
         self.fixed_rows = {}
@@ -610,7 +623,9 @@ class _Program(MeshProgram):
                 opti.subject_to(ca.vec(rows) >= 0)
                 per_point.append(at)
             margin = ca.vertcat(*per_point)
-        if free:
+        if free and target == "speed":
+            opti.minimize(budget_power / adapter.force_scale)  # the least power [W], scaled near 1
+        elif free:
             opti.minimize(-speed)
         elif budget_kind != "net":
             # the stroke is fixed, but the split p = p⁺ − p⁻ (and each rise's variable D) may sit
@@ -690,14 +705,15 @@ class _Program(MeshProgram):
 _PROGRAMS: dict = {}
 
 
-def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net", force_velocity=None) -> dict:
+def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net", force_velocity=None,
+           target="power") -> dict:
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
     free = tuple(bounds)
     key = (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-           budget_kind, force_velocity)
+           budget_kind, force_velocity, target)
     if key not in _PROGRAMS:
-        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity)
+        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity, target)
     program = _PROGRAMS[key]
     return program.solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, program.hs.mesh))
 

@@ -45,13 +45,15 @@ def stroke_adapter(model: str, params=None):
 
 
 def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,
-                     budget="net", model="free", force_velocity=None):
+                     budget="net", model="free", force_velocity=None, speed=None):
     """The collocated optimum of ``model`` (``ADAPTERS``) from each start (rows of ``starts``, in the order of
     ``bounds``' names): (the fastest solution that IPOPT solved and its re-simulation confirmed,
     or None; a DataFrame with one row per start: the start, its end point ``end_*``, speed,
     power, IPOPT's status and iterations, the re-simulation's error, the solve time, or the
     error that stopped it).  ``force_velocity``: the leg's force–velocity limit as a row of every
-    start's program (``collocate_stroke``).  If no start succeeds, the solution closest to the constraints is
+    start's program (``collocate_stroke``).  ``speed`` (with ``power`` None): the coach's question
+    at each start, the least budget power that holds it, and the cheapest confirmed start wins.  If
+    no start succeeds, the solution closest to the constraints is
     returned with ``success=False``, never as an optimum."""
     from .stroke import collocate_stroke
 
@@ -64,20 +66,24 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, 
         start = dict(zip(names, map(float, pt)))
         try:
             sol = collocate_stroke(adapter, bounds=bounds, power=power, x0=start, nodes=nodes, max_nodes=max_nodes,
-                                   resimulation_tol=resimulation_tol, budget=budget, force_velocity=force_velocity)
+                                   resimulation_tol=resimulation_tol, budget=budget, force_velocity=force_velocity,
+                                   speed=speed)
         except (ValueError, RuntimeError, ArithmeticError) as e:
             rows.append(dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"))
             continue
         tried.append(sol)
         rows.append(dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
                          optimized_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
-                         power_error=sol.budget_power - power, peak_leg_force_bw=sol.peak_leg_force_bw,
+                         **({"power_error": sol.budget_power - power} if speed is None else
+                            {"speed_error": sol.progress_speed - speed}), peak_leg_force_bw=sol.peak_leg_force_bw,
                          force_velocity_margin=sol.force_velocity_margin,
                          progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
                          violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,
                          nodes=sol.nodes, resimulation_error=sol.resimulation_error, solve_time=sol.solve_time,
                          status="ok", error=""))
-        if sol.success and (best is None or sol.progress_speed > best.progress_speed):
+        better = (best is None or (sol.progress_speed > best.progress_speed if speed is None
+                                   else sol.budget_power < best.budget_power))
+        if sol.success and better:
             best = sol
     table = pd.DataFrame(rows)
     if best is None and tried:

@@ -876,15 +876,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     if nodes is not None:
         nodes = _integer("nodes", nodes, 4, 1000)
     if method == "collocation":
-        if options or scheduler != "serial" or n_workers is not None:
-            raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
-                             "settings do not apply to method='collocation' (its starts run here, one IPOPT "
-                             "program each)")
-        unused = [k for k, v, d in (("fd_step", fd_step, 1e-5), ("maxiter", maxiter, 60), ("ftol", ftol, 1e-8),
-                                    ("power_tol", power_tol, 1e-8)) if v != d]
-        if unused:
-            raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
-                             "(IPOPT) does not use them: leave them out")
+        _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, power_tol, "power_tol")
         return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
     if nodes is not None:
         raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
@@ -957,17 +949,33 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
+def _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, tol, tol_name) -> None:
+    """The shooting method's settings refused by name with method='collocation'."""
+    if options or scheduler != "serial" or n_workers is not None:
+        raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
+                         "settings do not apply to method='collocation' (its starts run here, one IPOPT "
+                         "program each)")
+    unused = [k for k, v, d in (("fd_step", fd_step, 1e-5), ("maxiter", maxiter, 60), ("ftol", ftol, 1e-8),
+                                (tol_name, tol, 1e-8)) if v != d]
+    if unused:
+        raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
+                         "(IPOPT) does not use them: leave them out")
+
+
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
-                force_velocity=None) -> Optimum:
+                force_velocity=None, target=None) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
-    wins (``feasible`` False if none does).  ``progress``: a bar counting IPOPT's iterations."""
+    wins (``feasible`` False if none does).  With a ``target`` speed (``required_power``'s), the
+    least budget power that holds it, a ``RequiredPower``.  ``progress``: a bar counting IPOPT's
+    iterations."""
+    who = "optimize_technique" if target is None else "required_power"
     if not _technique(model).COLLOCATED:
         raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
                          f"'edge'), not {model!r}; use method='shooting'")
     if speed != "progress":
         raise ValueError(f"speed: collocation maximises the progress speed (speed='progress'), got {speed!r}")
-    if power is None:
+    if power is None and target is None:
         raise ValueError("power: collocation needs a power budget (without one the skater's speed rises to the "
                          "bounds)")
     from ..ocp.technique import collocate_starts
@@ -981,17 +989,23 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
     from ..ocp.stroke import ipopt_progress
 
-    with ipopt_progress(progress, "optimize_technique"):
+    with ipopt_progress(progress, who):
         best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
-                                       nodes=nodes, budget=budget, model=model, force_velocity=force_velocity)
+                                       nodes=nodes, budget=budget, model=model, force_velocity=force_velocity,
+                                       speed=target)
     if best is None:
-        raise RuntimeError(f"optimize_technique: every collocated start failed; starts:\n{table.to_string()}")
+        raise RuntimeError(f"{who}: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
-    return Optimum(model, best.params, {n: best.x[n] for n in names}, best.mean_power, power,
+    kind, extra = Optimum, {}
+    if target is not None:
+        kind = RequiredPower
+        extra = dict(target_speed=target, mean_leg_power=float(best.resimulated.get("mean_leg_power", math.nan)),
+                     peak_leg_force_n=best.peak_leg_force_bw * best.params.weight)
+    return kind(model, best.params, {n: best.x[n] for n in names}, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
                    best.budget_power, method="collocation", solution=best, force_velocity=force_velocity,
-                   force_velocity_margin=best.force_velocity_margin,
+                   force_velocity_margin=best.force_velocity_margin, **extra,
                    reason="" if best.success else f"no collocated start was solved and confirmed (IPOPT: {best.status}, "
                                                   f"re-simulation error {best.resimulation_error:.3g})")
 
@@ -1077,7 +1091,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                    starts: int = 4, scheduler="serial", x0: dict | None = None, params=None,
                    options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
                    maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None,
-                   budget: str = "net", progress: bool = False, force_velocity=None) -> RequiredPower:
+                   budget: str = "net", progress: bool = False, force_velocity=None, method: str = "shooting",
+                   nodes: int | None = None) -> RequiredPower:
     """The coach's question: the least mean power [W] that holds the steady speed ``speed``
     [m/s], and the technique that does it — the inverse of the speed–power front
     (``speed_power_front``).  Over the technique parameters x within the bounds,
@@ -1102,6 +1117,10 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     - progress : a progress bar on stderr counting the steady states computed; the result is the
       same bit for bit.
     - force_velocity : None, or a ``skilib.physiology.ForceVelocityLimit`` (as ``optimize_technique``'s).
+    - method, nodes : as ``optimize_technique``'s: "collocation" solves, from each of the same
+      seeded starts, one program that holds the speed and minimises the budget's power
+      (``skilib.ocp.collocate_stroke(..., speed=)``), each solution re-simulated; the cheapest
+      confirmed one wins (the progress speed only; the shooting settings do not apply).
 
     Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, optimized_speed,
     and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
@@ -1116,6 +1135,17 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
         "speed_tol", speed_name="speed_kind")
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
+    if method not in METHODS:
+        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    if nodes is not None:
+        nodes = _integer("nodes", nodes, 4, 1000)
+    if method == "collocation":
+        _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, speed_tol, "speed_tol")
+        return _collocated(model, None, b, seed, starts, x0, params, kind, budget, nodes, progress, force_velocity,
+                           target=target)
+    if nodes is not None:
+        raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
+                         f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
                                                settings, n_workers, target=target, who="required_power", budget=budget,
                                                progress=progress, force_velocity=force_velocity)
