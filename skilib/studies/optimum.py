@@ -871,16 +871,10 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
-    if method not in METHODS:
-        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
-    if nodes is not None:
-        nodes = _integer("nodes", nodes, 4, 1000)
+    nodes = _check_method(method, nodes)
     if method == "collocation":
         _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, power_tol, "power_tol")
         return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
-    if nodes is not None:
-        raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
-                         f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
                                                budget=budget, progress=progress, force_velocity=force_velocity)
@@ -947,6 +941,20 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
                           f"model within the bounds {dict(b)}: {span}; {closest}; ask for a power in that range or "
                           "widen the bounds")
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
+
+
+def _check_method(method, nodes):
+    """``nodes`` checked (an integer 4–1000, or None) for ``method`` (``METHODS``): the collocation
+    mesh's intervals, which the shooting method has none of."""
+    if method not in METHODS:
+        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
+    if nodes is None:
+        return None
+    nodes = _integer("nodes", nodes, 4, 1000)
+    if method == "shooting":
+        raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
+                         f"it (got nodes={nodes}): leave it out, or give method='collocation'")
+    return nodes
 
 
 def _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, tol, tol_name) -> None:
@@ -1135,17 +1143,11 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
         "speed_tol", speed_name="speed_kind")
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
-    if method not in METHODS:
-        raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
-    if nodes is not None:
-        nodes = _integer("nodes", nodes, 4, 1000)
+    nodes = _check_method(method, nodes)
     if method == "collocation":
         _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, speed_tol, "speed_tol")
         return _collocated(model, None, b, seed, starts, x0, params, kind, budget, nodes, progress, force_velocity,
                            target=target)
-    if nodes is not None:
-        raise ValueError(f"nodes: the collocation mesh's intervals; method='shooting' has no mesh and does not use "
-                         f"it (got nodes={nodes}): leave it out, or give method='collocation'")
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
                                                settings, n_workers, target=target, who="required_power", budget=budget,
                                                progress=progress, force_velocity=force_velocity)
