@@ -637,8 +637,11 @@ def cmd_technique(args) -> int:
     meta = dict(command="technique", model=args.model, speed=args.speed, slope_percent=args.slope_percent,
                 budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, method=args.method,
                 **_limits_meta(args),
-                assumptions=found if args.format == "json" else assumptions_text(args.model, found),
-                parameters=over)
+                assumptions=found if args.format == "json" else assumptions_text(args.model, found))
+    # the bounds the answer presses on, at the top as in ``optimum``: there the bound answers
+    meta["at_bound"] = (row["at_bound"] + (" — within 1 % of a bound: the bound's answer, not the model's choice"
+                                           if args.format != "json" else "")) if row["at_bound"] else "none"
+    meta["parameters"] = over
     _emit(render(rows, args.format, meta), out, args.overwrite)
     if not row["feasible"]:
         print("skilib technique: no start met the speed to the tolerance; the closest technique is shown",

@@ -334,7 +334,7 @@ def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
     assert abs(ss.progress_speed - r["progress_speed"]) <= 1e-9 * 5.0
     assert abs(ss.metabolic_total - r["metabolic_total"]) <= 1e-9 * r["metabolic_total"]
     assert set(doc["units"]) == set(r) and doc["units"]["cycle_rate"] == "Hz"
-    assert "offset_end (upper)" in r["at_bound"]
+    assert "offset_end (upper)" in r["at_bound"] and doc["at_bound"] == r["at_bound"]
 
 
 @pytest.mark.parametrize("argv, says", [
