@@ -155,3 +155,82 @@ def test_free_steady_state_exposes_the_cost(measured):
     assert isinstance(sk.EdgeSteadyState.metabolic_power, property)
     assert isinstance(sk.EdgeSteadyState.mean_positive_power, property)
     assert isinstance(sk.EdgeSteadyState.gross_efficiency, property)
+
+
+# -- the split of a DOP853 step, from its interpolant's coefficients ---------------------------
+
+def _coefficients_to_F(coef):
+    """The DOP853 dense-output coefficients F (7,) whose interpolant P(x) (y_old = 0) has the
+    monomial coefficients ``coef`` (degree 1..7): B's rows 1..7 are a basis (solved, not fitted)."""
+    from skilib.engine.integrators import _DOP853_BASIS
+
+    return np.linalg.solve(_DOP853_BASIS[:, 1:].T, np.asarray(coef, dtype=float))
+
+
+def test_the_dop853_basis_is_scipys_interpolant(measured):
+    """B (``_DOP853_BASIS``): F @ B is SciPy's ``Dop853DenseOutput`` as a polynomial in x: at 101
+    points of a step with random F (seeded) the two agree to 1e-14 (rounding of a degree-7
+    polynomial with O(1) coefficients)."""
+    from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+    from skilib.engine.integrators import _DOP853_BASIS
+
+    rng = np.random.default_rng(7)
+    F = rng.normal(size=(7, 1))
+    d = Dop853DenseOutput(0.0, 1.0, np.array([0.3]), F)
+    x = np.linspace(0.0, 1.0, 101)
+    mine = np.polynomial.polynomial.polyval(x, F[:, 0] @ _DOP853_BASIS) + 0.3
+    measured.check("F @ B vs Dop853DenseOutput", np.abs(mine - d(x)[0]), 1e-14, "J")
+
+
+def test_the_batched_split_is_the_closed_form(measured):
+    """A step whose work is w(x) = 2 + ∫₀ˣ 12(s − 0.2)(s − 0.5)(s − 0.9) ds (a rate that changes sign
+    three times): ``split_dop853_steps`` puts its breaks at 0.2, 0.5 and 0.9 (the companion
+    matrix's eigenvalues, to 1e-13) and W⁺ = [w(0.5) − w(0.2)] + [w(1) − w(0.9)], W⁻ the other two
+    pieces, by hand from the antiderivative, to 1e-14 J; a second step, w = 1 + x − x², whose rate changes sign once
+    (a derivative of lower degree: its own batch), and a third with no work at all, are split in
+    the same call."""
+    from skilib.engine.integrators import split_dop853_steps
+
+    a, b, c = 0.2, 0.5, 0.9
+    # 12(s−a)(s−b)(s−c) = 12 s³ − 12(a+b+c) s² + 12(ab+bc+ca) s − 12abc, integrated
+    cubic = [-12 * a * b * c, 6 * (a * b + b * c + c * a), -4 * (a + b + c), 3.0, 0.0, 0.0, 0.0]
+
+    def w(x):
+        return 2.0 + np.polynomial.polynomial.polyval(x, [0.0] + cubic)
+
+    F = np.array([_coefficients_to_F(cubic), _coefficients_to_F([1.0, -1.0, 0, 0, 0, 0, 0]), np.zeros(7)])
+    coef, breaks, wp, wn = split_dop853_steps(np.array([2.0, 1.0, 0.0]), F)
+    measured.check("breaks at the rate's zeros 0.2, 0.5, 0.9", np.abs(breaks[0] - [0, a, b, c, 1]), 1e-13)
+    measured.check("breaks of w = 1 + x − x² at 0.5", np.abs(breaks[1] - [0, 0.5, 1]), 1e-15)
+    assert len(breaks[2]) == 2 and wp[2] == wn[2] == 0.0
+    # w′ < 0 on (0, a) and (b, c), > 0 on (a, b) and (c, 1)
+    up = (w(b) - w(a)) + (w(1.0) - w(c))
+    down = (w(a) - w(0.0)) + (w(c) - w(b))
+    measured.check("W⁺ vs the antiderivative by hand", abs(wp[0] - up), 1e-14, "J")
+    measured.check("W⁻ vs the antiderivative by hand", abs(wn[0] - down), 1e-14, "J")
+    measured.check("W⁺, W⁻ of 1 + x − x²", np.abs([wp[1] - 0.25, wn[1] + 0.25]), 1e-15, "J")
+
+
+def test_the_batched_split_is_the_sampled_one(measured):
+    """``split_dop853_steps`` (the exact coefficients of 200 random steps, seeded, whose rates
+    change sign) against ``split_signed_step`` (the same interpolants sampled at nine
+    Chebyshev–Lobatto points and fitted, one step at a time, as every run split them before):
+    the same W⁺ and W⁻ to 1e-12 J with |w| ~ 1 (the fit's conditioning, degree 8 on [0, 1]:
+    ~1e-13 measured), the same number of breaks."""
+    from scipy.integrate._ivp.rk import Dop853DenseOutput
+
+    from skilib.engine.integrators import split_dop853_steps, split_signed_step
+
+    rng = np.random.default_rng(11)
+    F, w0 = rng.normal(size=(200, 7)), rng.normal(size=200)
+    _, breaks, wp, wn = split_dop853_steps(w0, F)
+    errs, same = [], 0
+    for k in range(200):
+        d = Dop853DenseOutput(0.0, 1.0, w0[k: k + 1], F[k][:, None])
+        _, b_ref, p_ref, n_ref = split_signed_step(lambda tau: d(tau)[0], 0.0, 1.0, w0[k], float(d(1.0)[0]))
+        errs += [wp[k] - p_ref, wn[k] - n_ref]
+        same += len(b_ref) == len(breaks[k])
+    assert same == 200
+    assert sum(len(b) > 2 for b in breaks) > 100  # most steps are split
+    measured.check("batched vs sampled split, W⁺ and W⁻", np.abs(errs), 1e-12, "J")

@@ -15,7 +15,7 @@ from scipy.integrate._ivp.base import DenseOutput
 
 from .options import RK_METHODS
 
-__all__ = ["ProjectedRK", "signed_method", "split_signed_step", "SignedDense"]
+__all__ = ["ProjectedRK", "signed_method", "split_signed_step", "split_dop853_steps", "SignedDense"]
 
 _RK = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853}
 
@@ -111,8 +111,69 @@ def split_signed_step(dense, t_old, t, w_old: float, w_new: float):
     return poly, breaks, float(wp), float(wn)
 
 
+def _dop853_basis() -> np.ndarray:
+    """B[r] = the monomial coefficients (degree 0..7, increasing) in x of DOP853's dense output
+    for F = e_r: P(x) = x(F₀ + (1−x)(F₁ + x(F₂ + (1−x)(F₃ + x(F₄ + (1−x)(F₅ + x F₆)))))), the
+    nesting of ``scipy.integrate._ivp.rk.Dop853DenseOutput`` (y(x) = y_old + P(x))."""
+    P = np.polynomial.polynomial
+    B = np.zeros((7, 8))
+    for r in range(7):
+        c = np.zeros(1)
+        for i, f in enumerate(range(6, -1, -1)):  # F₆ first, as the nesting is evaluated
+            c = P.polyadd(c, [1.0 if f == r else 0.0])
+            c = P.polymul(c, [0.0, 1.0] if i % 2 == 0 else [1.0, -1.0])
+        B[r, : len(c)] = c
+    return B
+
+
+_DOP853_BASIS = _dop853_basis()
+
+
+def split_dop853_steps(w_old, F):
+    """``split_signed_step`` for many DOP853 steps at once, from their interpolants' coefficients
+    rather than samples: step k's net work is w_k(x) = w_old[k] + F[k] @ B (x = (τ − t_old)/h,
+    the degree-7 polynomial of ``Dop853DenseOutput``, its monomial coefficients exact linear
+    combinations of F[k]), the real zeros in (0, 1) of its derivative (the eigenvalues of the
+    companion matrices, all steps in one call; |Im| ≤ 1e-9 as ``split_signed_step``) the breaks.
+
+    - w_old : (K,) the work at each step's start; F : (K, 7) its interpolant's coefficients.
+
+    Returns (coef (K, 8): w_k's monomial coefficients, degree 0..7; breaks: a list of K arrays
+    [0, zeros…, 1]; W⁺ and W⁻ increments over each step, (K,) each)."""
+    w_old = np.asarray(w_old, dtype=float)
+    F = np.asarray(F, dtype=float).reshape(len(w_old), 7)
+    coef = F @ _DOP853_BASIS
+    coef[:, 0] += w_old
+    d = coef[:, 1:] * np.arange(1, 8)  # w′, degree 0..6
+    K = len(w_old)
+    roots = np.full((K, 6), np.nan)
+    deg = np.where(d.any(axis=1), 6 - np.argmax(d[:, ::-1] != 0.0, axis=1), 0)
+    for n in np.unique(deg[deg > 0]):  # one batch per degree: the companion needs a nonzero lead
+        rows = np.flatnonzero(deg == n)
+        comp = np.zeros((len(rows), n, n))
+        comp[:, np.arange(1, n), np.arange(n - 1)] = 1.0
+        comp[:, :, -1] = -d[rows, :n] / d[rows, n, None]
+        z = np.linalg.eigvals(comp)
+        real = (np.abs(z.imag) <= 1e-9) & (z.real > 0.0) & (z.real < 1.0)
+        roots[rows, :n] = np.where(real, z.real, np.nan)
+    roots.sort(axis=1)  # NaN last
+    x = np.concatenate([np.zeros((K, 1)), np.where(np.isnan(roots), 1.0, roots), np.ones((K, 1))], axis=1)
+    # w at the breaks by Horner's rule, all steps at once; a pad break at 1 adds an empty interval
+    w = np.zeros_like(x)
+    for c in coef.T[::-1]:
+        w = w * x + c[:, None]
+    dw = np.diff(w, axis=1)
+    wp, wn = np.maximum(dw, 0.0).sum(axis=1), np.minimum(dw, 0.0).sum(axis=1)
+    n_roots = (~np.isnan(roots)).sum(axis=1)
+    breaks = [x[k, : n + 2] if n < 6 else x[k] for k, n in enumerate(n_roots)]  # [0, zeros…, 1]
+    return coef, breaks, wp, wn
+
+
 def _split(poly, breaks, x):
-    """(∫max, ∫min) of the rate of the net work poly(x) over [0, x], split at ``breaks``."""
+    """(∫max, ∫min) of the rate of the net work poly(x) over [0, x], split at ``breaks``; ``poly``
+    a ``numpy.polynomial.Polynomial`` in x or its monomial coefficients (increasing degree)."""
+    if not callable(poly):
+        poly = functools.partial(np.polynomial.polynomial.polyval, c=poly)
     x = np.asarray(x, dtype=float)
     wp, wn = np.zeros_like(x), np.zeros_like(x)
     for a, b in zip(breaks[:-1], breaks[1:]):

@@ -253,25 +253,24 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
 
 def _split_signed(t, Y, F, flags, pairs, n):
     """The signed works of the steps whose stage rates changed sign, split as ``signed_method``
-    splits them (``split_signed_step``), and every later state's W⁺, W⁻ moved by the change (they
+    splits them (``split_dop853_steps``: every such step of an actuator at once, from its
+    interpolant's coefficients), and every later state's W⁺, W⁻ moved by the change (they
     feed nothing back: rates, steps and the error norm do not see them).  Y is changed in place;
     returns the pieces per step."""
-    from scipy.integrate._ivp.rk import Dop853DenseOutput
-
-    from ..integrators import split_signed_step
+    from ..integrators import split_dop853_steps
 
     pieces = {}
-    for k in np.nonzero(flags)[0]:
-        d = Dop853DenseOutput(t[k], t[k + 1], Y[k], F[k])
-        for p, (i, jp) in enumerate(pairs):
-            if not flags[k] >> p & 1:
-                continue
-            j = 2 * n + i
-            poly, breaks, wp, wn = split_signed_step(lambda tau: d(tau)[j], t[k], t[k + 1], Y[k, j], Y[k + 1, j])
-            # the step's unsplit increments, replaced by the split ones from here on
-            dp = Y[k, jp] + wp - Y[k + 1, jp]
-            dn = Y[k, jp + 1] + wn - Y[k + 1, jp + 1]
-            Y[k + 1:, jp] += dp
-            Y[k + 1:, jp + 1] += dn
-            pieces.setdefault(int(k), []).append((j, jp, poly, breaks))
+    for p, (i, jp) in enumerate(pairs):
+        ks = np.nonzero(flags >> p & 1)[0]
+        if not len(ks):
+            continue
+        j = 2 * n + i
+        coef, breaks, wp, wn = split_dop853_steps(Y[ks, j], F[ks, :, j])
+        # each step's unsplit increments, replaced by the split ones from the next state on
+        for col, inc in ((jp, Y[ks, jp] + wp - Y[ks + 1, jp]), (jp + 1, Y[ks, jp + 1] + wn - Y[ks + 1, jp + 1])):
+            shift = np.zeros(len(t))
+            shift[ks + 1] = inc
+            Y[:, col] += np.cumsum(shift)
+        for k, c, b in zip(ks, coef, breaks):
+            pieces.setdefault(int(k), []).append((j, jp, c, b))
     return pieces
