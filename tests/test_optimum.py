@@ -262,6 +262,36 @@ def test_seeded_starts_are_points_the_model_can_run():
         assert tm([getattr(r, n) for n in names]) == (0.0, 0.0, 0.0)
 
 
+def test_a_second_question_reuses_the_screen_bit_for_bit(monkeypatch):
+    """The screen of seeded starts is a pure function of its inputs: a second fresh
+    ``TechniqueModel`` with the same model, parameters, bounds and seed gets the same points and
+    the same log, bit for bit, without one steady state run; a changed seed or parameter screens
+    again (its own points)."""
+    from skilib import FreeSkaterParams
+    from skilib.studies import optimum as opt
+
+    monkeypatch.setattr(opt, "_SCREENED", {})
+    names = ("skating_angle_deg", "stroke_time")
+    lo, hi = (np.array([FREE_BOUNDS[n][k] for n in names]) for k in (0, 1))
+    first = opt.TechniqueModel("free", names)
+    pts = opt._screened_starts(first, lo, hi, 2, 0)
+    runs = []
+    monkeypatch.setattr(opt.TechniqueModel, "steady", lambda self, x: runs.append(x) or pytest.fail("ran a point"))
+    again = opt.TechniqueModel("free", names)
+    np.testing.assert_array_equal(opt._screened_starts(again, lo, hi, 2, 0), pts)
+    assert again.log == first.log and len(first.log) >= 2 and not runs
+    # and each start's steady state, the collocation's first guess, is the one screened
+    assert len(first.screened_steady) == len(pts) and all(a is b for a, b in zip(again.screened_steady,
+                                                                                  first.screened_steady))
+    assert all(p == first.params(x) for (p, _), x in zip(first.screened_steady, pts))
+    monkeypatch.undo()
+    monkeypatch.setattr(opt, "_SCREENED", dict(opt._SCREENED))
+    other = opt.TechniqueModel("free", names, base=FreeSkaterParams(body_mass=70.0))
+    assert opt._screen_key(other, lo, hi, 2, 0) != opt._screen_key(again, lo, hi, 2, 0)
+    assert opt._screen_key(again, lo, hi, 2, 1) != opt._screen_key(again, lo, hi, 2, 0)
+    assert opt._screen_key(opt.TechniqueModel("free", names), lo, hi, 2, 0) == opt._screen_key(again, lo, hi, 2, 0)
+
+
 # --------------------------------------------------------------------------- the edged skater
 @pytest.fixture(scope="module")
 def edge_default():
@@ -365,19 +395,26 @@ def test_at_bound_marks_a_parameter_within_one_percent_of_its_range():
     assert opt.at_bound == {"a": "lower", "b": "upper", "d": "lower"}
 
 
-def test_the_progress_bar_counts_steady_states_and_changes_nothing(capsys):
+def test_the_progress_bar_counts_steady_states_and_changes_nothing(capsys, monkeypatch):
     """``progress=True``: a bar on stderr counting every steady state the optimizer computes
-    (the screening's and the start's), and the same optimum, evaluation for evaluation, bit for
+    (the screening's and the start's; a screen kept from an earlier call with the same inputs is
+    not computed, so not counted), and the same optimum, evaluation for evaluation, bit for
     bit as without it; a progress that is not a bool is refused by name."""
+    from skilib.studies import optimum as opt
     from skilib.studies.optimum import optimize_technique
 
+    monkeypatch.setattr(opt, "_SCREENED", {})
     kw = dict(bounds={"skating_angle_deg": (10.0, 70.0), "stroke_time": (0.4, 2.0)}, starts=1, maxiter=3)
     quiet = optimize_technique("free", 200.0, **kw)
     assert capsys.readouterr().err == ""
-    loud = optimize_technique("free", 200.0, progress=True, **kw)
-    err = capsys.readouterr().err
-    counted = [int(n) for n in re.findall(r"optimize_technique \(1 start\): (\d+) steady states", err)]
-    assert counted and max(counted) == len(loud.evaluations)  # every steady state computed, counted once
+    pattern = r"optimize_technique \(1 start\): (\d+) steady states"
+    for screen in ("kept", "computed"):
+        if screen == "computed":
+            opt._SCREENED.clear()
+        loud = optimize_technique("free", 200.0, progress=True, **kw)
+        counted = [int(n) for n in re.findall(pattern, capsys.readouterr().err)]
+        computed = loud.evaluations if screen == "computed" else loud.evaluations[loud.evaluations.start >= 0]
+        assert counted and max(counted) == len(computed)  # every steady state computed, counted once
     assert loud.x == quiet.x and loud.optimized_speed == quiet.optimized_speed and loud.mean_power == quiet.mean_power
     pd.testing.assert_frame_equal(loud.evaluations, quiet.evaluations)
     with pytest.raises(ValueError, match=r"^progress: "):

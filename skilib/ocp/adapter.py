@@ -30,7 +30,7 @@ import numpy as np
 from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_number
 
-__all__ = ["SkiStroke", "MIRROR", "check_caps"]
+__all__ = ["SkiStroke", "MIRROR", "check_caps", "same_steady"]
 
 #: the mirror Y → −Y on the coordinates of the ski and B (positions: Y negated; ZXZ angles: all
 #: three negated, S R_z(φ) S = R_z(−φ), S R_x(θ) S = R_x(−θ))
@@ -52,6 +52,21 @@ def check_caps(caps, pairs: tuple, positives: tuple) -> None:
     for name in positives:
         object.__setattr__(caps, name, check_number(f"caps.{name}", getattr(caps, name), positive=True))
 
+
+
+def same_steady(steady, params):
+    """The steady state of ``steady`` = (its parameters, the steady state), a shooting stroke a
+    caller already has (the screened starts of ``optimize_technique``), if its parameters are
+    ``params`` field for field; else None (the guess computes its own: a stroke of other
+    parameters is never taken for this one's)."""
+    if steady is None:
+        return None
+    have, ss = steady
+    try:
+        same = type(have) is type(params) and have == params
+    except ValueError:  # a field that compares element-wise (an array)
+        same = False
+    return ss if bool(same) else None
 
 class SkiStroke:
     """The shared part of a stroke adapter for ``skilib.ocp.collocate_stroke`` (the module's

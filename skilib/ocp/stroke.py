@@ -187,7 +187,7 @@ def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
 def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
                      budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
                      ipopt: dict | None = None, progress: bool = False, force_velocity=None,
-                     speed: float | None = None) -> StrokeSolution:
+                     speed: float | None = None, steady=None) -> StrokeSolution:
     """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
     ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
     adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
@@ -202,7 +202,9 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     the leg's force–velocity margin (``SkiStroke.force_velocity_margin``) is a row ≥ 0 at every
     knot and midpoint, and the solution's least value is reported.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
     mesh solved, with the mesh's intervals (``ipopt_progress``; the result is the same bit for
-    bit).  ValueError on bad arguments, naming them."""
+    bit).  ``steady``: (params, steady state), the shooting stroke at x0 if the caller has it (a
+    screen of starts), the first guess instead of computing it again (``same_steady``: used only
+    where its parameters are x0's).  ValueError on bad arguments, naming them."""
     progress = check_bool("progress", progress)
     ipopt = check_ipopt(ipopt)
     force_velocity = check_limit(force_velocity, adapter)
@@ -241,7 +243,7 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
     n = int(nodes)
     with ipopt_progress(progress, "collocate_stroke"):
         while True:
-            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget, force_velocity, target)
+            sol = _solve(ca, adapter, x0, b, power, n, opts, guess, budget, force_velocity, target, steady)
             t_all += sol["time"]
             res = adapter.resimulate(sol["x"], sol["trajectory"]) if sol["solved"] else {}
             err = resimulation_error(res, sol["speed"], sol["power"], sol["budget_power"], budget)
@@ -706,7 +708,7 @@ _PROGRAMS: dict = {}
 
 
 def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net", force_velocity=None,
-           target="power") -> dict:
+           target="power", steady=None) -> dict:
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not."""
     free = tuple(bounds)
@@ -715,7 +717,8 @@ def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net"
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity, target)
     program = _PROGRAMS[key]
-    return program.solve(x0, bounds, power, adapter.guess(x0, nodes) if guess is None else regrid(guess, program.hs.mesh))
+    first = adapter.guess(x0, nodes, steady) if guess is None else regrid(guess, program.hs.mesh)
+    return program.solve(x0, bounds, power, first)
 
 
 def regrid(traj: dict, mesh) -> dict:

@@ -436,6 +436,9 @@ class TechniqueModel:
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
         self.log, self._values, self._u0, self._x0_edge = [], {}, None, None
+        #: the last point's (params, steady state), or None if it failed; and those of the
+        #: screened starts (``_screened_starts``), one per start: their collocated first guesses
+        self.last_steady, self.screened_steady = None, []
 
     def params(self, x):
         values = {n: float(v) for n, v in zip(self.names, x)}
@@ -481,8 +484,10 @@ class TechniqueModel:
         if key in self._values:
             return self._values[key]
         row = dict(zip(self.names, key))
+        self.last_steady = None
         try:
             ss = self.steady(key)
+            self.last_steady = (self.params(key), ss)
             st = ss.strokes.iloc[0]
             got = dict(progress_speed=float(st["mean_vx"]), cm_speed=float(ss.mean_speed),
                        mean_power=float(ss.mean_power), mean_leg_power=float(ss.mean_leg_power),
@@ -789,19 +794,58 @@ def _positive_or_none(name, value, unit):
 SCREEN = 4
 
 
+#: the screened starts of the last few calls, {key of every input: (starts, the points' log)}:
+#: the screen is a pure function of its inputs (the model, its parameters and options, the
+#: bounds, the seed), so a second question with the same ones (another speed or power) reuses it
+_SCREENED: dict = {}
+_SCREENED_KEPT = 8
+
+
+def _screen_key(tm: TechniqueModel, lo, hi, starts: int, seed) -> bytes | None:
+    """A digest of everything ``_screened_starts`` reads, or None where it cannot be made (an
+    input that does not pickle: the screen is then run again, never guessed)."""
+    import hashlib
+    import pickle
+
+    try:
+        blob = pickle.dumps((tm.model, tm.names, tm.base, sorted(tm.options.items()), tm.speed, tm.budget,
+                             tm.force_velocity, np.asarray(lo, dtype=float).tobytes(),
+                             np.asarray(hi, dtype=float).tobytes(), int(starts), seed), protocol=4)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+    return hashlib.sha256(blob).digest()
+
+
 def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed) -> np.ndarray:
     """The first ``starts`` of ``SCREEN * starts`` Latin-hypercube points (``latin_starts`` with
     ``seed``) whose steady state ``tm`` can compute: SLSQP cannot leave a point the model
-    refuses (every difference there is the penalty's zero).  The points tried are in ``tm.log``."""
+    refuses (every difference there is the penalty's zero).  The points tried are in ``tm.log``.
+
+    A fresh ``tm`` asked what an earlier one was asked in this process (every input equal, the
+    parameters compared by their pickles) gets the same points and log again without running
+    them: a second speed or power skips the screen (the edged skater's takes tens of seconds)."""
     if not starts:
         return np.empty((0, len(lo)))
-    keep = []
+    key = _screen_key(tm, lo, hi, starts, seed) if not tm.log else None
+    if key is not None and key in _SCREENED:
+        pts, log, steady = _SCREENED[key]
+        tm.log.extend(dict(e) for e in log)
+        tm.screened_steady = list(steady)
+        return pts.copy()
+    keep, steady = [], []
     for p in lo + latin_starts(SCREEN * starts, len(lo), seed) * (hi - lo):
         if tm.values(p)["status"] == "ok":
             keep.append(p)
+            steady.append(tm.last_steady)
             if len(keep) == starts:
                 break
-    return np.array(keep).reshape(-1, len(lo))
+    pts = np.array(keep).reshape(-1, len(lo))
+    tm.screened_steady = steady
+    if key is not None:
+        while len(_SCREENED) >= _SCREENED_KEPT:
+            _SCREENED.pop(next(iter(_SCREENED)))
+        _SCREENED[key] = (pts.copy(), [dict(e) for e in tm.log], list(steady))
+    return pts
 
 
 def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
@@ -992,15 +1036,17 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
     lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
     screen = TechniqueModel(model, names, params, None, speed, budget)
     pts = _screened_starts(screen, lo, hi, starts, seed)
+    steady = list(screen.screened_steady)  # each start's shooting stroke: its first guess
     if x0:
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
+        steady = [None] + steady
     from ..ocp.stroke import ipopt_progress
 
     with ipopt_progress(progress, who):
         best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
                                        nodes=nodes, budget=budget, model=model, force_velocity=force_velocity,
-                                       speed=target)
+                                       speed=target, steady=steady)
     if best is None:
         raise RuntimeError(f"{who}: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])

@@ -58,7 +58,7 @@ import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
-from ...ocp.adapter import SkiStroke, check_caps
+from ...ocp.adapter import SkiStroke, check_caps, same_steady
 from ...ocp.poles import PoledStroke
 from .model import EdgeSkaterModel
 from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
@@ -215,16 +215,17 @@ class EdgeStroke(PoledStroke, SkiStroke):
         return {**{k: ca.vec(v) for k, v in rows.items()}, **self.pole_rows(hs)}
 
     # -- numbers ----------------------------------------------------------------------------------
-    def guess(self, x: dict, nodes: int) -> dict:
+    def guess(self, x: dict, nodes: int, steady=None) -> dict:
         """A first guess on the 2N + 1 points of the mesh (``mesh``): the shooting periodic stroke
         of the technique x (``edge_steady_state``: its frame's coordinates and velocities,
         interpolated, pinned as the program is), with the accelerations and multipliers of the
         numeric engine there (with the poles planted, of the shooting stroke's phase with them),
-        and its ℓ0."""
+        and its ℓ0.  ``steady``: (params, steady state) a caller already has (``same_steady``;
+        computed as here, without multipliers or checks), used where its parameters are x's."""
         from .steady import edge_steady_state
 
         p = self.params_at(x)
-        ss = edge_steady_state(p, multipliers=False, check=False)
+        ss = same_steady(steady, p) or edge_steady_state(p, multipliers=False, check=False)
         fr = ss.frame
         d, z0 = p.landing_offset, float(ss.x0[2])
         ell0 = math.hypot(d, z0)

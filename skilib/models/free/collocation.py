@@ -55,7 +55,7 @@ import numpy as np
 
 from ...engine.codegen.casadi_terms import casadi_terms, require_casadi
 from ...engine.controls import ControlLaw
-from ...ocp.adapter import SkiStroke, check_caps
+from ...ocp.adapter import SkiStroke, check_caps, same_steady
 from ...ocp.poles import PoledStroke
 from ...strokes.params import slope_factors
 from .model import FreeSkaterModel
@@ -214,15 +214,16 @@ class FreeStroke(PoledStroke, SkiStroke):
                 "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2), **self.pole_rows(hs)}
 
     # -- numbers ----------------------------------------------------------------------------------
-    def guess(self, x: dict, nodes: int) -> dict:
+    def guess(self, x: dict, nodes: int, steady=None) -> dict:
         """A first guess on the 2N + 1 points of the mesh (``mesh``): the shooting steady state of
         the technique x (its frame's coordinates and velocities, interpolated, pinned as the
         program is), with the accelerations and multipliers of the numeric engine there (with the
-        poles planted, of the shooting stroke's phase with them)."""
+        poles planted, of the shooting stroke's phase with them).  ``steady``: (params, steady
+        state) a caller already has (``same_steady``), used where its parameters are x's."""
         from .steady import free_steady_state
 
         p = self.params_at(x)
-        ss = free_steady_state(p)
+        ss = same_steady(steady, p) or free_steady_state(p)
         fr = ss.frame
         model = FreeSkaterModel(p, "right", np.zeros(3))
         return self.guess_from_frame(model, fr, nodes, p.stroke_time)
