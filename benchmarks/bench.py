@@ -17,7 +17,8 @@ Targets:
 - a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
 - the free skater's steady state (``free_steady_state()``, defaults) in ≤ 50 ms;
 - the edged skater's steady state (``edge_steady_state(multipliers=False)``, defaults) in
-  ≤ 0.1 s (compiled kernels, cached: ≈ 0.5 s here; the numeric engine ≈ 16 s);
+  ≤ 0.1 s (compiled kernels, cached: ≈ 0.12 s here; the numeric engine ≈ 16 s), and with its
+  multipliers (the stroke map's derivatives by central differences);
 - one optimisation of the free skater's technique at 200 W (``optimize_technique``, two seeded
   starts on a 2-worker Dask cluster) in < 5 min;
 - the same optimum by collocation (``method="collocation"``, one start, IPOPT with CasADi's exact

@@ -184,3 +184,36 @@ def test_a_skater_that_comes_to_a_halt_is_told_so():
     with pytest.raises(NoSteadyState) as err:  # every stroke gains 0.5 m/s: no fixed point, and no halt
         secant_fixed_point(lambda u: (0.5, None), 3.0, tol=1e-10, max_iter=30, max_speed=30.0, who="test")
     assert "halt" not in str(err.value) and HALT_SPEED == 0.1
+
+
+def test_broyden_s_updates_reach_newton_s_fixed_point_in_fewer_maps(measured):
+    """``newton_fixed_point`` on Φ(x) = x* + A(x − x*) + 0.3 (x − x*)² (element-wise), whose fixed
+    point x* = (1, −0.5, 2) is known and whose linear part has a multiplier outside the unit
+    circle (1.6, as the edged skater's open-loop stroke has one): Newton's iteration and
+    Broyden's updates both end within 1e-10 of x* (|g| ≤ tol = 1e-12 divided by the smallest
+    |1 − multiplier| ≥ 0.4 gives ≤ 2.5e-12; the updates' last step is superlinear, not quadratic),
+    and Broyden's takes fewer stroke maps (one per iteration after the first Jacobian, not four).
+    ``broyden`` that is not a bool is refused by name."""
+    from skilib.strokes.periodic import newton_fixed_point
+
+    star = np.array([1.0, -0.5, 2.0])
+    A = np.array([[1.6, 0.2, 0.0], [0.1, 0.5, -0.3], [0.0, 0.2, -0.4]])
+    calls = []
+
+    def phi(x):
+        calls.append(1)
+        d = x - star
+        return star + A @ d + 0.3 * d * d, None
+
+    x0 = star + [0.05, -0.04, 0.03]
+    runs = {}
+    for broyden in (False, True):
+        calls.clear()
+        x, g, _, n, _ = newton_fixed_point(phi, x0, tol=1e-12, max_iter=60, steps=[1e-7] * 3, who="test",
+                                           broyden=broyden)
+        assert n == len(calls) and np.max(np.abs(g)) <= 1e-12
+        measured.check(f"fixed point vs x*, {'Broyden' if broyden else 'Newton'}", np.abs(x - star), 1e-10)
+        runs[broyden] = n
+    assert runs[True] < runs[False]
+    with pytest.raises(ValueError, match=r"^broyden: "):
+        newton_fixed_point(phi, x0, tol=1e-12, max_iter=60, steps=[1e-7] * 3, who="test", broyden="yes")

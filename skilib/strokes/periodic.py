@@ -92,7 +92,7 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     return u, resid, res, n
 
 
-def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str):
+def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, broyden: bool = False):
     """The fixed point x = Φ(x) of a stroke map of several variables (a model whose stroke starts
     from more than its ski's speed) by Newton's method on g(x) = Φ(x) − x with a Jacobian of
     forward differences (``steps``, one per variable, in its units).
@@ -102,8 +102,15 @@ def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str):
       at most this many evaluations of Φ (an integer >= 2).  ``NoSteadyState`` naming the last
       iterate and its residual beyond it; an evaluation that raises ends the search with that
       error (a stroke the model refuses is no step of a fixed point).
+    - broyden : after a Jacobian by differences, the next iterations update it by Broyden's
+      rank-one formula (Dennis & Schnabel 1996, §8.1: B ← B + (Δg − B Δx) Δxᵀ / Δxᵀ Δx, B ≈ ∂g/∂x)
+      from each step's own stroke map, one map per iteration instead of n + 1; a step that
+      does not halve max|g| has the next Jacobian by differences again (Newton's step).  The
+      updates stop at max|g| ≤ tol/100: the fixed point is Newton's to well within ``tol``;
+      the iterates are not Newton's.
 
-    Returns (x, g(x), payload, evaluations, jacobian of Φ at the last Newton point).
+    Returns (x, g(x), payload, evaluations, jacobian of Φ at the last Newton point (with
+    ``broyden``: the last update's, an approximation)).
     """
     x = np.array(x0, dtype=float)
     steps = np.asarray(steps, dtype=float)
@@ -113,29 +120,45 @@ def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str):
         raise ValueError(f"steps: must be {x.size} positive steps, got {steps!r}")
     tol = check_number("tol", tol, positive=True, high=MAX_TOL)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
+    broyden = check_bool("broyden", broyden)
+    # Newton's last step is quadratic and ends far below tol; an update's is superlinear and
+    # may end just below it, so the updates go on to tol/100 (one or two maps more)
+    stop = tol / 100 if broyden else tol
+    eye = np.eye(x.size)
     fx, payload = phi(x)
-    n, J = 1, None
+    g = fx - x
+    n, J, B = 1, None, None
     while True:
-        g = fx - x
-        if np.max(np.abs(g)) <= tol:
+        if np.max(np.abs(g)) <= stop:
             return x, g, payload, n, J
-        if n + x.size > max_iter:
+        fresh = B is None or not broyden
+        if n + (x.size + 1 if fresh else 1) - 1 > max_iter:  # the maps this iteration takes
             raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} stroke maps; last x = "
                                 f"{np.round(x, 8).tolist()}, max|Φ(x) − x| = {np.max(np.abs(g)):.3e}")
-        J = np.empty((x.size, x.size))
-        for k in range(x.size):
-            d = np.zeros(x.size)
-            d[k] = steps[k]
-            J[:, k] = (phi(x + d)[0] - fx) / steps[k]
-        n += x.size
+        if fresh:
+            J = np.empty((x.size, x.size))
+            for k in range(x.size):
+                d = np.zeros(x.size)
+                d[k] = steps[k]
+                J[:, k] = (phi(x + d)[0] - fx) / steps[k]
+            n += x.size
+            B = J - eye
         try:
-            dx = np.linalg.solve(J - np.eye(x.size), -g)
+            dx = np.linalg.solve(B, -g)
         except np.linalg.LinAlgError:
             raise NoSteadyState(f"{who}: the stroke map's Jacobian minus the identity is singular at x = "
                                 f"{np.round(x, 8).tolist()}: a multiplier is 1, no isolated fixed point") from None
         x = x + dx
         fx, payload = phi(x)
         n += 1
+        g_new = fx - x
+        if broyden:
+            if np.max(np.abs(g_new)) <= 0.5 * np.max(np.abs(g)):
+                B = B + np.outer(g_new - g - B @ dx, dx) / (dx @ dx)
+                J = B + eye
+            else:
+                B = None  # too little progress: differences again at the next iterate
+        g = g_new
 
 
 #: the loosest convergence tolerance a fixed-point search takes [m/s]: 1 cm/s

@@ -6,8 +6,10 @@ landing offset d, where it is across the ski (the parameter with a fixed offset;
 chooses it from the state).  One stroke and the plastic change of ski give the
 next stroke's x′ on the other ski, mirrored (``EdgeSkating.state_of``): the stroke map
 x′ = Φ(x).  The periodic stroke solves Φ(x0) = x0 by Newton's method with a forward-difference
-Jacobian (``skilib.strokes.periodic.newton_fixed_point``) to max|Φ(x) − x| ≤ ``tol``.  The guess
-is (u, φ̇, z_B); d starts at the parameter.
+Jacobian, updated by Broyden's formula while the steps halve the residual
+(``skilib.strokes.periodic.newton_fixed_point(broyden=True)``: 11 stroke maps at the defaults
+where Newton's takes 16), to max|Φ(x) − x| ≤ ``tol``.  The guess is (u, φ̇, z_B); d starts at
+the parameter.
 
 Its stability: the eigenvalues of ∂Φ/∂x at x0 (central differences), the stroke map's
 multipliers.  With a fixed landing offset the stroke is an inverted pendulum on open-loop laws,
@@ -145,10 +147,16 @@ def _numeric(moved: dict) -> bool:
     return all(isinstance(v, float) for v in moved.values())
 
 
+#: the tolerance of a continuation's waypoints (``_continue``): each is only the next one's
+#: guess, and Newton's steps from 1e-6 away reach the last one's ``tol`` in one or two maps
+LOOSE_TOL = 1e-6
+
+
 def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(4, 8, 16)):
     """The periodic stroke at ``base`` with the fields ``moved`` set, by continuation: the fields
     walk from the base's values in n equal steps, each periodic stroke the next one's guess
-    (with n from ``steps`` until one walk succeeds).  (x0, residual, stroke maps) or (None, ...)."""
+    (with n from ``steps`` until one walk succeeds; the waypoints to ``LOOSE_TOL``, the last to
+    the search's own tolerance).  (x0, residual, stroke maps) or (None, ...)."""
     for n in steps:
         x, total = np.append(DEFAULT_GUESS, base.landing_offset), 0
         try:
@@ -158,7 +166,7 @@ def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(
                 phi_k = edge_stroke_map(EdgeSkating(edge_run_options(pk, strokes=1, v0=float(x[0]), **solver)))
                 x = x.copy()
                 x[3] = pk.landing_offset
-                x, resid, _, used, _ = search(phi_k, x)
+                x, resid, _, used, _ = search(phi_k, x, loose=k < n)  # a waypoint: only the next one's guess
                 total += used
             return x, resid, total
         except NoSteadyState:
@@ -317,9 +325,10 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
-    def search(phi_, start, who="edge_steady_state"):
+    def search(phi_, start, who="edge_steady_state", loose=False):
         try:
-            return newton_fixed_point(phi_, start, tol=tol, max_iter=max_iter, steps=_STEPS, who=who)
+            return newton_fixed_point(phi_, start, tol=max(tol, LOOSE_TOL) if loose else tol, max_iter=max_iter,
+                                      steps=_STEPS, who=who, broyden=True)
         except NoSteadyState:
             raise
         except ValueError as exc:  # a stroke of the search fell (the snow would pull, the ski stopped, ...)
