@@ -12,6 +12,7 @@ import functools
 import numpy as np
 from scipy.integrate import DOP853, RK23, RK45, OdeSolver
 from scipy.integrate._ivp.base import DenseOutput
+from scipy.integrate._ivp.rk import Dop853DenseOutput
 
 from .options import RK_METHODS
 
@@ -198,8 +199,9 @@ def _signed_method(method: str, n_checked: int, pairs: tuple):
     DOP853's error control would see the kink of max(r, 0) and step through it with small
     steps (and other steps than a run without the signed works); here the steps are the
     unsigned run's, bit for bit, and a step whose stage rates r_i of a work change sign is split:
-    its net work's dense interpolant w(x) (degree ≤ 7, fitted exactly through 9 points) has its
-    derivative's real zeros in (0, 1) as breaks, and W⁺, W⁻ take the positive and negative
+    its net work's dense interpolant w(x) (DOP853's: degree 7, its coefficients taken as they are,
+    ``split_dop853_steps``, as the C stepper takes them; RK45's and RK23's: fitted exactly through
+    9 points, ``split_signed_step``) has its derivative's real zeros in (0, 1) as breaks, and W⁺, W⁻ take the positive and negative
     increments of w between them (a root placed δ off costs ~|ṙ| δ²/2).  The step's interpolant
     gives the same split at any τ inside it (events, the frame).  Other methods are returned as
     they are (their error control sees the kink)."""
@@ -239,8 +241,12 @@ def _signed_method(method: str, n_checked: int, pairs: tuple):
                     continue  # no sign change: max(r_i, 0), min(r_i, 0) are the stages' own, exact
                 if dense is None:
                     dense = super()._dense_output_impl()
-                poly, breaks, wp, wn = split_signed_step(lambda tau: dense(tau)[j], self.t_old, self.t,
-                                                         self.y_old[j], self.y[j])
+                if isinstance(dense, Dop853DenseOutput):  # its exact coefficients, as the C stepper's
+                    coef, (breaks,), (wp,), (wn,) = split_dop853_steps(self.y_old[j:j + 1], dense.F[None, :, j])
+                    poly = coef[0]
+                else:
+                    poly, breaks, wp, wn = split_signed_step(lambda tau: dense(tau)[j], self.t_old, self.t,
+                                                             self.y_old[j], self.y[j])
                 y = np.array(self.y)
                 y[jp], y[jp + 1] = self.y_old[jp] + wp, self.y_old[jp + 1] + wn
                 self.y = y

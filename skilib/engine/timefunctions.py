@@ -6,6 +6,8 @@ numerically.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from .rotation import cos, sin, skew
@@ -195,15 +197,42 @@ class QuinticSpline(TimeFunction):
                 raise ValueError(f"{name}: must have one entry per knot ({len(self.t)}), got {a.shape}")
             cols.append(a)
         self.f, self.fd, self.fdd = cols
+        # each interval's Hermite data c = (f₀, h ḟ₀, h² f̈₀, f₁, h ḟ₁, h² f̈₁) and its width, kept
+        # as Python floats: a simulation asks the law at every stage of every step, and the basis
+        # by Horner's rule on floats costs microseconds where NumPy's arrays cost tens of them.
+        # f = Σ B_i(s) c_i as ``quintic_basis`` gives it (the basis first, then its sum with c:
+        # each B_i⁽ᵈ⁾ is of order one, where a monomial form's coefficients reach 30 max|c| and
+        # round f̈ twice as coarsely)
+        h = np.diff(self.t)
+        c = np.column_stack([self.f[:-1], h * self.fd[:-1], h * h * self.fdd[:-1], self.f[1:], h * self.fd[1:],
+                             h * h * self.fdd[1:]])
+        self._knots = self.t.tolist()
+        self._pieces = [(t0, hk, tuple(ck)) for t0, hk, ck in zip(self._knots, h.tolist(), c.tolist())]
+        span = self._knots[-1] - self._knots[0]
+        self._lo, self._hi = self._knots[0] - 1e-9 * span, self._knots[-1] + 1e-9 * span
 
     def __call__(self, t):
-        span = self.t[-1] - self.t[0]
         t = float(t)
-        if not self.t[0] - 1e-9 * span <= t <= self.t[-1] + 1e-9 * span:
+        if not self._lo <= t <= self._hi:
             raise ValueError(f"t: {t!r} is outside the spline's knots [{self.t[0]!r}, {self.t[-1]!r}]")
-        k = int(np.clip(np.searchsorted(self.t, t, side="right") - 1, 0, len(self.t) - 2))
-        h = self.t[k + 1] - self.t[k]
-        c = np.array([self.f[k], h * self.fd[k], h * h * self.fdd[k], self.f[k + 1], h * self.fd[k + 1],
-                      h * h * self.fdd[k + 1]])
-        s = (t - self.t[k]) / h
-        return (float(c @ quintic_basis(s)), float(c @ quintic_basis(s, 1)) / h, float(c @ quintic_basis(s, 2)) / h**2)
+        k = min(max(bisect_right(self._knots, t) - 1, 0), len(self._pieces) - 1)
+        t0, h, c = self._pieces[k]
+        s = (t - t0) / h
+        f, fd, fdd = (sum(ci * _horner(b, s) for ci, b in zip(c, basis)) for basis in _BASIS_HORNER)
+        return f, fd / h, fdd / (h * h)
+
+
+#: ``QUINTIC_HERMITE``'s six basis polynomials and their first two derivatives in s, each as
+#: coefficients highest power first (Horner's rule)
+_BASIS_HORNER = tuple(
+    tuple(tuple(float(x) for x in row[::-1]) for row in C)
+    for C in (QUINTIC_HERMITE, QUINTIC_HERMITE[:, 1:] * np.arange(1, 6),
+              (QUINTIC_HERMITE[:, 1:] * np.arange(1, 6))[:, 1:] * np.arange(1, 5)))
+
+
+def _horner(coefficients, s: float) -> float:
+    """Σ c_j s^j from the coefficients highest power first."""
+    y = 0.0
+    for c in coefficients:
+        y = y * s + c
+    return y
