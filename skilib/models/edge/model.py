@@ -89,6 +89,13 @@ class _EdgeRows:
         raise SkiStopped("the edged skater has no stuck mode")
 
 
+def heading_law(params: EdgeSkaterParams):
+    """The ski's heading ψ(τ) of the parameters' technique on the right ski (mirrored on the
+    left): half the V-angle outwards at touch-down, turned in by the steer over the stroke
+    (``smooth_turn``)."""
+    return smooth_turn(-math.radians(params.skating_angle_deg) / 2, math.radians(params.steer_deg), params.stroke_time)
+
+
 class EdgeSkaterModel(Poled, FlatSki):
     """One stroke of the edged skater on side ``side``, its ski's origin at ``start_point`` and
     its leg ``leg_start`` ℓ0 long across the ski at τ = 0 and the ski ``landing_offset`` d0
@@ -123,10 +130,8 @@ class EdgeSkaterModel(Poled, FlatSki):
         #: where the ski landed across the CM at τ = 0 [m] (``params.landing_offset`` unless a
         #: landing rule chose another)
         self.landing_offset = p.landing_offset if landing_offset is None else float(landing_offset)
-        T = p.stroke_time
         if laws is None:
-            laws = EdgeLaws(smooth_turn(-math.radians(p.skating_angle_deg) / 2, math.radians(p.steer_deg), T),
-                            smooth_turn(self.leg_start, p.leg_extension, T))
+            laws = EdgeLaws(heading_law(p), smooth_turn(self.leg_start, p.leg_extension, p.stroke_time))
         elif not isinstance(laws, EdgeLaws):
             raise ValueError(f"laws: must be None (the params' laws) or an EdgeLaws, got {type(laws).__name__}")
         self.laws = laws
@@ -141,6 +146,15 @@ class EdgeSkaterModel(Poled, FlatSki):
         )
         self._systems = {}
         self.count_pole_works(EDGE_WORK_TERMS, EDGE_ACTUATORS)
+
+    @staticmethod
+    def touchdown_axes(params: EdgeSkaterParams, side: str, laws: EdgeLaws | None = None):
+        """(e, n) of a stroke on ``side`` at τ = 0, as ``axes(0.0)`` of its model gives them: they
+        follow from the heading's law alone, not from where the ski lands or the leg's length, so
+        a touch-down places the new ski with them before its model is built."""
+        law = heading_law(params) if laws is None else laws.heading
+        h = float(mirrored(law, side_sign(side))(0.0)[0])
+        return np.array([math.cos(h), math.sin(h), 0.0]), np.array([-math.sin(h), math.cos(h), 0.0])
 
     # -- what the stroke machinery needs --------------------------------------------------
     def system(self, mode: int, anchor=None) -> MultibodySystem:

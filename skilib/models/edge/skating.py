@@ -27,7 +27,7 @@ from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
-from ...strokes.laws import SIDES, side_of
+from ...strokes.laws import SIDES, side_of, side_sign
 from ...strokes.poles import with_pole_works
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating
@@ -206,9 +206,8 @@ class EdgeSkating(Skating):
                              f"the leg would reach {ell0 + max(p.leg_extension, 0.0):.4g} m in the stroke, beyond "
                              f"{p.max_leg_length:g} m")
         self.check_leg_law(ell0, f"the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} s)")
-        probe = EdgeSkaterModel(p, side, np.zeros(3), ell0, self.o.rotation, offset, laws=self.o.laws)
-        e, n = probe.axes(0.0)
-        P = np.array([R_b[0], R_b[1], 0.0]) - probe.sign * offset * n - p.fore_aft * e
+        e, n = EdgeSkaterModel.touchdown_axes(p, side, self.o.laws)
+        P = np.array([R_b[0], R_b[1], 0.0]) - side_sign(side) * offset * n - p.fore_aft * e
         new = EdgeSkaterModel(p, side, P, ell0, self.o.rotation, offset, laws=self.o.laws)
         q1 = new.pose(0.0)
         q1[new.cm] = R_b  # exactly where it was (pose gives it to rounding)
