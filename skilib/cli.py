@@ -172,9 +172,22 @@ def _limits_meta(args) -> dict:
 
 
 def _method_option(p) -> None:
-    p.add_argument("--method", choices=("shooting", "collocation"), default="shooting",
-                   help="shooting (default: the steady state's optimizer) or collocation (one IPOPT program per "
-                        "start, free and edge; needs the ocp extra), each answer re-simulated")
+    p.add_argument("--method", choices=("auto", "shooting", "collocation"), default="auto",
+                   help="auto (default: collocation for the free and edged skaters when the ocp extra is "
+                        "installed, shooting otherwise; the answer says which ran), shooting (the steady "
+                        "state's optimizer: the reference, a minute or more) or collocation (one IPOPT program "
+                        "per start, seconds), each answer re-simulated by the model's own simulator")
+
+
+def _method_used(args) -> str:
+    """The method ``--method`` runs for this question (``skilib.studies.optimum.resolve_method``
+    for auto), for the answer's header."""
+    if args.method != "auto":
+        return args.method
+    from .studies.optimum import resolve_method
+
+    method, why = resolve_method(args.model)
+    return f"{method} (auto: {why})"
 
 
 def _limit_options(p) -> None:
@@ -553,6 +566,7 @@ def cmd_optimum(args) -> int:
         kw["force_velocity"] = _limits(args)
     if args.method != "shooting":
         kw["method"] = args.method
+    method = _method_used(args)
     if args.speed is not None:
         from .studies.optimum import required_power
 
@@ -586,7 +600,7 @@ def cmd_optimum(args) -> int:
     found = assumptions(args.model, base)
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="optimum", model=args.model, **target, optimized_speed=chosen, budget=args.budget,
-                power_counts=counts, seed=args.seed, method=args.method, **_limits_meta(args),
+                power_counts=counts, seed=args.seed, method=method, **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     if args.format == "json":
         meta["at_bound"] = at
@@ -635,7 +649,7 @@ def cmd_technique(args) -> int:
     found = assumptions(args.model, replace(base, slope_deg=math.degrees(math.atan(args.slope_percent / 100.0))))
     counts = BUDGET_COUNTS[args.budget].format(counts=POWER_COUNTS[args.model])
     meta = dict(command="technique", model=args.model, speed=args.speed, slope_percent=args.slope_percent,
-                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, method=args.method,
+                budget=args.budget, power_counts=counts, seed=args.seed, starts=args.starts, method=_method_used(args),
                 **_limits_meta(args),
                 assumptions=found if args.format == "json" else assumptions_text(args.model, found))
     # the bounds the answer presses on, at the top as in ``optimum``: there the bound answers

@@ -257,12 +257,13 @@ def test_optimum_passes_its_arguments(option, function, monkeypatch, capsys):
     argv = ["optimum", option, "6.5", "--seed", "3", "--starts", "2", "--param", "body_mass=70", "--format", "json"]
     assert main(argv) == 0
     (model, value, kwargs), = calls
-    assert (model, value, kwargs["seed"], kwargs["budget"]) == ("free", 6.5, 3, "net")
+    assert (model, value, kwargs["seed"], kwargs["budget"], kwargs["method"]) == ("free", 6.5, 3, "net", "auto")
     assert kwargs.get("starts", 2) == 2 and kwargs.get("params", sk.FreeSkaterParams(body_mass=70.0)).body_mass == 70.0
     doc = json.loads(capsys.readouterr().out)
     assert doc["results"]["mean_power"] == 123.25 and doc["results"]["stroke_time"] == 0.75
     assert doc["units"]["stroke_time"] == "s" and doc[option[2:]] == 6.5
     assert doc["budget"] == "net" and doc["at_bound"] == {} and doc["warnings"] == []
+    assert doc["method"].startswith("collocation (auto: ")
     assert main(argv + ["--budget", "physiological", "--model", "edge"]) == 0
     assert calls[-1][0] == "edge" and calls[-1][2]["budget"] == "physiological"
     assert isinstance(calls[-1][2]["params"], sk.EdgeSkaterParams)
@@ -293,12 +294,13 @@ def test_optimum_passes_each_limbs_limit(monkeypatch, capsys):
 
 
 def test_optimum_speed_answers_the_coaches_question(capsys):
-    """`skilib optimum --speed 3`: the least power for 3 m/s, end to end. The technique it prints,
-    put back into the free skater's own steady state, skates at 3 m/s for the power printed."""
-    assert main(["optimum", "--speed", "3", "--starts", "1", "--format", "json"]) == 0
+    """`skilib optimum --speed 3 --method shooting`: the least power for 3 m/s, end to end. The
+    technique it prints, put back into the free skater's own steady state, skates at 3 m/s for the
+    power printed (the shooting method's own steady state: to its secant's tolerance)."""
+    assert main(["optimum", "--speed", "3", "--starts", "1", "--method", "shooting", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     r = doc["results"]
-    assert r["feasible"] is True and doc["speed"] == 3.0
+    assert r["feasible"] is True and doc["speed"] == 3.0 and doc["method"] == "shooting"
     assert abs(r["progress_speed"] - 3.0) <= 1e-7 * 3.0
     from skilib.studies.optimum import FREE_BOUNDS
 
@@ -315,12 +317,12 @@ def test_optimum_speed_answers_the_coaches_question(capsys):
 
 
 def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
-    """`skilib technique --speed 5`: the free skater's technique of least whole cost at 5 m/s on
+    """`skilib technique --speed 5 --method shooting`: the free skater's technique of least whole cost at 5 m/s on
     the flat, end to end. It holds the speed; its cycle rate is 1/(2T); its cost is the sum of
     its terms; put back into the free skater's own steady state (from the speed asked, as the
     study's row recomputes it), the technique skates at 5 m/s for that cost; every result has a
     unit, and the bounds it presses on are named."""
-    assert main(["technique", "--speed", "5", "--format", "json"]) == 0
+    assert main(["technique", "--speed", "5", "--method", "shooting", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     r = doc["results"]
     assert r["feasible"] is True and doc["speed"] == 5.0 and doc["budget"] == "physiological"
@@ -335,6 +337,48 @@ def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
     assert abs(ss.metabolic_total - r["metabolic_total"]) <= 1e-9 * r["metabolic_total"]
     assert set(doc["units"]) == set(r) and doc["units"]["cycle_rate"] == "Hz"
     assert "offset_end (upper)" in r["at_bound"] and doc["at_bound"] == r["at_bound"]
+
+
+def test_auto_takes_collocation_where_the_question_allows_it(monkeypatch):
+    """``method="auto"`` (the command line's default): collocation for the free and edged
+    skaters' progress speed with CasADi installed; shooting for the thesis's skier, the CM
+    speed, any setting of the shooting method, or without CasADi, each with its reason."""
+    from skilib.studies import optimum
+
+    assert optimum.resolve_method("free")[0] == optimum.resolve_method("edge")[0] == "collocation"
+    for args, kw, why in ((("thesis",), {}, "not transcribed"), (("free", "cm"), {}, "progress speed"),
+                          (("edge",), {"options": {"rtol": 1e-9}}, "shooting method"),
+                          (("free",), {"scheduler": "dask"}, "shooting method"),
+                          (("free",), {"shooting_settings": True}, "shooting method")):
+        method, reason = optimum.resolve_method(*args, **kw)
+        assert method == "shooting" and why in reason
+
+    import skilib.engine.codegen.casadi_terms as terms
+
+    def missing():
+        raise ImportError("no casadi")
+
+    monkeypatch.setattr(terms, "require_casadi", missing)
+    assert optimum.resolve_method("free") == ("shooting", "CasADi (pip install 'skilib[ocp]') is not installed")
+
+
+def test_optimum_by_default_answers_by_collocation_checked_by_the_simulator(capsys):
+    """`skilib optimum --speed 3 --starts 1` with the default method (auto): collocation, seconds
+    where shooting takes a minute; its answer is the model's own simulator's, and the technique
+    printed, put back into the free skater's periodic stroke, skates at 3 m/s for the power
+    printed to the collocation's re-simulation tolerance, 1e-4 relative, the guarantee a collocated
+    answer carries (measured 1.9e-9 m/s and 4.2e-8 W: the 20-interval mesh's truncation is far
+    smaller here)."""
+    assert main(["optimum", "--speed", "3", "--starts", "1", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert doc["method"].startswith("collocation (auto: ") and r["feasible"] is True
+    from skilib.studies.optimum import FREE_BOUNDS
+
+    ss = sk.free_steady_state(sk.FreeSkaterParams(**{n: r[n] for n in FREE_BOUNDS}), u_guess=3.0)
+    assert abs(ss.progress_speed - 3.0) <= 1e-4 * 3.0
+    assert abs(ss.mean_power - r["mean_power"]) <= 1e-4 * r["mean_power"]
+    assert abs(ss.mean_leg_power - r["mean_leg_power"]) <= 1e-4 * r["mean_power"]
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -354,14 +398,15 @@ def test_technique_arguments_are_refused_by_name(argv, says, capsys):
 
 @pytest.mark.check
 def test_optimum_edge_answers_with_the_edged_skaters_own_steady_state(capsys):
-    """`skilib optimum --model edge --power 150 --starts 1`: the fastest technique of the edged
+    """`skilib optimum --model edge --power 150 --starts 1 --method shooting`: the fastest technique of the edged
     skater for 150 W of its drivers, end to end (about 80 s of one core, so under make check).
     The technique printed, put back into the edged skater's own steady state, skates at the
     speed printed for the power printed, and every parameter it lists at a bound is within 1 %
     of its range from that bound."""
     from skilib.studies.optimum import EDGE_BOUNDS
 
-    assert main(["optimum", "--model", "edge", "--power", "150", "--starts", "1", "--format", "json"]) == 0
+    assert main(["optimum", "--model", "edge", "--power", "150", "--starts", "1", "--method", "shooting",
+                 "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     r = doc["results"]
     assert r["feasible"] is True and doc["budget"] == "net" and doc["assumptions"]["air_drag"] is True

@@ -84,7 +84,7 @@ from ..vocabulary import HasUnits
 __all__ = ["optimize_technique", "maximize", "Maximum", "Optimum", "MODELS", "latin_starts", "default_params",
            "constrained_sensitivity", "constrained_scan", "flatness", "speed_power_front", "speed_map", "restore",
            "TechniqueModel", "SPEEDS", "required_power", "RequiredPower", "peak_leg_force", "Unreachable",
-           "AT_BOUND", "technique_module"]
+           "AT_BOUND", "technique_module", "resolve_method"]
 
 
 class Unreachable(ValueError):
@@ -352,9 +352,10 @@ def default_params(model):
 
 
 SPEEDS = ("progress", "cm")
-#: how ``optimize_technique`` solves: SLSQP on the shooting steady state, or IPOPT on the
-#: collocated stroke (``skilib.ocp``)
-METHODS = ("shooting", "collocation")
+#: how ``optimize_technique`` solves: SLSQP on the shooting steady state, IPOPT on the
+#: collocated stroke (``skilib.ocp``), or "auto": collocation where the question allows it
+#: (``resolve_method``), shooting elsewhere
+METHODS = ("shooting", "collocation", "auto")
 #: what the power budget counts, and the steady state's attribute that gives it: the net mean
 #: power of the actuators (their work per stroke, negative work subtracted: what the models
 #: have always budgeted), their positive work only, or the metabolic power Σ(W⁺/η⁺ + |W⁻|/η⁻)/T
@@ -631,7 +632,7 @@ class Optimum(HasUnits):
       optimized_speed (property) : that one.  (``mean_speed`` is no field: an AttributeError
       names these.)
     - mean_power : its steady state's net mean power [W] (the drivers the model counts,
-      ``skilib.cli.POWER_COUNTS``); mean_leg_power : the leg's alone [W] (NaN by collocation);
+      ``skilib.cli.POWER_COUNTS``); mean_leg_power : the leg's alone [W] (by collocation, its re-simulation's);
       power : the budget [W] (None: no
       budget); budget : what the budget counts ("net", "positive", "metabolic" or "physiological", ``BUDGETS``);
       budget_power : that power at the optimum [W] (= mean_power with the "net" budget).
@@ -895,8 +896,9 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       "collocation" (the stroke, its touch-down and the technique as one program solved by IPOPT
       with CasADi's exact derivatives on a mesh of ``nodes`` intervals, ``skilib.ocp.technique``;
       the free and edged skaters and the progress speed only, every budget; every solution
-      re-simulated by the model's simulator; needs ``pip install 'skilib[ocp]'``).  The same
-      seeded starts.  ``nodes`` None: the model's adapter's ``nodes``, the mesh whose truncation
+      re-simulated by the model's simulator; needs ``pip install 'skilib[ocp]'``), or "auto"
+      (collocation where ``resolve_method`` finds the question fits it, shooting elsewhere; the
+      result's ``method`` says which ran).  The same seeded starts.  ``nodes`` None: the model's adapter's ``nodes``, the mesh whose truncation
       leaves the speed within 1e-6 (relative) of the shooting optimum's (the free skater 20, the
       edged skater 40).
 
@@ -915,9 +917,9 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
         model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
-    nodes = _check_method(method, nodes)
+    method, nodes = _chosen_method(method, nodes, model, speed, options, scheduler, n_workers,
+                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, power_tol=power_tol))
     if method == "collocation":
-        _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, power_tol, "power_tol")
         return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
@@ -987,9 +989,34 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
     return f"no start met {power:g} W to the tolerance: {closest}; {span} (raise maxiter or starts)"
 
 
+def resolve_method(model: str, speed: str = "progress", *, options=None, scheduler="serial", n_workers=None,
+                   shooting_settings: bool = False) -> tuple:
+    """(method, why) that ``method="auto"`` takes for a question: "collocation" (one IPOPT program
+    per start, each answer re-simulated by the model's own simulator; seconds where shooting
+    takes a minute or more) where the model is transcribed for it (its technique module's
+    ``COLLOCATED``: the free and edged skaters), the speed is the progress speed, CasADi is
+    installed (the ocp extra) and no setting of the shooting method is given (``options``, a
+    Dask ``scheduler`` or ``n_workers``, SLSQP's ``shooting_settings``); "shooting" otherwise,
+    ``why`` naming the first condition that decides it."""
+    if not _technique(model).COLLOCATED:
+        return "shooting", f"the {model} model is not transcribed for collocation"
+    if speed != "progress":
+        return "shooting", f"collocation maximises the progress speed, not speed={speed!r}"
+    if options or scheduler != "serial" or n_workers is not None or shooting_settings:
+        return "shooting", "settings of the shooting method were given"
+    try:
+        from ..engine.codegen.casadi_terms import require_casadi
+
+        require_casadi()
+    except ImportError:
+        return "shooting", "CasADi (pip install 'skilib[ocp]') is not installed"
+    return "collocation", "the free and edged skaters' progress speed, CasADi installed"
+
+
 def _check_method(method, nodes):
-    """``nodes`` checked (an integer 4–1000, or None) for ``method`` (``METHODS``): the collocation
-    mesh's intervals, which the shooting method has none of."""
+    """``nodes`` checked (an integer 4–1000, or None) for ``method`` (``METHODS``, "auto" already
+    resolved by ``resolve_method``): the collocation mesh's intervals, which the shooting method
+    has none of."""
     if method not in METHODS:
         raise ValueError(f"method: must be one of {METHODS}, got {method!r}")
     if nodes is None:
@@ -1001,17 +1028,29 @@ def _check_method(method, nodes):
     return nodes
 
 
-def _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, tol, tol_name) -> None:
-    """The shooting method's settings refused by name with method='collocation'."""
-    if options or scheduler != "serial" or n_workers is not None:
-        raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
-                         "settings do not apply to method='collocation' (its starts run here, one IPOPT "
-                         "program each)")
-    unused = [k for k, v, d in (("fd_step", fd_step, 1e-5), ("maxiter", maxiter, 60), ("ftol", ftol, 1e-8),
-                                (tol_name, tol, 1e-8)) if v != d]
-    if unused:
-        raise ValueError(f"{', '.join(unused)}: SLSQP's settings of method='shooting'; method='collocation' "
-                         "(IPOPT) does not use them: leave them out")
+#: SLSQP's settings of the shooting method and their defaults (the budget's or the speed's
+#: tolerance, ``power_tol`` or ``speed_tol``, defaults to 1e-8 too)
+_SHOOTING_DEFAULTS = {"fd_step": 1e-5, "maxiter": 60, "ftol": 1e-8, "power_tol": 1e-8, "speed_tol": 1e-8}
+
+
+def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, settings: dict) -> tuple:
+    """(method, nodes) of a question: "auto" resolved (``resolve_method``), ``nodes`` checked
+    (``_check_method``), and for collocation the shooting method's settings (``settings``:
+    SLSQP's, by name; ``options``, ``scheduler``, ``n_workers``) refused by name."""
+    given = [k for k, v in settings.items() if v != _SHOOTING_DEFAULTS[k]]
+    if isinstance(method, str) and method == "auto":
+        method, _ = resolve_method(model, speed, options=options, scheduler=scheduler, n_workers=n_workers,
+                                   shooting_settings=bool(given))
+    nodes = _check_method(method, nodes)
+    if method == "collocation":
+        if options or scheduler != "serial" or n_workers is not None:
+            raise ValueError("options, scheduler, n_workers: the shooting steady state's keywords and the Dask "
+                             "settings do not apply to method='collocation' (its starts run here, one IPOPT "
+                             "program each)")
+        if given:
+            raise ValueError(f"{', '.join(given)}: SLSQP's settings of method='shooting'; method='collocation' "
+                             "(IPOPT) does not use them: leave them out")
+    return method, nodes
 
 
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
@@ -1050,11 +1089,10 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
     if best is None:
         raise RuntimeError(f"{who}: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
-    kind, extra = Optimum, {}
+    kind, extra = Optimum, dict(mean_leg_power=float(best.resimulated.get("mean_leg_power", math.nan)))
     if target is not None:
         kind = RequiredPower
-        extra = dict(target_speed=target, mean_leg_power=float(best.resimulated.get("mean_leg_power", math.nan)),
-                     peak_leg_force_n=best.peak_leg_force_bw * best.params.weight)
+        extra.update(target_speed=target, peak_leg_force_n=best.peak_leg_force_bw * best.params.weight)
     return kind(model, best.params, {n: best.x[n] for n in names}, best.mean_power, power,
                    dict(b), evaluations, table, {}, params, bool(best.success), speed, best.progress_speed,
                    float(best.resimulated.get("cm_speed", math.nan)), best.peak_leg_force_bw, budget,
@@ -1189,9 +1227,9 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
         "speed_tol", speed_name="speed_kind")
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
-    nodes = _check_method(method, nodes)
+    method, nodes = _chosen_method(method, nodes, model, kind, options, scheduler, n_workers,
+                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, speed_tol=speed_tol))
     if method == "collocation":
-        _collocation_settings(options, scheduler, n_workers, fd_step, maxiter, ftol, speed_tol, "speed_tol")
         return _collocated(model, None, b, seed, starts, x0, params, kind, budget, nodes, progress, force_velocity,
                            target=target)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,

@@ -253,7 +253,7 @@ class EdgeStroke(PoledStroke, SkiStroke):
 
     def stroke_numbers(self, params: EdgeSkaterParams, traj: dict, laws: EdgeLaws | None = None) -> dict:
         """One stroke of ``edge_stroke`` for ``params`` (and ``laws``; None: the params') from the
-        touch-down state of ``traj``: its progress speed and powers, its least leg force and snow
+        touch-down state of ``traj``: its progress speed and powers (the leg's among them), its least leg force and snow
         load [body weights], its energy balance's residual, the ski's speed after the touch-down
         (u0 again if the stroke is periodic) and the state after it.  One stroke only: the
         open-loop skater is unstable, and a second stroke would grow the first one's truncation
@@ -264,6 +264,7 @@ class EdgeStroke(PoledStroke, SkiStroke):
         x_next, row = edge_stroke(params, x_td, laws=laws)
         weight = params.body_mass * params.g
         return dict(progress_speed=float(row["progress_speed"]), mean_power=float(row["mean_power"]),
+                    mean_leg_power=float(row["mean_leg_power"]),
                     cm_speed=float(row["mean_speed"]), mean_positive_power=float(row["mean_positive_power"]),
                     metabolic_power=float(row["metabolic_power"]), metabolic_total=float(row["metabolic_total"]),
                     min_leg_force_bw=float(row["min_leg_force"]) / weight,

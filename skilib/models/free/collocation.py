@@ -240,7 +240,7 @@ class FreeStroke(PoledStroke, SkiStroke):
     def resimulate(self, x: dict, traj: dict) -> dict:
         """The model's own simulator (``simulate_free``, two strokes, plastic touch-down) from
         the collocated start (the ski's speed u0 at τ = 0 of ``traj``): the first stroke's
-        progress speed and mean power, and the ski's speed after its touch-down (u0 again if
+        progress speed, mean power and the leg's share of it (``FreeSteadyState.mean_leg_power``), and the ski's speed after its touch-down (u0 again if
         the stroke is periodic); with poles also the arms' mean power mean_pole_power [W] and the
         poles' share of the propulsion pole_share (``skilib.strokes.poles.pole_summary``)."""
         from .run import simulate_free
@@ -250,6 +250,7 @@ class FreeStroke(PoledStroke, SkiStroke):
         st = r.strokes
         poles = {k: float(st[k].iloc[0]) for k in ("mean_pole_power", "pole_share")} if self.poled else {}
         return dict(progress_speed=float(st["mean_vx"].iloc[0]), mean_power=float(st["mean_power"].iloc[0]),
+                    mean_leg_power=float(st["mean_power"].iloc[0] - st["mean_pole_power"].iloc[0]),
                     cm_speed=float(st["mean_speed"].iloc[0]), mean_positive_power=float(st["mean_positive_power"].iloc[0]),
                     metabolic_power=float(st["metabolic_power"].iloc[0]),
                     metabolic_total=float(st["metabolic_total"].iloc[0]),
