@@ -436,7 +436,7 @@ class TechniqueModel:
         self.force_velocity = _check_force_velocity(model, force_velocity)
         self.model, self.names, self.base, self.options = model, tuple(names), base, dict(options or {})
         self.speed = speed
-        self.log, self._values, self._u0, self._x0_edge = [], {}, None, None
+        self.log, self._values, self._warm = [], {}, None
         #: the last point's (params, steady state), or None if it failed; and those of the
         #: screened starts (``_screened_starts``), one per start: their collocated first guesses
         self.last_steady, self.screened_steady = None, []
@@ -446,38 +446,9 @@ class TechniqueModel:
         return replace(self.base if self.base is not None else default_params(self.model), **values)
 
     def steady(self, x):
-        """The steady state at x; the secant starts from the last steady state's u0 (the points
-        an optimizer asks for lie close together), unless ``options`` give a first guess."""
-        p = self.params(x)
-        if self.model == "edge":
-            return self._edge_steady(p)
-        guess = "u_guess" if self.model == "free" else "u0_guess"
-        kw = dict(self.options)
-        if self._u0 is not None and guess not in kw:
-            kw[guess] = self._u0
-        if self.model == "free":
-            from ..models.free.steady import free_steady_state
-
-            return free_steady_state(p, **kw)
-        from ..models.thesis.steady import steady_state
-
-        return steady_state(p, **kw)
-
-    def _edge_steady(self, p):
-        """The edged skater's periodic stroke, its admissibility not refused (``inequalities``
-        keeps it): from the last one's start (x0[:3]) where there is one, else, or if that search
-        fails, from the default guess (with its continuation from the defaults' stroke)."""
-        from ..models.edge.steady import edge_steady_state
-        from ..strokes.periodic import NoSteadyState
-
-        kw = dict(self.options)
-        kw.update(multipliers=False, check=False)
-        if self._x0_edge is not None and "guess" not in kw:
-            try:
-                return edge_steady_state(p, guess=tuple(self._x0_edge), **kw)
-            except NoSteadyState:
-                pass
-        return edge_steady_state(p, **kw)
+        """The steady state at x, by the model's technique module (``steady``), from the last
+        steady state's (``warm_of``): the points an optimizer asks for lie close together."""
+        return _technique(self.model).steady(self.params(x), self.options, self._warm)
 
     def values(self, x) -> dict:
         """The logged row of point x (computed on the first call)."""
@@ -495,8 +466,6 @@ class TechniqueModel:
                        budget_power=float(getattr(ss, BUDGETS[self.budget])),
                        peak_leg_force_bw=float(getattr(ss, "peak_leg_force_bw", np.nan)), u0=float(ss.u0))
             got.update(_technique(self.model).margins(ss))
-            if self.model == "edge":
-                self._x0_edge = ss.x0[:3].copy()
             if self.force_velocity is not None:
                 got["force_velocity_margin"] = _least_force_velocity_margin(ss, self.force_velocity,
                                                                             self.params(key).weight)
@@ -504,7 +473,7 @@ class TechniqueModel:
             if bad:
                 raise RuntimeError(f"non-finite steady state: {', '.join(f'{k} {got[k]}' for k in bad)}")
             row.update(optimized_speed=got[f"{self.speed}_speed"], **got, status="ok", error="")
-            self._u0 = got["u0"]
+            self._warm = _technique(self.model).warm_of(ss)
         except (ValueError, RuntimeError, ArithmeticError) as e:
             row.update(optimized_speed=np.nan, progress_speed=np.nan, cm_speed=np.nan, mean_power=np.nan,
                        mean_leg_power=np.nan, budget_power=np.nan, peak_leg_force_bw=np.nan, u0=np.nan, status="error",

@@ -7,8 +7,8 @@ its steady state.
 ``skilib.studies.optimum`` reads every model through the same names (its registry ``_MODELS``
 imports this module the first time a study asks for the edged skater): ``PARAMS``,
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
-``SET_BY_OPTIMIZER``, ``option_functions()``, ``MARGINS``, ``margins(ss)`` and
-``inequalities(names, params, row)``.
+``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
+``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``.
 """
 from __future__ import annotations
 
@@ -67,6 +67,29 @@ def option_functions() -> tuple:
     arguments and the solver keywords it passes on to ``simulate_edge`` (the keys of
     ``SOLVER_DEFAULTS``), less ``SET_BY_OPTIMIZER``."""
     return edge_steady_state, SOLVER_DEFAULTS
+
+
+def steady(params: EdgeSkaterParams, options: dict, warm=None):
+    """The periodic stroke at ``params`` with the optimizer's ``options``, its admissibility not
+    refused (``inequalities`` keeps it) and without multipliers: from ``warm`` (the last point's
+    touch-down state (u, φ̇, z_B), ``warm_of``) where there is one, else, or if that search fails,
+    from the default guess (with its continuation from the defaults' stroke)."""
+    from ...strokes.periodic import NoSteadyState
+
+    kw = dict(options)
+    kw.update(multipliers=False, check=False)
+    if warm is not None and "guess" not in kw:
+        try:
+            return edge_steady_state(params, guess=tuple(warm), **kw)
+        except NoSteadyState:
+            pass
+    return edge_steady_state(params, **kw)
+
+
+def warm_of(ss):
+    """What the next point's steady state starts from (``steady``'s ``warm``): this one's
+    touch-down state (u, φ̇, z_B), its first three fixed-point coordinates."""
+    return ss.x0[:3].copy()
 
 
 def edge_margins(ss) -> dict:

@@ -5,8 +5,8 @@ parameters with their human bounds (``FREE_BOUNDS``), its admissibility margin (
 ``skilib.studies.optimum`` reads every model through the same names (its registry ``_MODELS``
 imports this module the first time a study asks for the free skater): ``PARAMS``,
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
-``SET_BY_OPTIMIZER``, ``option_functions()``, ``MARGINS``, ``margins(ss)`` and
-``inequalities(names, params, row)``.
+``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
+``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``.
 
 The snow's load.  The free skater refuses a technique whose snow load N = (M + m_s) g + M z̈
 goes negative (a ValueError naming ``snow_load``: the height law lowers the CM faster than
@@ -111,3 +111,18 @@ def snow_load_margin(params) -> float:
     p = params
     cos_a = slope_factors(p.slope_deg)[1]  # exactly 1.0 on the flat
     return (1.0 + p.ski_mass / p.body_mass) * cos_a - 2.0 * p.cm_dip * (math.pi / p.stroke_time) ** 2 / p.g
+
+
+def steady(params: FreeSkaterParams, options: dict, warm=None):
+    """The periodic stroke at ``params`` with the optimizer's ``options`` (``free_steady_state``'s
+    keywords), its secant from ``warm`` (the last point's ski speed u0, ``warm_of``: the points
+    an optimizer asks for lie close together) unless the options give a first guess."""
+    kw = dict(options)
+    if warm is not None and "u_guess" not in kw:
+        kw["u_guess"] = warm
+    return free_steady_state(params, **kw)
+
+
+def warm_of(ss) -> float:
+    """What the next point's steady state starts from (``steady``'s ``warm``): this one's u0."""
+    return float(ss.u0)

@@ -7,8 +7,8 @@ without a budget the optimizer finds the fastest technique for the push-off forc
 ``skilib.studies.optimum`` reads every model through the same names (its registry ``_MODELS``
 imports this module the first time a study asks for the thesis's skier): ``PARAMS``,
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
-``SET_BY_OPTIMIZER``, ``option_functions()``, ``MARGINS``, ``margins(ss)`` and
-``inequalities(names, params, row)``.
+``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
+``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``.
 """
 from __future__ import annotations
 
@@ -54,6 +54,21 @@ def option_functions() -> tuple:
     """(steady state, simulator): ``options`` may hold their keyword-only arguments (the steady
     state passes its own on to ``simulate_run``), less ``SET_BY_OPTIMIZER``."""
     return steady_state, simulate_run
+
+
+def steady(params: SkierParams, options: dict, warm=None):
+    """The periodic stroke at ``params`` with the optimizer's ``options`` (``steady_state``'s
+    keywords), its secant from ``warm`` (the last point's u0, ``warm_of``) unless the options give
+    a first guess."""
+    kw = dict(options)
+    if warm is not None and "u0_guess" not in kw:
+        kw["u0_guess"] = warm
+    return steady_state(params, **kw)
+
+
+def warm_of(ss) -> float:
+    """What the next point's steady state starts from (``steady``'s ``warm``): this one's u0."""
+    return float(ss.u0)
 
 
 def margins(ss) -> dict:
