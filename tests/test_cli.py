@@ -423,6 +423,30 @@ def test_optimum_edge_answers_with_the_edged_skaters_own_steady_state(capsys):
     assert doc["at_bound"] == near
 
 
+@pytest.mark.check
+def test_the_edged_skaters_coach_question_by_default_is_collocated_and_checked(capsys):
+    """`skilib optimum --model edge --speed 5 --starts 1` with the default method: collocation
+    (about 25 s; shooting takes minutes). The technique printed, put back into the edged
+    skater's own periodic stroke, skates at 5 m/s for the power printed, its leg's power too, to
+    the collocation's re-simulation tolerance, 1e-4 relative (measured 5e-7 m/s, 4e-8 and 1e-6 W).
+    The optimum presses on the leg's reach: the collocation holds it at the mesh's points, and the
+    periodic stroke's leg, sampled on its output grid, reaches 1.3e-7 m past max_leg_length (a
+    re-simulation error of the same order), within 1e-4 of the 1.05 m; the admissibility check
+    of the periodic stroke names that excess."""
+    assert main(["optimum", "--model", "edge", "--speed", "5", "--starts", "1", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert doc["method"].startswith("collocation (auto: ") and r["feasible"] is True
+    from skilib.studies.optimum import EDGE_BOUNDS
+
+    p = sk.EdgeSkaterParams(**{n: r[n] for n in EDGE_BOUNDS})
+    ss = sk.edge_steady_state(p, multipliers=False, check=False)
+    assert abs(ss.progress_speed - 5.0) <= 1e-4 * 5.0
+    assert abs(ss.mean_power - r["mean_power"]) <= 1e-4 * r["mean_power"]
+    assert abs(ss.mean_leg_power - r["mean_leg_power"]) <= 1e-4 * r["mean_power"]
+    assert ss.max_leg_length - p.max_leg_length <= 1e-4 * p.max_leg_length
+
+
 def _documented_commands():
     """Every `.venv/bin/skilib ...` line of the README and the book's page "Using this
     compendium", as (source, argv): the commands a reader copies."""

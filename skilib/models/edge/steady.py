@@ -136,8 +136,9 @@ def check_admissible(row: dict, params: EdgeSkaterParams, who: str) -> None:
         raise ValueError(f"{who}: leg_force: the leg pulls in the periodic stroke (least force "
                          f"{row['min_leg_force']:.4g} N): a leg only pushes")
     if row["max_leg_length"] > params.max_leg_length + 1e-9:
-        raise ValueError(f"{who}: max_leg_length: the leg reaches {row['max_leg_length']:.4g} m, beyond "
-                         f"{params.max_leg_length:g} m")
+        excess = row["max_leg_length"] - params.max_leg_length
+        raise ValueError(f"{who}: max_leg_length: the leg reaches {row['max_leg_length']:.6g} m, {excess:.2g} m "
+                         f"beyond {params.max_leg_length:g} m")
     if row["max_abs_lean_deg"] > params.max_lean_deg:
         raise ValueError(f"{who}: max_lean_deg: the leg leans {row['max_abs_lean_deg']:.4g}° from the vertical, beyond "
                          f"{params.max_lean_deg:g}°")
