@@ -447,6 +447,31 @@ def test_the_edged_skaters_coach_question_by_default_is_collocated_and_checked(c
     assert ss.max_leg_length - p.max_leg_length <= 1e-4 * p.max_leg_length
 
 
+def test_a_collocated_optimum_passes_a_margin_only_within_the_collocations_tolerance():
+    """A study's row of a collocated optimum (``choose_technique``) takes its periodic stroke's
+    margins as they are within the collocation's tolerance, and refuses one beyond it by name."""
+    from skilib.studies.technique_choice import COLLOCATED_MARGIN_TOL, _margins_within
+
+    _margins_within({"reach_margin": -1.8e-8, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL)
+    with pytest.raises(ValueError, match=r"tolerance 0\.0001: reach_margin -0\.0002$"):
+        _margins_within({"reach_margin": -2e-4, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL)
+
+
+@pytest.mark.check
+def test_the_edged_skaters_technique_by_default_names_the_reach_that_binds(capsys):
+    """`skilib technique --model edge --speed 4.5` with the default method (collocation, about
+    35 s): the least whole cost at 4.5 m/s presses on the leg's reach, whose margin the row
+    reports (measured −1.8e-8 m: the periodic stroke on its output grid passes the reach the
+    collocation holds at its mesh's points by its re-simulation error) and names as binding."""
+    assert main(["technique", "--model", "edge", "--speed", "4.5", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    r = doc["results"]
+    assert doc["method"].startswith("collocation (auto: ") and r["feasible"] is True
+    assert abs(r["progress_speed"] - 4.5) <= 1e-4 * 4.5
+    assert abs(r["reach_margin"]) <= 1e-4 and "reach_margin" in r["binding"]
+    assert min(r[k] for k in ("leg_force_margin", "snow_load_margin", "lean_margin")) > 0.1
+
+
 def _documented_commands():
     """Every `.venv/bin/skilib ...` line of the README and the book's page "Using this
     compendium", as (source, argv): the commands a reader copies."""

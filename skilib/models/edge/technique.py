@@ -8,7 +8,9 @@ its steady state.
 imports this module the first time a study asks for the edged skater): ``PARAMS``,
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
 ``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
-``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``.
+``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``; a study's row of an optimum
+(``skilib.studies.choose_technique``) reads ``periodic_stroke(params, options, u0)`` and
+``row_margins(ss, params)``.
 """
 from __future__ import annotations
 
@@ -115,3 +117,18 @@ def inequalities(names, params, row) -> tuple:
     ``params`` are not needed: the margins hold whatever is optimised."""
     r = row()
     return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
+
+
+def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: bool = True):
+    """An optimum's periodic stroke as a study reports it: ``edge_steady_state`` with the
+    optimizer's ``options`` and its multipliers (the optimizer's own steady states skip them),
+    its admissibility refused by ``check_admissible`` where ``check`` (False: left to the caller,
+    who reads ``row_margins``); from its default guess (``u0`` is not needed: the Newton search
+    from it finds the optimum's stroke)."""
+    return edge_steady_state(params, check=check,
+                             **{k: v for k, v in options.items() if k not in ("multipliers", "check")})
+
+
+def row_margins(ss, params: EdgeSkaterParams) -> dict:
+    """A study's admissibility margins (≥ 0) of a periodic stroke: its ``EDGE_MARGINS``."""
+    return {k: float(v) for k, v in edge_margins(ss).items()}

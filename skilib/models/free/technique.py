@@ -6,7 +6,9 @@ parameters with their human bounds (``FREE_BOUNDS``), its admissibility margin (
 imports this module the first time a study asks for the free skater): ``PARAMS``,
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
 ``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
-``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``.
+``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``; a study's row of an optimum
+(``skilib.studies.choose_technique``) reads ``periodic_stroke(params, options, u0)`` and
+``row_margins(ss, params)``.
 
 The snow's load.  The free skater refuses a technique whose snow load N = (M + m_s) g + M z̈
 goes negative (a ValueError naming ``snow_load``: the height law lowers the CM faster than
@@ -126,3 +128,20 @@ def steady(params: FreeSkaterParams, options: dict, warm=None):
 def warm_of(ss) -> float:
     """What the next point's steady state starts from (``steady``'s ``warm``): this one's u0."""
     return float(ss.u0)
+
+
+def periodic_stroke(params: FreeSkaterParams, options: dict, u0=None, check: bool = True):
+    """An optimum's periodic stroke as a study reports it (``free_steady_state`` with the
+    optimizer's ``options``), its secant from ``u0`` (the optimum's own, where known: the stroke
+    map may have more than one fixed point).  ``check`` changes nothing: the free skater's run
+    refuses a snow that would pull whatever it says, and its other margin is a closed form."""
+    kw = dict(options)
+    if u0 is not None:
+        kw["u_guess"] = float(u0)
+    return free_steady_state(params, **kw)
+
+
+def row_margins(ss, params: FreeSkaterParams) -> dict:
+    """A study's admissibility margins (≥ 0) of a periodic stroke: the least snow load in body
+    weights, a closed form of the parameters (``snow_load_margin``; ``ss`` is not needed)."""
+    return {"snow_load_margin": float(snow_load_margin(params))}
