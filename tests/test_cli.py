@@ -342,16 +342,33 @@ def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
 def test_auto_takes_collocation_where_the_question_allows_it(monkeypatch):
     """``method="auto"`` (the command line's default): collocation for the free and edged
     skaters' progress speed with CasADi installed; shooting for the thesis's skier, the CM
-    speed, any setting of the shooting method, or without CasADi, each with its reason."""
+    speed, any setting of the shooting method, a question with neither a budget nor a speed, or
+    without CasADi, each with its reason; ``optimize_technique(power=None, method="auto")`` runs
+    (shooting: the fastest without a budget)."""
     from skilib.studies import optimum
 
     assert optimum.resolve_method("free")[0] == optimum.resolve_method("edge")[0] == "collocation"
     for args, kw, why in ((("thesis",), {}, "not transcribed"), (("free", "cm"), {}, "progress speed"),
                           (("edge",), {"options": {"rtol": 1e-9}}, "shooting method"),
                           (("free",), {"scheduler": "dask"}, "shooting method"),
-                          (("free",), {"shooting_settings": True}, "shooting method")):
+                          (("free",), {"shooting_settings": True}, "shooting method"),
+                          (("edge",), {"budgeted": False}, "power budget")):
         method, reason = optimum.resolve_method(*args, **kw)
         assert method == "shooting" and why in reason
+
+    # the fastest technique without a budget has no collocated program: auto runs shooting
+    with pytest.raises(ValueError, match="^power: collocation needs a power budget"):
+        optimum.optimize_technique("free", None, method="collocation")
+    calls = []
+
+    def spy(*args, **kw):  # the shooting method's starts: record and stop before any steady state
+        calls.append(kw.get("who"))
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(optimum, "_run_starts", spy)
+    with pytest.raises(RuntimeError, match="stop here"):
+        optimum.optimize_technique("free", None, method="auto")
+    assert calls == ["optimize_technique"]
 
     import skilib.engine.codegen.casadi_terms as terms
 

@@ -887,7 +887,8 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
     method, nodes = _chosen_method(method, nodes, model, speed, options, scheduler, n_workers,
-                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, power_tol=power_tol))
+                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, power_tol=power_tol),
+                                   budgeted=power is not None)
     if method == "collocation":
         return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
@@ -959,16 +960,19 @@ def _unmet_power(model, power, b, table, ran, evaluations, budget) -> str:
 
 
 def resolve_method(model: str, speed: str = "progress", *, options=None, scheduler="serial", n_workers=None,
-                   shooting_settings: bool = False) -> tuple:
+                   shooting_settings: bool = False, budgeted: bool = True) -> tuple:
     """(method, why) that ``method="auto"`` takes for a question: "collocation" (one IPOPT program
     per start, each answer re-simulated by the model's own simulator; seconds where shooting
     takes a minute or more) where the model is transcribed for it (its technique module's
     ``COLLOCATED``: the free and edged skaters), the speed is the progress speed, CasADi is
     installed (the ocp extra) and no setting of the shooting method is given (``options``, a
-    Dask ``scheduler`` or ``n_workers``, SLSQP's ``shooting_settings``); "shooting" otherwise,
-    ``why`` naming the first condition that decides it."""
+    Dask ``scheduler`` or ``n_workers``, SLSQP's ``shooting_settings``) and the question has a
+    power budget or a speed to hold (``budgeted``); "shooting" otherwise, ``why`` naming the
+    first condition that decides it."""
     if not _technique(model).COLLOCATED:
         return "shooting", f"the {model} model is not transcribed for collocation"
+    if not budgeted:
+        return "shooting", "collocation needs a power budget or a speed to hold"
     if speed != "progress":
         return "shooting", f"collocation maximises the progress speed, not speed={speed!r}"
     if options or scheduler != "serial" or n_workers is not None or shooting_settings:
@@ -1002,14 +1006,15 @@ def _check_method(method, nodes):
 _SHOOTING_DEFAULTS = {"fd_step": 1e-5, "maxiter": 60, "ftol": 1e-8, "power_tol": 1e-8, "speed_tol": 1e-8}
 
 
-def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, settings: dict) -> tuple:
+def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, settings: dict,
+                   budgeted: bool = True) -> tuple:
     """(method, nodes) of a question: "auto" resolved (``resolve_method``), ``nodes`` checked
     (``_check_method``), and for collocation the shooting method's settings (``settings``:
     SLSQP's, by name; ``options``, ``scheduler``, ``n_workers``) refused by name."""
     given = [k for k, v in settings.items() if v != _SHOOTING_DEFAULTS[k]]
     if isinstance(method, str) and method == "auto":
         method, _ = resolve_method(model, speed, options=options, scheduler=scheduler, n_workers=n_workers,
-                                   shooting_settings=bool(given))
+                                   shooting_settings=bool(given), budgeted=budgeted)
     nodes = _check_method(method, nodes)
     if method == "collocation":
         if options or scheduler != "serial" or n_workers is not None:
