@@ -216,6 +216,7 @@ EXEMPT = {
         "test_edge_bounds_are_checked_against_its_plausible_ranges": _EXCEPTIONS,
         "test_an_unknown_budget_is_refused_by_name": _EXCEPTIONS,
         "test_bad_arguments": _EXCEPTIONS,
+        "test_no_runnable_start_is_named_by_both_methods": _EXCEPTIONS,
         "test_failures_are_recorded_and_penalised": "a refused technique is logged with its error and a fixed penalty: no error to measure",
         "test_dask_starts_give_the_serial_result": _INFRA,
         "test_seeded_starts_are_points_the_model_can_run": "which seeded candidates become starts, and the refused "

@@ -434,3 +434,21 @@ def test_the_front_records_a_power_out_of_reach_and_goes_on():
     alone = optimize_technique("free", 200.0, **kw)
     assert (opts[1].x, opts[1].optimized_speed, opts[1].mean_power) == (alone.x, alone.optimized_speed, alone.mean_power)
     assert table.loc[1, "optimized_speed"] == alone.optimized_speed and table.loc[1, "feasible"] == alone.feasible
+
+
+def test_no_runnable_start_is_named_by_both_methods():
+    """Where no seeded candidate has a periodic stroke (the edged skater on 5 %, its search from the
+    flat's touch-down state: the snow's load would pull), both methods say so, with the count of
+    each refusal and the first refusal's reason, instead of an empty table of starts."""
+    import math
+    from dataclasses import replace
+
+    from skilib.studies.optimum import SCREEN, required_power
+    from skilib.models.edge.technique import default_params
+
+    uphill = replace(default_params(), slope_deg=math.degrees(math.atan(0.05)))
+    for method in ("collocation", "shooting"):
+        with pytest.raises(RuntimeError, match=rf"required_power: none of the {SCREEN} seeded candidate points "
+                                               rf"\(seed 0\) can be run by the edge model \({SCREEN} NoSteadyState\); "
+                                               r"the first: NoSteadyState: .*constraint 'snow'"):
+            required_power("edge", 3.5, params=uphill, starts=1, seed=0, method=method, budget="physiological")

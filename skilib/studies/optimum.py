@@ -818,6 +818,22 @@ def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed) -> np.ndarra
     return pts
 
 
+def _check_some_start(pts, who, model, screen: TechniqueModel, starts: int, seed) -> None:
+    """A ``RuntimeError`` saying why there is no start, where ``pts`` (the screened starts and any
+    ``x0``) is empty: how many seeded candidates were tried, how many the model refused for each
+    kind of failure (the exception's type), and the first refusal's message.  Both methods ask it
+    before they begin, so neither reports an empty table of starts instead of the reason."""
+    if len(pts):
+        return
+    if not starts:
+        raise RuntimeError(f"{who}: no start: starts=0 and no x0 given")
+    errors = [str(e.get("error", "")) for e in screen.log if e.get("status") != "ok"]
+    kinds = pd.Series([e.split(":", 1)[0] for e in errors]).value_counts()
+    counts = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "none"
+    raise RuntimeError(f"{who}: none of the {SCREEN * starts} seeded candidate points (seed {seed}) can be run by the "
+                       f"{model} model ({counts}); the first: {errors[0] if errors else 'no error logged'}")
+
+
 def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
                        starts: int = 4, scheduler="serial", *, x0: dict | None = None, params=None,
                        options: dict | None = None, speed: str = "progress",
@@ -1054,6 +1070,7 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
         steady = [None] + steady
+    _check_some_start(pts, who, model, screen, starts, seed)
     from ..ocp.stroke import ipopt_progress
 
     with ipopt_progress(progress, who):
@@ -1100,9 +1117,7 @@ def _starts_run(model, b, seed, starts, scheduler, x0, params, options, speed, s
         base_vals = TechniqueModel(model, (), params).params(()) if params is None else params
         first = np.array([float(x0.get(n, getattr(base_vals, n))) for n in names])
         pts = np.vstack([np.clip(first, lo, hi), pts])
-    if not len(pts):
-        raise RuntimeError(f"{who}: none of the {SCREEN * starts} seeded candidate points (seed {seed}) "
-                           f"can be run by the {model} model; first error: {screen.log[0]['error']}")
+    _check_some_start(pts, who, model, screen, starts, seed)
     penalty_power = 0.0
     if target is not None:
         seen = [e["budget_power"] for e in screen.log if e["status"] == "ok"]
