@@ -467,11 +467,11 @@ def test_the_edged_skaters_coach_question_by_default_is_collocated_and_checked(c
 def test_a_collocated_optimum_passes_a_margin_only_within_the_collocations_tolerance():
     """A study's row of a collocated optimum (``choose_technique``) takes its periodic stroke's
     margins as they are within the collocation's tolerance, and refuses one beyond it by name."""
-    from skilib.studies.technique_choice import COLLOCATED_MARGIN_TOL, _margins_within
+    from skilib.studies.technique_choice import COLLOCATED_MARGIN_TOL, NotAdmissible, _margins_within
 
-    _margins_within({"reach_margin": -1.8e-8, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL)
-    with pytest.raises(ValueError, match=r"tolerance 0\.0001: reach_margin -0\.0002$"):
-        _margins_within({"reach_margin": -2e-4, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL)
+    _margins_within({"reach_margin": -1.8e-8, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL, 40)
+    with pytest.raises(NotAdmissible, match=r"tolerance 0\.0001 on 160 intervals: reach_margin -0\.0002$"):
+        _margins_within({"reach_margin": -2e-4, "lean_margin": 0.5}, COLLOCATED_MARGIN_TOL, 160)
 
 
 @pytest.mark.check

@@ -207,6 +207,42 @@ def test_the_collocated_optimum_with_poles_meets_the_shooting_models_optimality_
     measured.check("the shooting steady state's power at the optimum vs the budget", abs(Ps / 200.0 - 1), 1e-4, "rel.")
 
 
+#: the poles' peak push set free under a budget 5 % above the technique's own power: the mesh and
+#: the bound on the speed's and the power's relative difference from the shooting steady state at
+#: the push found (measured: free 3.0e-7 and 5.1e-7 on 40 intervals; edge 2.8e-6 and 2.6e-6 on 20)
+FREE_PUSH = {"free": (40, 1e-6), "edge": (20, 5e-6)}
+
+
+@pytest.mark.parametrize("model", [pytest.param("free"), pytest.param("edge", marks=pytest.mark.slow)])
+def test_the_poles_peak_push_set_free_spends_the_budget_in_the_shooting_model(model, measured):
+    """The poles' peak push F_p,max is a law parameter of a poled stroke (``POLE_LAW_PARAMETERS``):
+    set free alone under a budget 5 % above the technique's own power, the program is square in
+    it, and the F_p,max it finds is the budget's root in the shooting model: the shooting steady
+    state at that push spends the budget and skates the collocated speed (Hermite–Simpson's
+    truncation error on the mesh), with a stronger push than the technique's."""
+    from dataclasses import replace
+
+    from skilib.ocp.poles import POLE_LAW_PARAMETERS
+
+    cls, params, steady = CASES[model]
+    own = steady(params).mean_power
+    adapter = cls(params)
+    assert adapter.law_parameters[-len(POLE_LAW_PARAMETERS):] == POLE_LAW_PARAMETERS
+    assert "pole_force_max" not in cls(replace(params, pole_force_max=0.0)).law_parameters
+    nodes, bound = FREE_PUSH[model]
+    s = collocate_stroke(adapter, bounds={"pole_force_max": (5.0, 300.0)}, power=1.05 * own, nodes=nodes,
+                         max_nodes=nodes)
+    assert s.success and s.status == "Solve_Succeeded", s.status
+    push = s.x["pole_force_max"]
+    measured.exceeds(f"{model}: the push found above the technique's own", push - params.pole_force_max, 0.0, "N")
+    at = replace(params, pole_force_max=push)
+    ss = sk.free_steady_state(at, u_guess=s.u0) if model == "free" else steady(at)
+    measured.check(f"{model}: shooting speed at the push found vs collocated", abs(ss.progress_speed / s.progress_speed - 1),
+                   bound, "rel.", argued=TRUNCATED)
+    measured.check(f"{model}: shooting power at the push found vs the budget", abs(ss.mean_power / (1.05 * own) - 1),
+                   bound, "rel.", argued=TRUNCATED)
+
+
 #: free control with poles: the V2 case for the free skater at 600 W metabolic, the edged skater's
 #: 20 N poles at 300 W metabolic (20 intervals, splines on 5, one start)
 CONTROL = {"free": (sk.FreeSkaterParams(pole_force_max=150.0), 600.0),

@@ -80,6 +80,61 @@ def test_a_technique_with_two_periodic_strokes(measured):
 
 
 @pytest.mark.slow
+def test_the_edged_skaters_poled_optimum_is_found_again_from_its_touchdown(measured):
+    """The edged skater in V2 at 5 m/s on 2 %, the poles' peak push chosen by collocation: its
+    technique has two periodic strokes.  The study's row searches from the touch-down state the
+    optimum's re-simulated stroke ended at and ends at the speed asked; from the default guess
+    the search ends at the other, more than 1 m/s faster."""
+    from dataclasses import replace
+
+    from skilib.models.edge.technique import EDGE_BOUNDS, default_params
+
+    base = replace(default_params(), pole_force_max=205.0, pole_contact_time=0.25)
+    bounds = dict(EDGE_BOUNDS, pole_force_max=(10.0, 400.0))
+    row = choose_technique("edge", 5.0, slope_percent=2.0, params=base, bounds=bounds, method="collocation")
+    assert row["feasible"]
+    measured.check("the row's periodic stroke's speed vs the 5 m/s asked", abs(row["progress_speed"] - 5.0), 5e-4,
+                   "m/s", argued="a collocated optimum's re-simulation agrees to 1e-4 relative: 5e-4 m/s at 5 m/s")
+    p = replace(base, slope_deg=math.degrees(math.atan(0.02)), **{n: row[n] for n in bounds})
+    other = sk.edge_steady_state(p, multipliers=False, check=False)
+    measured.check("|Φ(x0) − x0| of the stroke from the default guess", np.abs(other.residual), 1e-10, "",
+                   argued="the search stops once max|Φ(x) − x| ≤ tol = 1e-10: the residual is the stopping test's")
+    measured.exceeds("that stroke's speed above the row's", other.progress_speed - row["progress_speed"], 1.0, "m/s")
+
+
+@pytest.mark.slow
+def test_a_margin_passed_between_the_mesh_points_is_solved_again_on_a_finer_mesh(measured, monkeypatch):
+    """The edged skater in V2 at 4 m/s on 2 %, the poles' peak push chosen: the poles take the
+    push, the leg's force falls to zero, and on 40 intervals its periodic stroke pulls between the
+    mesh's points (a leg-force margin below −1e-4 body weights).  The row solves the same optimum
+    again from itself on 80 intervals, where the margin is within the collocation's tolerance, at
+    the same speed."""
+    from dataclasses import replace
+
+    import skilib.studies.technique_choice as tc
+    from skilib.models.edge.technique import EDGE_BOUNDS, default_params
+
+    solved, asked = [], tc.required_power
+
+    def recorded(*a, **k):
+        solved.append(asked(*a, **k))
+        return solved[-1]
+
+    monkeypatch.setattr(tc, "required_power", recorded)
+    base = replace(default_params(), pole_force_max=205.0, pole_contact_time=0.25)
+    row = choose_technique("edge", 4.0, slope_percent=2.0, params=base, bounds=dict(EDGE_BOUNDS, pole_force_max=(10.0, 400.0)),
+                           method="collocation")
+    assert [r.solution.nodes for r in solved] == [40, 80]
+    first = tc._margins("edge", tc._periodic_stroke_at("edge", solved[0]), solved[0].params)
+    measured.exceeds("the leg-force margin's shortfall on 40 intervals beyond the tolerance",
+                     -first["leg_force_margin"], tc.COLLOCATED_MARGIN_TOL, "body weights")
+    measured.check("the leg-force margin's shortfall on 80 intervals", max(0.0, -row["leg_force_margin"]),
+                   tc.COLLOCATED_MARGIN_TOL, "body weights")
+    measured.check("the row's speed vs the 4 m/s asked", abs(row["progress_speed"] - 4.0), 4e-4, "m/s",
+                   argued="a collocated optimum's re-simulation agrees to 1e-4 relative: 4e-4 m/s at 4 m/s")
+
+
+@pytest.mark.slow
 def test_the_resting_term_moves_no_technique(measured):
     """Resting metabolism is M × resting_rate whatever the technique: switched off, the least
     cost at 5 m/s (the free skater's five technique parameters) falls by exactly that and the

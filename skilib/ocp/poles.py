@@ -37,10 +37,13 @@ from ..engine.controls import ControlSignal
 from ..strokes.poles import POLES, pole_tips
 from .mesh import PhasedMesh
 
-__all__ = ["PoledStroke", "POLE_CONTROL"]
+__all__ = ["PoledStroke", "POLE_CONTROL", "POLE_LAW_PARAMETERS"]
 
 #: the name of the poles' magnitude in the terms' controls (both poles push alike)
 POLE_CONTROL = "pole"
+#: the poles' law parameters a collocated program may set free beside the model's: each pole's
+#: peak push F_p,max [N] (the contact's times t_p, t_c stay fixed: they are the mesh's breaks)
+POLE_LAW_PARAMETERS = ("pole_force_max",)
 
 
 class PoledStroke:
@@ -66,6 +69,9 @@ class PoledStroke:
         model.forces_common = list(model.forces_common) + model.pole_forces(pole_tips(np.zeros(3)),
                                                                            law=ControlSignal(POLE_CONTROL))
         self.pole_names = tuple(name for name, _ in POLES)
+        # the peak push is a law parameter: one program serves every F_p,max > 0, and an optimizer
+        # may set it free (``pole_row``)
+        self.law_parameters = type(self).law_parameters + POLE_LAW_PARAMETERS
         return (POLE_CONTROL,)
 
     # -- the mesh and the pin ---------------------------------------------------------------------
@@ -130,11 +136,13 @@ class PoledStroke:
         return lambda tau: planted if self.plant <= tau <= self.lift else plain(tau)
 
     # -- the push ---------------------------------------------------------------------------------
-    def pole_row(self, tau):
-        """F_p(τ) per pole at the times ``tau`` (a row): the sin² push in the contact, 0 outside."""
+    def pole_row(self, tau, x: dict):
+        """F_p(τ) per pole at the times ``tau`` (a row): the sin² push in the contact, 0 outside,
+        its peak ``x["pole_force_max"]`` (the technique's: a number, a program parameter or, set
+        free, a row of the lifted copies at the times)."""
         ca = require_casadi()
         p = self.base
-        push = p.pole_force_max * ca.sin(math.pi / p.pole_contact_time * (tau - self.plant)) ** 2
+        push = x["pole_force_max"] * ca.sin(math.pi / p.pole_contact_time * (tau - self.plant)) ** 2
         return ca.if_else((tau >= self.plant) * (tau <= self.lift), push, 0 * tau)
 
     def pole_knots(self, tau) -> np.ndarray:

@@ -23,7 +23,7 @@ import numpy as np
 from ..engine.validation import check_number
 from .optimum import required_power, technique_module
 
-__all__ = ["SWITCHES", "BINDING", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend",
+__all__ = ["SWITCHES", "BINDING", "NotAdmissible", "TREND_TOLERANCE", "choose_technique", "push_off_time", "switch_off", "trend",
            "verdict"]
 
 #: the cost terms a study can switch off, and the params' fields each sets to zero.  "rest" is a
@@ -107,8 +107,20 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     base = switch_off(replace(params, slope_deg=math.degrees(math.atan(slope_percent / 100.0))), switched_off)
     r = required_power(model, speed=speed, bounds=bounds, params=base, budget=budget, starts=starts, seed=seed,
                        progress=progress, **kwargs)
-    p = r.params
     ss = _periodic_stroke_at(model, r)
+    margins = _margins(model, ss, r.params)
+    refined = 0
+    while getattr(r, "method", "shooting") == "collocation" and _beyond(margins, COLLOCATED_MARGIN_TOL) \
+            and refined < COLLOCATED_REFINEMENTS:
+        # the collocation holds each margin at its mesh's points, and between them the periodic
+        # stroke may pass one by O(h²) (the edged skater's leg unloaded under the poles: −6.7e-4
+        # body weights on 40 intervals): the same optimum again on a mesh twice as fine, from itself
+        kw = dict(kwargs, x0=dict(r.x), nodes=2 * int(r.solution.nodes))
+        r = required_power(model, speed=speed, bounds=bounds, params=base, budget=budget, starts=0, seed=seed,
+                           progress=progress, **kw)
+        ss = _periodic_stroke_at(model, r)
+        margins, refined = _margins(model, ss, r.params), refined + 1
+    p = r.params
     st = ss.strokes.iloc[0]
     poled = getattr(p, "pole_force_max", 0.0) > 0.0
     row = dict(model=model, target_speed=float(speed), slope_percent=float(slope_percent), budget=budget,
@@ -127,9 +139,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
               "gross_efficiency_total"):
         row[c] = float(st[c])
     row["at_bound"] = ", ".join(f"{k} ({v})" for k, v in r.at_bound.items())
-    margins = _margins(model, ss, p)
     if getattr(r, "method", "shooting") == "collocation":
-        _margins_within(margins, COLLOCATED_MARGIN_TOL)
+        _margins_within(margins, COLLOCATED_MARGIN_TOL, int(r.solution.nodes))
     if kwargs.get("force_velocity") is not None:  # the limbs' limits: the least margin over them
         margins["force_velocity_margin"] = float(r.force_velocity_margin)
     row.update(margins)
@@ -148,15 +159,28 @@ def _margins(model, ss, p) -> dict:
 #: m or rad]: the collocation's re-simulation tolerance (1e-4, relative to margins of order one;
 #: measured: the edged skater's leg 1.8e-8 m past its reach at 4.5 m/s)
 COLLOCATED_MARGIN_TOL = 1e-4
+#: how many times a collocated optimum whose periodic stroke passes a margin beyond
+#: ``COLLOCATED_MARGIN_TOL`` is solved again on a mesh twice as fine before it is refused
+COLLOCATED_REFINEMENTS = 2
 
 
-def _margins_within(margins: dict, tol: float) -> None:
-    """A ValueError naming each margin below −``tol``: a collocated optimum whose periodic stroke
-    the model cannot make beyond the collocation's own error."""
-    bad = {k: v for k, v in margins.items() if v < -tol}
+class NotAdmissible(ValueError):
+    """A collocated optimum whose periodic stroke the model cannot make beyond the collocation's
+    own error, on the finest mesh tried: the message names each margin passed."""
+
+
+def _beyond(margins: dict, tol: float) -> dict:
+    return {k: v for k, v in margins.items() if v < -tol}
+
+
+def _margins_within(margins: dict, tol: float, nodes: int) -> None:
+    """A ``NotAdmissible`` naming each margin below −``tol``: a collocated optimum (on ``nodes``
+    intervals, the finest tried) whose periodic stroke the model cannot make beyond the
+    collocation's own error."""
+    bad = _beyond(margins, tol)
     if bad:
-        raise ValueError("the collocated optimum's periodic stroke is not admissible beyond the collocation's "
-                         f"tolerance {tol:g}: " + ", ".join(f"{k} {v:.3g}" for k, v in bad.items()))
+        raise NotAdmissible(f"the collocated optimum's periodic stroke is not admissible beyond the collocation's "
+                            f"tolerance {tol:g} on {nodes} intervals: " + ", ".join(f"{k} {v:.3g}" for k, v in bad.items()))
 
 
 def _periodic_stroke_at(model, r):
@@ -169,9 +193,10 @@ def _periodic_stroke_at(model, r):
     # collocation's re-simulation tolerance, not to the secant's
     collocated = getattr(r, "method", "shooting") == "collocation"
     tol = 1e-4 if collocated else 1e-6
-    u0 = None
+    u0 = state = None
     if collocated:
-        u0 = float(r.solution.u0)
+        # and the touch-down state its one re-simulated stroke ended at (the edged skater's search starts there)
+        u0, state = float(r.solution.u0), r.solution.resimulated.get("state_after")
     else:
         ev = r.evaluations
         at = np.ones(len(ev), dtype=bool)
@@ -182,7 +207,7 @@ def _periodic_stroke_at(model, r):
             u0 = float(logged.iloc[-1])
     # a collocated optimum holds its margins at the mesh's points, and its periodic stroke,
     # sampled on the output grid, may pass one by the re-simulation's error (``_margins_within``)
-    ss = technique_module(model).periodic_stroke(r.params, r.options, u0, check=not collocated)
+    ss = technique_module(model).periodic_stroke(r.params, r.options, u0, check=not collocated, state=state)
     got = float(ss.strokes["mean_vx"].iloc[0])
     if not abs(got - r.progress_speed) <= tol * max(1.0, abs(r.progress_speed)):
         raise RuntimeError(f"the optimum's periodic stroke could not be found again: {got:.6g} m/s instead of the "

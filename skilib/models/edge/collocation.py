@@ -160,7 +160,7 @@ class EdgeStroke(PoledStroke, SkiStroke):
         s = tau / T
         sig = 10 * s**3 - 15 * s**4 + 6 * s**5
         sig1, sig2 = (30 * s**2 - 60 * s**3 + 30 * s**4) / T, (60 * s - 180 * s**2 + 120 * s**3) / T**2
-        poles = [self.pole_row(tau)] if self.poled else []
+        poles = [self.pole_row(tau, x)] if self.poled else []
         return ca.vertcat(-half + steer * sig, steer * sig1, steer * sig2, ell0 + dl * sig, dl * sig1, dl * sig2, *poles)
 
     # -- the period -----------------------------------------------------------------------------

@@ -119,14 +119,19 @@ def inequalities(names, params, row) -> tuple:
     return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
 
 
-def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: bool = True):
+def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: bool = True, state=None):
     """An optimum's periodic stroke as a study reports it: ``edge_steady_state`` with the
     optimizer's ``options`` and its multipliers (the optimizer's own steady states skip them),
     its admissibility refused by ``check_admissible`` where ``check`` (False: left to the caller,
-    who reads ``row_margins``); from its default guess (``u0`` is not needed: the Newton search
-    from it finds the optimum's stroke)."""
-    return edge_steady_state(params, check=check,
-                             **{k: v for k, v in options.items() if k not in ("multipliers", "check")})
+    who reads ``row_margins``).  Its search starts from ``state``, the touch-down state (u, φ̇,
+    z_B, …) where the optimum's one re-simulated stroke ended (a collocated optimum's), where
+    there is one: with poles one technique may have more than one periodic stroke (the edged
+    skater's V2 at 5 m/s on 2 %: from the default guess the search ends at 6.88 m/s); else from
+    the default guess (``u0`` alone is not a touch-down state: not needed)."""
+    kw = {k: v for k, v in options.items() if k not in ("multipliers", "check")}
+    if state is not None and "guess" not in kw:
+        kw["guess"] = tuple(float(v) for v in state[:3])
+    return edge_steady_state(params, check=check, **kw)
 
 
 def row_margins(ss, params: EdgeSkaterParams) -> dict:

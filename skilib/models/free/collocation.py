@@ -160,7 +160,7 @@ class FreeStroke(PoledStroke, SkiStroke):
         else:
             off = [h0 + (h1 - h0) * s**pw, (h1 - h0) * pw * s ** (pw - 1) / T, (h1 - h0) * pw * (pw - 1) * s ** (pw - 2) / T**2]
         w = 2 * math.pi / T
-        poles = [self.pole_row(tau)] if self.poled else []
+        poles = [self.pole_row(tau, x)] if self.poled else []
         rows = [-half + steer * sig, steer * sig1 / T, steer * sig2 / T**2, *off,
                 zbar - dz / 2 + dz / 2 * ca.cos(w * tau), -dz / 2 * w * ca.sin(w * tau), -dz / 2 * w**2 * ca.cos(w * tau), *poles]
         # a law whose entry is constant in τ (ψ̇ with no steer, ḧ of a linear offset) is a number

@@ -130,11 +130,12 @@ def warm_of(ss) -> float:
     return float(ss.u0)
 
 
-def periodic_stroke(params: FreeSkaterParams, options: dict, u0=None, check: bool = True):
+def periodic_stroke(params: FreeSkaterParams, options: dict, u0=None, check: bool = True, state=None):
     """An optimum's periodic stroke as a study reports it (``free_steady_state`` with the
     optimizer's ``options``), its secant from ``u0`` (the optimum's own, where known: the stroke
     map may have more than one fixed point).  ``check`` changes nothing: the free skater's run
-    refuses a snow that would pull whatever it says, and its other margin is a closed form."""
+    refuses a snow that would pull whatever it says, and its other margin is a closed form.
+    ``state`` is not needed: the free skater's touch-down state is u0."""
     kw = dict(options)
     if u0 is not None:
         kw["u_guess"] = float(u0)
