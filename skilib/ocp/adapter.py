@@ -142,7 +142,7 @@ class SkiStroke:
         (stroke time T) of ``model``: its coordinates and velocities interpolated and pinned as the
         program is (``shift_guess``), with the accelerations and multipliers of the numeric engine
         there (``point_system``: the system that holds at each time)."""
-        tau = self.mesh(nodes).times(T)
+        tau = self.guess_mesh(nodes, model.params).times(T)
         tau_f = frame["tau"].to_numpy()
         q = np.column_stack([np.interp(tau, tau_f, frame[f"q{i}"]) for i in range(model.nq)])
         v = np.column_stack([np.interp(tau, tau_f, frame[f"qd{i}"]) for i in range(model.nq)])
@@ -162,6 +162,16 @@ class SkiStroke:
         from .mesh import PhasedMesh
 
         return PhasedMesh(nodes)
+
+    def program_mesh(self, nodes: int, x: dict):
+        """A program's mesh with the technique ``x`` (its law parameters, as the program has them):
+        ``mesh`` here (a poled stroke's lift moves with its contact time)."""
+        return self.mesh(nodes)
+
+    def guess_mesh(self, nodes: int, params):
+        """The mesh whose points a program of ``params``' technique has (``program_mesh``): a first
+        guess's times; ``mesh`` here."""
+        return self.mesh(nodes)
 
     def program_key(self, nodes: int) -> tuple:
         """What a program of this stroke on ``nodes`` intervals bakes in: ``structure_key`` and

@@ -13,7 +13,9 @@ The phases are [b_j, b_j+1] with fixed breaks 0 = b_0 < b_1 < … < b_P and the 
     h = (b_j+1 − b_j)/n_j,   the last: h = (T − b_P)/n_P,
 
 so the interval widths of the fixed phases are numbers and only the last phase's widths carry T.
-Without breaks the mesh is the even one, h = T/N.
+Without breaks the mesh is the even one, h = T/N.  A program whose break is a variable (the poles'
+lift t_p + t_c with the contact time free) moves it (``at_breaks``): the widths of the phases on
+either side then carry that variable as the last phase's carry T, and the counts stay.
 """
 from __future__ import annotations
 
@@ -40,6 +42,19 @@ class PhasedMesh:
             raise ValueError(f"counts: {len(self.breaks) + 1} phases of ≥ 1 interval summing to nodes ({nodes}), "
                              f"got {counts!r}")
         self.N, self.counts = int(nodes), counts
+        #: the breaks' times in a program (``at_breaks``): expressions of its variables, or None (the numbers)
+        self.break_times = None
+
+    def at_breaks(self, times) -> "PhasedMesh":
+        """The same phases with their breaks at ``times`` in ``intervals`` (one per break: a number,
+        an expression, or a row of one per interval, as T may be), where a program's break is a
+        variable (the poles' lift t_p + t_c with t_c free); ``breaks`` stay the numbers the mesh
+        was split at (its key, ``knot``, ``times``)."""
+        if len(times) != len(self.breaks):
+            raise ValueError(f"times: one per break ({len(self.breaks)}), got {len(times)}")
+        out = PhasedMesh(self.N, self.breaks, self.counts)
+        out.break_times = tuple(times)
+        return out
 
     @classmethod
     def split(cls, nodes: int, breaks, T: float, least: int = 2) -> "PhasedMesh":
@@ -76,13 +91,17 @@ class PhasedMesh:
         last phase then uses T_k, so a free T stays local to its interval)."""
         ca = require_casadi()
         N = self.N
-        Tk = T if getattr(T, "shape", (1, 1)) == (1, N) else ca.repmat(T, 1, N)
+
+        def per_interval(e):  # k → the value interval k uses (a row holds one per interval)
+            return (lambda k: e[0, k]) if getattr(e, "shape", (1, 1)) == (1, N) else (lambda k: e)
+
+        Tk = per_interval(T)
+        bk = [per_interval(b) for b in (self.breaks if self.break_times is None else self.break_times)]
         starts, widths, k = [], [], 0
-        ends = (0.0, *self.breaks)
         for j, n in enumerate(self.counts):
-            a = ends[j]
             for i in range(n):
-                w = (self.breaks[j] - a) / n if j < len(self.breaks) else (Tk[0, k] - a) / n
+                a = 0.0 if j == 0 else bk[j - 1](k)
+                w = (bk[j](k) - a) / n if j < len(self.breaks) else (Tk(k) - a) / n
                 starts.append(a + i * w)
                 widths.append(w)
                 k += 1

@@ -11,7 +11,9 @@ once, on one system:
   that is F_p(τ) in the contact and 0 outside it (a strut of magnitude 0 exerts nothing, and
   takes nothing off the ski's friction), so the stroke's equations are the shooting phases';
 - the mesh has a knot at the plant and at the lift (``skilib.ocp.mesh.PhasedMesh``), so no
-  interval straddles the push's switch and Hermite–Simpson keeps its order;
+  interval straddles the push's switch and Hermite–Simpson keeps its order; F_p,max and t_c are
+  law parameters (``POLE_LAW_PARAMETERS``), and with t_c free the lift's knot moves with it
+  (``program_mesh``: the contact's intervals stretch, their count stays);
 - the tips are planted beside the hands at the plant: T± = (X_B, Y_B ± (w_h + w_p), 0) at
   τ = t_p.  Nothing else in the equations depends on where the skier is, so the program puts
   B at X = Y = 0 at the plant (not the ski at τ = 0), and the tips are the numbers
@@ -42,8 +44,9 @@ __all__ = ["PoledStroke", "POLE_CONTROL", "POLE_LAW_PARAMETERS"]
 #: the name of the poles' magnitude in the terms' controls (both poles push alike)
 POLE_CONTROL = "pole"
 #: the poles' law parameters a collocated program may set free beside the model's: each pole's
-#: peak push F_p,max [N] (the contact's times t_p, t_c stay fixed: they are the mesh's breaks)
-POLE_LAW_PARAMETERS = ("pole_force_max",)
+#: peak push F_p,max [N] and the contact time t_c [s] (the lift t_p + t_c, a knot of the mesh,
+#: moves with it: ``program_mesh``); the plant t_p stays fixed (the program is pinned there)
+POLE_LAW_PARAMETERS = ("pole_force_max", "pole_contact_time")
 
 
 class PoledStroke:
@@ -69,8 +72,8 @@ class PoledStroke:
         model.forces_common = list(model.forces_common) + model.pole_forces(pole_tips(np.zeros(3)),
                                                                            law=ControlSignal(POLE_CONTROL))
         self.pole_names = tuple(name for name, _ in POLES)
-        # the peak push is a law parameter: one program serves every F_p,max > 0, and an optimizer
-        # may set it free (``pole_row``)
+        # the peak push and the contact time are law parameters: one program serves every F_p,max > 0
+        # and t_c, and an optimizer may set them free (``pole_row``, ``program_mesh``)
         self.law_parameters = type(self).law_parameters + POLE_LAW_PARAMETERS
         return (POLE_CONTROL,)
 
@@ -82,6 +85,25 @@ class PoledStroke:
             return PhasedMesh(nodes)
         breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
         return PhasedMesh.split(nodes, breaks, self.base.stroke_time)
+
+    def program_mesh(self, nodes: int, x: dict) -> PhasedMesh:
+        """A program's mesh (``mesh``) with the lift at t_p + x["pole_contact_time"] (a number, a
+        program parameter, or set free the row of its lifted copies at the intervals): the
+        contact's intervals stretch with t_c, the phases' counts stay those split at the params'."""
+        mesh = self.mesh(nodes)
+        if not self.poled:
+            return mesh
+        lift = self.plant + x["pole_contact_time"]
+        return mesh.at_breaks((self.plant, lift) if self.plant > 0 else (lift,))
+
+    def guess_mesh(self, nodes: int, params) -> PhasedMesh:
+        """The mesh's points where a program of ``params``' technique has them (``program_mesh``
+        at its t_c): a first guess's times."""
+        if not self.poled:
+            return super().guess_mesh(nodes, params)
+        lift = float(params.pole_start + params.pole_contact_time)
+        breaks = (self.plant, lift) if self.plant > 0 else (lift,)
+        return PhasedMesh(nodes, breaks, self.mesh(nodes).counts)
 
     def control_mesh(self, control_nodes: int, r: int, T: float | None = None) -> PhasedMesh:
         """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
@@ -133,17 +155,19 @@ class PoledStroke:
         tau_f = frame["tau"].to_numpy()
         at = [np.interp(self.plant, tau_f, frame[f"q{i}"]) for i in range(model.nq)]
         planted = model.phase_model("poles", self.plant, at, None).system(1)
-        return lambda tau: planted if self.plant <= tau <= self.lift else plain(tau)
+        lift = float(model.params.pole_start + model.params.pole_contact_time)  # the frame's own contact
+        return lambda tau: planted if self.plant <= tau <= lift else plain(tau)
 
     # -- the push ---------------------------------------------------------------------------------
     def pole_row(self, tau, x: dict):
         """F_p(τ) per pole at the times ``tau`` (a row): the sin² push in the contact, 0 outside,
-        its peak ``x["pole_force_max"]`` (the technique's: a number, a program parameter or, set
-        free, a row of the lifted copies at the times)."""
+        its peak ``x["pole_force_max"]`` and contact ``x["pole_contact_time"]`` the technique's (each a
+        number, a program parameter or, set free, a row of the lifted copies at the times; the
+        times ``tau`` lie on ``program_mesh``, so each point stays in its phase)."""
         ca = require_casadi()
-        p = self.base
-        push = x["pole_force_max"] * ca.sin(math.pi / p.pole_contact_time * (tau - self.plant)) ** 2
-        return ca.if_else((tau >= self.plant) * (tau <= self.lift), push, 0 * tau)
+        tc = x["pole_contact_time"]
+        push = x["pole_force_max"] * ca.sin(math.pi / tc * (tau - self.plant)) ** 2
+        return ca.if_else((tau >= self.plant) * (tau <= self.plant + tc), push, 0 * tau)
 
     def pole_knots(self, tau) -> np.ndarray:
         """The params' push F_p sin²(π(τ − t_p)/t_c) and its two derivatives at the times ``tau``
@@ -235,7 +259,7 @@ class PoledStroke:
             out.append((F, (X * Xd + dy * Yd) / ca.sqrt(X**2 + dy**2 + HAND_HEIGHT**2)))
         return (2 * k0 + 1, 2 * k1 - 1), out
 
-    def pole_rows(self, hs) -> dict:
+    def pole_rows(self, hs, x: dict | None = None) -> dict:
         """With poles, {name: rows ≥ 0}: each hand not behind its tip through the contact,
         X_B − X_T ≥ 0 (X_T = 0, ``pin``; the plant's knot, where it is 0, left out), and the
         stroke not shorter than the contact, T − (t_p + t_c) ≥ 0."""
@@ -245,4 +269,5 @@ class PoledStroke:
         mesh, i = hs.mesh, self.cm.start
         k0, k1 = mesh.knot(self.plant), mesh.knot(self.lift)
         ahead = ca.horzcat(hs.Q[i, k0 + 1:k1 + 1], hs.Qm[i, k0:k1])
-        return {"pole_hand_ahead_of_tip": ca.vec(ahead), "pole_contact_within_stroke": hs.T - self.lift}
+        lift = self.lift if x is None else self.plant + x["pole_contact_time"]  # None: the params' (free control)
+        return {"pole_hand_ahead_of_tip": ca.vec(ahead), "pole_contact_within_stroke": hs.T - lift}

@@ -592,7 +592,7 @@ class _Program(MeshProgram):
             T_knots, T_mid = x_knots["stroke_time"], x_mid["stroke_time"]
             self.Uk, self.Um = opti.variable(adapter.terms.nu, N + 1), opti.variable(adapter.terms.nu, N)
             hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T_mid, controls=(self.Uk, self.Um),
-                                          force_scale=adapter.force_scale, mesh=adapter.mesh(N))
+                                          force_scale=adapter.force_scale, mesh=adapter.program_mesh(N, x_mid))
             opti.subject_to(ca.vec(self.Uk - adapter.controls(x_knots, hs.tau_knots, T_knots)) == 0)
             opti.subject_to(ca.vec(self.Um - adapter.controls(x_mid, hs.tau_mid, T_mid)) == 0)
             x = {k: (v[0, 0] if k in free else v) for k, v in x_knots.items()}
@@ -601,7 +601,7 @@ class _Program(MeshProgram):
             x = {**self.fixed, **self.extra}
             T = x["stroke_time"]
             hs = self.hs = HermiteSimpson(opti, adapter.terms, N, T, controls=lambda tau: adapter.controls(x, tau, T),
-                                          force_scale=adapter.force_scale, mesh=adapter.mesh(N))
+                                          force_scale=adapter.force_scale, mesh=adapter.program_mesh(N, x))
         adapter.close_period(opti, hs, x)
         speed = adapter.progress_speed(hs)
         self.budget = PowerBudget(opti, hs, adapter, budget_kind)
@@ -717,7 +717,7 @@ def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net"
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity, target)
     program = _PROGRAMS[key]
-    first = adapter.guess(x0, nodes, steady) if guess is None else regrid(guess, program.hs.mesh)
+    first = adapter.guess(x0, nodes, steady) if guess is None else regrid(guess, adapter.guess_mesh(nodes, adapter.params_at(x0)))
     return program.solve(x0, bounds, power, first)
 
 

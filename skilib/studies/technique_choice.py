@@ -120,6 +120,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
                            progress=progress, **kw)
         ss = _periodic_stroke_at(model, r)
         margins, refined = _margins(model, ss, r.params), refined + 1
+    if getattr(r, "method", "shooting") == "collocation":
+        _margins_within(margins, COLLOCATED_MARGIN_TOL, int(r.solution.nodes))
     p = r.params
     st = ss.strokes.iloc[0]
     poled = getattr(p, "pole_force_max", 0.0) > 0.0
@@ -139,8 +141,6 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
               "gross_efficiency_total"):
         row[c] = float(st[c])
     row["at_bound"] = ", ".join(f"{k} ({v})" for k, v in r.at_bound.items())
-    if getattr(r, "method", "shooting") == "collocation":
-        _margins_within(margins, COLLOCATED_MARGIN_TOL, int(r.solution.nodes))
     if kwargs.get("force_velocity") is not None:  # the limbs' limits: the least margin over them
         margins["force_velocity_margin"] = float(r.force_velocity_margin)
     row.update(margins)

@@ -212,7 +212,7 @@ class EdgeStroke(PoledStroke, SkiStroke):
                 "lean_inwards": tan_max * height - across, "lean_outwards": tan_max * height + across}
         if leg_force_cap is not None:
             rows["max_leg_force_bw"] = leg_force_cap + lam[self.leg.start, :] / weight
-        return {**{k: ca.vec(v) for k, v in rows.items()}, **self.pole_rows(hs)}
+        return {**{k: ca.vec(v) for k, v in rows.items()}, **self.pole_rows(hs, x)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int, steady=None) -> dict:

@@ -211,7 +211,7 @@ class FreeStroke(PoledStroke, SkiStroke):
         load = ((p.body_mass + p.ski_mass) * p.g * cos_a + p.body_mass * zdd - self.pole_lift_z(hs)) / weight
         F2 = ca.horzcat(hs.point(force, knots=True), hs.point(force, knots=False))
         return {"ski_speed": ca.vec(speed), "snow_load": ca.vec(load),
-                "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2), **self.pole_rows(hs)}
+                "max_leg_force_bw": ca.vec(leg_force_cap**2 - F2 / weight**2), **self.pole_rows(hs, x)}
 
     # -- numbers ----------------------------------------------------------------------------------
     def guess(self, x: dict, nodes: int, steady=None) -> dict:
