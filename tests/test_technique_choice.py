@@ -138,6 +138,26 @@ def test_a_margin_passed_between_the_mesh_points_is_solved_again_on_a_finer_mesh
     assert [a["nodes"] for a in asked] == [None, 80, 160]
 
 
+def test_an_optimum_not_confirmed_says_why_in_its_row(monkeypatch):
+    """A least-cost technique the optimizer could not confirm (``feasible`` False: the speed
+    not held, or a collocated start not confirmed by its re-simulation) keeps its numbers in the
+    row, with the optimizer's ``reason`` beside them, and a confirmed one an empty reason: a study
+    table never shows an unconfirmed point as if it were one.  The free skater at 5 m/s with the
+    stroke time alone free; the optimizer's verdict is replaced by a refusal here."""
+    from dataclasses import replace
+
+    import skilib.studies.technique_choice as tc
+
+    real = tc.required_power
+    why = "no collocated start was solved and confirmed (IPOPT: Maximum_Iterations_Exceeded, re-simulation error 0.2)"
+    ok = choose_technique("free", 5.0, bounds=ONE)
+    monkeypatch.setattr(tc, "required_power", lambda model, **kw: replace(real(model, **kw), feasible=False, reason=why))
+    refused = choose_technique("free", 5.0, bounds=ONE)
+    assert ok["feasible"] and ok["reason"] == ""
+    assert not refused["feasible"] and refused["reason"] == why
+    assert refused["stroke_time"] == ok["stroke_time"] and refused["budget_power"] == ok["budget_power"]
+
+
 @pytest.mark.slow
 def test_the_resting_term_moves_no_technique(measured):
     """Resting metabolism is M × resting_rate whatever the technique: switched off, the least

@@ -78,13 +78,18 @@ class PoledStroke:
         return (POLE_CONTROL,)
 
     # -- the mesh and the pin ---------------------------------------------------------------------
+    def _breaks(self, lift=None) -> tuple:
+        """The mesh's knots of the contact: the plant (where it comes after touch-down) and the
+        lift (``lift``: another lift, a number or an expression; default the params')."""
+        lift = self.lift if lift is None else lift
+        return (self.plant, lift) if self.plant > 0 else (lift,)
+
     def mesh(self, nodes: int) -> PhasedMesh:
         """With poles, knots at the plant (if after touch-down) and the lift, the phases' intervals
         in proportion to their durations at the params' stroke time; else the even mesh."""
         if not self.poled:
             return PhasedMesh(nodes)
-        breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
-        return PhasedMesh.split(nodes, breaks, self.base.stroke_time)
+        return PhasedMesh.split(nodes, self._breaks(), self.base.stroke_time)
 
     def program_mesh(self, nodes: int, x: dict) -> PhasedMesh:
         """A program's mesh (``mesh``) with the lift at t_p + x["pole_contact_time"] (a number, a
@@ -93,17 +98,15 @@ class PoledStroke:
         mesh = self.mesh(nodes)
         if not self.poled:
             return mesh
-        lift = self.plant + x["pole_contact_time"]
-        return mesh.at_breaks((self.plant, lift) if self.plant > 0 else (lift,))
+        return mesh.at_breaks(self._breaks(self.plant + x["pole_contact_time"]))
 
     def guess_mesh(self, nodes: int, params) -> PhasedMesh:
         """The mesh's points where a program of ``params``' technique has them (``program_mesh``
         at its t_c): a first guess's times."""
         if not self.poled:
             return super().guess_mesh(nodes, params)
-        lift = float(params.pole_start + params.pole_contact_time)
-        breaks = (self.plant, lift) if self.plant > 0 else (lift,)
-        return PhasedMesh(nodes, breaks, self.mesh(nodes).counts)
+        return PhasedMesh(nodes, self._breaks(float(params.pole_start + params.pole_contact_time)),
+                          self.mesh(nodes).counts)
 
     def control_mesh(self, control_nodes: int, r: int, T: float | None = None) -> PhasedMesh:
         """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
@@ -121,9 +124,8 @@ class PoledStroke:
         refused: between the points, or in the second stroke, the snow's load fell below zero."""
         if not self.poled:
             return super().control_mesh(control_nodes, r, T)
-        breaks = (self.plant, self.lift) if self.plant > 0 else (self.lift,)
         T = self.base.stroke_time if T is None or not T > self.lift else float(T)
-        return PhasedMesh.split(control_nodes, breaks, T, least=1).refined(r)
+        return PhasedMesh.split(control_nodes, self._breaks(), T, least=1).refined(r)
 
     def pin(self, opti, hs) -> None:
         """With poles, B at X = Y = 0 at the plant (the tips are planted there); else the ski's

@@ -84,7 +84,8 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
       near the speed asked: slower (the optimizer's differences see each search end a little
       differently, so it needs more iterations), but on the right stroke.
 
-    The row: the inputs, ``budget_power`` [W] and ``feasible``; the technique (every parameter
+    The row: the inputs, ``budget_power`` [W] and ``feasible`` (False: ``reason`` says why the
+    optimum was not confirmed, and its numbers are the unconfirmed point's); the technique (every parameter
     optimised, under its name), ``stroke_time`` [s], ``cycle_rate`` = 1/(2T) [Hz] (a cycle is two
     strokes, one with each leg), ``push_off_time`` [s] (the leg extending under load,
     ``push_off_time``), ``skating_angle_deg``, the poles' ``pole_force_max`` [N],
@@ -110,8 +111,7 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     ss = _periodic_stroke_at(model, r)
     margins = _margins(model, ss, r.params)
     refined = 0
-    while getattr(r, "method", "shooting") == "collocation" and _beyond(margins, COLLOCATED_MARGIN_TOL) \
-            and refined < COLLOCATED_REFINEMENTS:
+    while _is_collocated(r) and _beyond(margins, COLLOCATED_MARGIN_TOL) and refined < COLLOCATED_REFINEMENTS:
         # the collocation holds each margin at its mesh's points, and between them the periodic
         # stroke may pass one by O(h²) (the edged skater's leg unloaded under the poles: −6.7e-4
         # body weights on 40 intervals): the same optimum again on a mesh twice as fine, from itself
@@ -120,14 +120,15 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
                            progress=progress, **kw)
         ss = _periodic_stroke_at(model, r)
         margins, refined = _margins(model, ss, r.params), refined + 1
-    if getattr(r, "method", "shooting") == "collocation":
+    if _is_collocated(r):
         _margins_within(margins, COLLOCATED_MARGIN_TOL, int(r.solution.nodes))
     p = r.params
     st = ss.strokes.iloc[0]
     poled = getattr(p, "pole_force_max", 0.0) > 0.0
     row = dict(model=model, target_speed=float(speed), slope_percent=float(slope_percent), budget=budget,
                switched_off="+".join(switched_off) or "none", feasible=bool(r.feasible),
-               budget_power=float(r.budget_power), progress_speed=float(r.progress_speed))
+               budget_power=float(r.budget_power), progress_speed=float(r.progress_speed),
+               reason="" if r.feasible else str(r.reason))
     row.update({k: float(v) for k, v in r.x.items()})  # the parameters optimised, under their names
     row.update(stroke_time=float(p.stroke_time), cycle_rate=1.0 / (2.0 * p.stroke_time),
                push_off_time=push_off_time(ss.frame),
@@ -146,6 +147,11 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     row.update(margins)
     row["binding"] = ", ".join(k for k, v in margins.items() if v <= BINDING)
     return row
+
+
+def _is_collocated(r) -> bool:
+    """Whether ``required_power`` solved ``r`` by collocation (else by shooting)."""
+    return getattr(r, "method", "shooting") == "collocation"
 
 
 def _margins(model, ss, p) -> dict:
@@ -191,7 +197,7 @@ def _periodic_stroke_at(model, r):
     optimum's own u0, or a shooting optimum's logged u0) and must end at its speed."""
     # a collocated optimum's stroke is re-simulated from its own u0, and is the same stroke to the
     # collocation's re-simulation tolerance, not to the secant's
-    collocated = getattr(r, "method", "shooting") == "collocation"
+    collocated = _is_collocated(r)
     tol = 1e-4 if collocated else 1e-6
     u0 = state = None
     if collocated:
