@@ -243,6 +243,9 @@ QUANTITIES = {
     "snow_load_margin": ("body weights", "least snow load over M g (≥ 0: the snow carries)"),
     "reach_margin": ("m", "max_leg_length − the stroke's largest leg length"),
     "lean_margin": ("rad", "max_lean_deg − the stroke's largest lean, in radians"),
+    "landing_offset_margin": ("m", "how far the periodic stroke's landing offset lies inside its bounds (the crouch "
+                                   "chosen)"),
+    "touchdown_height": ("m", "the centre of mass's height at the periodic stroke's touch-down"),
     "speed_tol": ("-", "the speed constraint's tolerance, relative"),
     # -- choosing a technique (skilib.studies.technique_choice)
     "cycle_rate": ("Hz", "cycles (two strokes, one with each leg) per second, 1/(2T)"),

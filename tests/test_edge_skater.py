@@ -63,7 +63,7 @@ def test_without_friction_drag_steer_or_extension_it_is_an_inverted_pendulum(mea
     lean_rate = -0.6  # outwards: the CM rises over the edge, slows and falls back in
     res = simulate_edge(p, strokes=1, v0=2.0, lean_rate=lean_rate, dt_out=0.01)
     f = res.frame
-    ell = p.leg_start(p.cm_height)
+    ell = p.leg_length_at(p.cm_height)
     g = p.g
     phi0 = math.atan2(p.landing_offset, p.cm_height)
     sol = solve_ivp(lambda t, y: [y[1], g / ell * math.sin(y[0])], (0, p.stroke_time), [phi0, lean_rate],
@@ -259,3 +259,76 @@ def test_a_periodic_stroke_for_other_parameters_is_found_and_is_one(measured):
     assert ss.min_leg_force > 0 and ss.min_snow_load > 0
     again = edge_steady_state(p, guess=tuple(ss.x0[:3] + 1e-4), multipliers=False)
     measured.allclose("μ = 0.025: the fixed point from next to it", again.x0, ss.x0, atol=1e-8)
+
+
+@pytest.fixture(scope="module")
+def crouched(steady):
+    """The defaults' periodic stroke, and the same technique with the crouch chosen instead of the
+    landing offset: the leg ℓs long at touch-down, ℓs the periodic stroke's own √(d0² + z_B²)."""
+    from dataclasses import replace
+
+    x0 = steady.x0
+    ls = math.hypot(steady.params.landing_offset, x0[2])
+    return ls, edge_steady_state(replace(steady.params, leg_start=ls))
+
+
+def test_a_crouch_that_the_periodic_stroke_holds_gives_that_stroke(steady, crouched, measured):
+    """With the crouch placing the foot (``leg_start`` ℓs: the ski lands where a leg ℓs long reaches
+    from the CM's height, d0 = √(ℓs² − z_B²)) and ℓs the fixed-offset periodic stroke's own leg
+    at touch-down, the periodic stroke is that stroke: its touch-down state (u, φ̇, z_B) and the
+    landing offset it finds, d0, are the fixed offset's (to the searches' 1e-10 and their
+    conditioning), and every touch-down of a run from it puts the leg ℓs long (a closed form of
+    the placement, to rounding)."""
+    ls, ss = crouched
+    measured.allclose("the crouch's periodic touch-down (u, φ̇, z_B, d0) vs the fixed offset's", ss.x0, steady.x0,
+                      atol=1e-8, argued="both fixed points to max|Φ(x) − x| ≤ 1e-10; the crouch's map has a "
+                                        "multiplier near 16, so its fixed point is known to ~1e-10 × 16 / |1 − 16| "
+                                        "in the unstable direction and to the stable ones' 1/(1 − |λ|) ≈ 10 beside it")
+    run = simulate_edge(ss.params, strokes=3)
+    measured.allclose("the leg's length at each touch-down vs ℓs", run.changes["leg_start"].to_numpy(float), ls,
+                      atol=1e-12, unit="m", argued="√(d0² + z_B²) with d0 = √(ℓs² − z_B²): a few ε of a metre")
+
+
+def test_the_crouchs_multipliers_are_a_linear_placement_rules(steady, crouched, measured):
+    """The crouch places the foot by the rule d0 = √(ℓs² − z_B²); at the periodic stroke its
+    linearisation is the balance rule d0 = d* + g (z_B − z*) with g = ∂d0/∂z_B = −z*/d*, on the
+    height part of the touch-down measure m = (v_e, v_o, z_B, h) (``skilib.models.edge.balance``).
+    So the crouch's stroke-map multipliers (central differences of its own map) equal those of
+    the fixed-offset map closed by that linear rule (central differences through the rule's
+    code path), to the differences' error."""
+    from skilib.models.edge import BalanceRule
+
+    ls, ss = crouched
+    d_star, z_star = steady.params.landing_offset, steady.x0[2]
+    rule = BalanceRule(offset=d_star, reference=tuple(steady.touchdown_measure),
+                       gains=(0.0, 0.0, -z_star / d_star, 0.0))
+    ruled = edge_steady_state(steady.params, guess=tuple(steady.x0[:3]), balance=rule)
+    ours, theirs = np.sort_complex(ss.multipliers), np.sort_complex(ruled.multipliers)
+    measured.allclose("multipliers: the crouch vs the fixed offset with the linearised rule (real, imaginary)",
+                      np.r_[ours.real, ours.imag], np.r_[theirs.real, theirs.imag], rtol=1e-4, atol=1e-5,
+                      argued="both by central differences of stroke maps at 1e-10 integration tolerance with steps "
+                             "ten times Newton's: entries good to ~1e-4 of themselves (``_jacobians``), the "
+                             "largest multiplier ≈ 16")
+    assert ss.multipliers.real.max() > 1.0  # the crouch held at touch-down does not balance the skater
+
+
+def test_a_crouch_the_model_cannot_make_is_refused_by_name():
+    from dataclasses import replace
+
+    from skilib.models.edge import BalanceRule
+    from skilib.studies.optimum import required_power
+
+    with pytest.raises(ValueError, match="^landing_offset: the first ski lands 0.5 m outside the CM, not within"):
+        EdgeSkaterParams(leg_start=0.5, landing_offset=0.5)
+    with pytest.raises(ValueError, match="^leg_start: "):
+        EdgeSkaterParams(leg_start=float("nan"))
+    with pytest.raises(ValueError, match="^leg_start: 0.2 is outside the plausible range"):
+        EdgeSkaterParams(leg_start=0.2)
+    with pytest.raises(ValueError, match="^max_leg_length: the leg would reach 1.1 m in every stroke"):
+        simulate_edge(EdgeSkaterParams(leg_start=1.0, leg_extension=0.1), strokes=1, v0=3.0)
+    with pytest.raises(ValueError, match="^balance: with leg_start = 0.85 m the crouch places the foot"):
+        simulate_edge(replace(EdgeSkaterParams(), leg_start=0.85), strokes=1, v0=3.0,
+                      balance=BalanceRule(offset=0.2, reference=(0.0,) * 4, gains=(0.0,) * 4))
+    with pytest.raises(ValueError, match="^leg_start: the collocated stroke places the foot by its landing offset"):
+        required_power("edge", 4.0, params=EdgeSkaterParams(leg_start=0.85), method="collocation", starts=0,
+                       x0={"stroke_time": 0.8}, bounds={"stroke_time": (0.5, 1.2)})

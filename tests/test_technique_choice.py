@@ -239,3 +239,37 @@ def test_bad_arguments_are_refused_by_name():
         choose_technique("free", 5.0, slope_percent=150.0)
     with pytest.raises(ValueError, match="^published: "):
         verdict("rises", "up")
+
+
+@pytest.mark.slow
+def test_the_crouch_chosen_where_no_bound_binds_is_the_landing_offsets_optimum(measured):
+    """At 3.5 m/s on 2 % the edged skater's least-cost technique with its landing offset chosen
+    (by collocation) has neither the offset nor the leg's extension on a bound.  Asked again with
+    the crouch chosen instead (``EDGE_CROUCH_BOUNDS``, by shooting, from that technique and the
+    crouch its stroke found), the optimum is the same technique at the same cost: both describe
+    the same periodic strokes (the leg's length at touch-down √(d0² + z_B²) is one-to-one with d0
+    there), so the same bounds and margins leave the same optimum."""
+    from dataclasses import replace
+
+    from skilib.models.edge import technique as et
+
+    fixed = choose_technique("edge", 3.5, slope_percent=2.0, method="collocation")
+    assert not any(n in fixed["at_bound"] for n in ("landing_offset", "leg_extension")), fixed["at_bound"]
+    x0 = {k: fixed[k] for k in ("skating_angle_deg", "stroke_time", "steer_deg", "leg_extension")}
+    x0["leg_start"] = fixed["leg_start"]
+    base = replace(et.default_params(), landing_offset=fixed["landing_offset"])
+    crouched = choose_technique("edge", 3.5, slope_percent=2.0, bounds=et.EDGE_CROUCH_BOUNDS, params=base, x0=x0,
+                                starts=0)
+    assert crouched["feasible"] and "reach_margin" in crouched["binding"]
+    measured.allclose("least cost: crouch chosen (shooting) vs landing offset chosen (collocation)",
+                      crouched["budget_power"], fixed["budget_power"], rtol=1e-5, unit="W",
+                      argued="collocation against shooting agree to the re-simulation tolerance, 1e-5 relative "
+                             "(measured 3.6e-6)")
+    for name, (lo, hi) in et.EDGE_CROUCH_BOUNDS.items():
+        measured.allclose(f"{name}: crouch chosen vs landing offset chosen (per range)", crouched[name] / (hi - lo),
+                          fixed[name] / (hi - lo), atol=1e-3,
+                          argued="a flat minimum's position is known to about the square root of the cost's "
+                                 "tolerance (measured ≤ 4e-5 of a range)")
+    measured.allclose("the landing offset the crouch's stroke finds vs the one chosen", crouched["landing_offset"],
+                      fixed["landing_offset"], atol=1e-3 * 0.2, unit="m",
+                      argued="as the parameters: 1e-3 of the landing offset's range (measured 5.5e-5 m)")

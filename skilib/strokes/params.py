@@ -56,14 +56,18 @@ def course_gravity(g: float, slope_deg: float) -> tuple:
     return (-g * s, 0.0, -g * c)
 
 
-def check_fields(params, bounds: dict, *, flags=("air_drag",), inertia: str = "body_inertia") -> None:
+def check_fields(params, bounds: dict, *, flags=("air_drag",), inertia: str = "body_inertia",
+                 optional=()) -> None:
     """Convert and check every field of the frozen dataclass ``params`` in place: the ``flags``
     must be booleans, ``inertia`` three positive principal inertias within ``bounds[inertia]``
     [kg m²] that each are at most the sum of the other two (a rigid body's), every other field
-    a finite number (ranges are the caller's: ``bounds`` holds them), ``slope_deg`` (if the
-    dataclass has it) within the open ``SLOPE_RANGE``.  ValueError naming the field."""
+    a finite number (ranges are the caller's: ``bounds`` holds them; the ``optional`` ones may
+    also be None, not set), ``slope_deg`` (if the dataclass has it) within the open
+    ``SLOPE_RANGE``.  ValueError naming the field."""
     for f in fields(params):
         v = getattr(params, f.name)
+        if f.name in optional and v is None:
+            continue
         if f.name in flags:
             v = check_bool(f.name, v)
         elif f.name == inertia:

@@ -94,7 +94,9 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     ``at_bound`` ("name (lower)" for each parameter within 1 % of a bound, "" when none), the
     model's admissibility margins (the edged skater's ``EDGE_MARGINS``, the free skater's
     ``snow_load_margin``; with ``force_velocity``, ``force_velocity_margin``, the least over the
-    limbs limited) and ``binding``: those at most ``BINDING``."""
+    limbs limited) and ``binding``: those at most ``BINDING``; and the model's own columns of the
+    stroke (its technique module's ``row_columns``: the edged skater's touch-down height, landing
+    offset and leg's length there, the crouch)."""
     tech = technique_module(model)
     # the whole cost needs each actuator's work, the push-off time the leg's extension speed
     if not (tech.REPORTS_WORKS and tech.LEG_EXTENSION_SPEED):
@@ -141,6 +143,7 @@ def choose_technique(model: str = "free", speed: float = 5.0, *, slope_percent: 
     for c in ("metabolic_work", "metabolic_swing", "metabolic_force_rate", "metabolic_rest", "metabolic_total",
               "gross_efficiency_total"):
         row[c] = float(st[c])
+    row.update(getattr(tech, "row_columns", lambda ss: {})(ss))  # the model's own (the edged skater's touch-down)
     row["at_bound"] = ", ".join(f"{k} ({v})" for k, v in r.at_bound.items())
     if kwargs.get("force_velocity") is not None:  # the limbs' limits: the least margin over them
         margins["force_velocity_margin"] = float(r.force_velocity_margin)

@@ -132,9 +132,12 @@ class EdgeStroke(PoledStroke, SkiStroke):
 
     def __init__(self, params: EdgeSkaterParams | None = None):
         p = with_edge_overrides(params)
+        if p.leg_start is not None:
+            raise ValueError(f"leg_start: the collocated stroke places the foot by its landing offset; with the crouch "
+                             f"chosen (leg_start = {p.leg_start:g} m) use the shooting model (method='shooting')")
         self.base = p
         laws = EdgeLaws(ControlLaw("heading"), ControlLaw("leg"))
-        self.model = EdgeSkaterModel(p, "right", np.zeros(3), p.leg_start(p.cm_height), laws=laws)
+        self.model = EdgeSkaterModel(p, "right", np.zeros(3), p.leg_length_at(p.cm_height), laws=laws)
         poles = self.attach_poles(self.model)  # before the system is built: its struts
         self.system = self.model.system(1)
         self.terms = casadi_terms(self.system, controls=_CONTROLS + poles)

@@ -7,8 +7,16 @@ Stance on side s (+1 right, −1 left), τ ∈ [0, T] the time in the stroke, σ
     fore–aft      x_f(τ) = x_f                    (the CM over the binding by default)
     leg           ℓ(τ) = ℓ0 + Δℓ σ(τ/T)           (its length across the ski's axis)
 
-ℓ0 is not a parameter: the new ski lands ``landing_offset`` d0 outside the centre of mass, so
-ℓ0 = √(d0² + z_B²) follows from the CM's height z_B at touch-down.
+Where the foot lands, two ways (a technique chooses one):
+
+- **the landing offset** (``leg_start`` None, the default): the new ski lands ``landing_offset``
+  d0 outside the centre of mass, so ℓ0 = √(d0² + z_B²) follows from the CM's height z_B at
+  touch-down, and the periodic stroke sets that height;
+- **the crouch** (``leg_start`` ℓs set): the new leg lands ℓs long, bent as the skater chooses, and
+  the ski lands where a leg that long reaches from the CM's height, d0 = √(ℓs² − z_B²); ℓ0 = ℓs
+  at every touch-down, and the periodic stroke sets d0 instead.  The first stroke of a run
+  starts with the leg ℓs long and the ski ``landing_offset`` outside, the CM at √(ℓs² − d0²)
+  (``cm_height`` is not used).
 """
 from __future__ import annotations
 
@@ -34,6 +42,8 @@ __all__ = ["EdgeSkaterParams", "EdgeLaws", "EDGE_PARAMETER_BOUNDS", "with_edge_o
 #:   mass (≈ 0.55 of the stature plus a little, ≈ 1.0–1.1 m for an adult).
 #: - fore_aft −0.3–0.3 m: the centre of mass ahead of (+) or behind the binding along the ski.
 #: - cm_height 0.4–1.3 m: the centre of mass's height at the first touch-down of a run.
+#: - leg_start 0.3–1.3 m (or None): the leg's length at every touch-down, from the binding to the
+#:   centre of mass, when the crouch, not the landing offset, places the foot (module docstring).
 #: - max_lean_deg 10–85°: the largest edging angle (the leg's lean from the vertical) admitted.
 #: - slope_deg −45–45° (open: |α| < 45°), as the free skater's: the course's inclination.
 #: - eta_positive 0.05–1, eta_negative 0.1–5, as the free skater's: the muscles' efficiencies.
@@ -44,7 +54,7 @@ __all__ = ["EdgeSkaterParams", "EdgeLaws", "EDGE_PARAMETER_BOUNDS", "with_edge_o
 EDGE_PARAMETER_BOUNDS = {
     "body_mass": (20.0, 200.0), "ski_mass": (0.2, 5.0), "stroke_time": (0.2, 3.0),
     "skating_angle_deg": (1.0, 120.0), "steer_deg": (-45.0, 45.0), "landing_offset": (0.0, 0.6),
-    "leg_extension": (-0.3, 0.5), "max_leg_length": (0.6, 1.3), "fore_aft": (-0.3, 0.3), "cm_height": (0.4, 1.3),
+    "leg_extension": (-0.3, 0.5), "max_leg_length": (0.6, 1.3), "fore_aft": (-0.3, 0.3), "cm_height": (0.4, 1.3), "leg_start": (0.3, 1.3),
     "max_lean_deg": (10.0, 85.0), "friction_coefficient": (0.0, 0.3), "air_density": (0.3, 2.0),
     "cda": (0.05, 2.0), "g": (1.0, 30.0), "ski_length": (0.5, 3.0), "ski_width": (0.02, 0.2),
     "ski_height": (0.005, 0.2), "body_inertia": (0.01, 100.0), "slope_deg": (-45.0, 45.0),
@@ -73,11 +83,15 @@ class EdgeSkaterParams:
     swing_cost_b [W/(kg Hz⁴)] (swinging the legs), force_rate_cost [J/N] (developing force),
     resting_rate [W/kg]; pole_force_max
     F_p,max [N] per pole (0, the default: no poles), pole_start t_p [s], pole_contact_time t_c [s]:
-    the poles' push F_p,max sin²(π(τ − t_p)/t_c) (``skilib.strokes.poles``).
+    the poles' push F_p,max sin²(π(τ − t_p)/t_c) (``skilib.strokes.poles``); leg_start ℓs [m]
+    (None, the default: the ski lands ``landing_offset`` outside the CM): the leg's length at
+    every touch-down, the crouch, which then places the foot (the module's docstring).
 
     Every number must lie in ``EDGE_PARAMETER_BOUNDS``; the leg must reach at the first
-    touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max, and the ski must point forwards at the
-    end of the stroke (|a/2 − Δψ| < 90°).  Anything else raises ValueError naming the field.
+    touch-down, √(d0² + cm_height²) + max(Δℓ, 0) ≤ ℓ_max (with ``leg_start``: d0 < ℓs, the first
+    ski within the leg's length; a run refuses ℓs + max(Δℓ, 0) > ℓ_max at its start, and the
+    optimizer holds it by its reach margin), and the ski must point forwards at the end of the
+    stroke (|a/2 − Δψ| < 90°).  Anything else raises ValueError naming the field.
     """
 
     body_mass: float = 75.0
@@ -111,19 +125,29 @@ class EdgeSkaterParams:
     pole_force_max: float = 0.0
     pole_start: float = 0.0
     pole_contact_time: float = 0.30
+    leg_start: float | None = None
 
     def __post_init__(self):
-        check_fields(self, EDGE_PARAMETER_BOUNDS)
+        check_fields(self, EDGE_PARAMETER_BOUNDS, optional=("leg_start",))
         for name, (lo, hi) in EDGE_PARAMETER_BOUNDS.items():
             v = getattr(self, name)
+            if name == "leg_start" and v is None:
+                continue
             if name != "body_inertia" and not lo <= v <= hi:
                 raise ValueError(f"{name}: {v!r} is outside the plausible range [{lo:g}, {hi:g}] (see "
                                  "skilib.models.edge.params.EDGE_PARAMETER_BOUNDS)")
-        reach = self.leg_start(self.cm_height) + max(self.leg_extension, 0.0)
-        if reach > self.max_leg_length:
-            raise ValueError(f"max_leg_length: the leg would reach {reach:.4g} m in the first stroke (landing_offset "
-                             f"{self.landing_offset:g} m, cm_height {self.cm_height:g} m, leg_extension "
-                             f"{self.leg_extension:g} m), beyond max_leg_length = {self.max_leg_length:g} m")
+        if self.leg_start is not None:
+            if not self.landing_offset < self.leg_start:
+                raise ValueError(f"landing_offset: the first ski lands {self.landing_offset:g} m outside the CM, not "
+                                 f"within the leg's length at touch-down, leg_start = {self.leg_start:g} m")
+            # the reach, ℓs + Δℓ ≤ ℓ_max in every stroke, is a run's to refuse at its first touch-down
+            # (``EdgeSkating.start``) and an optimizer's margin: a technique beside it stays constructible
+        else:
+            reach = self.leg_length_at(self.cm_height) + max(self.leg_extension, 0.0)
+            if reach > self.max_leg_length:
+                raise ValueError(f"max_leg_length: the leg would reach {reach:.4g} m in the first stroke (landing_offset "
+                                 f"{self.landing_offset:g} m, cm_height {self.cm_height:g} m, leg_extension "
+                                 f"{self.leg_extension:g} m), beyond max_leg_length = {self.max_leg_length:g} m")
         end = self.skating_angle_deg / 2 - self.steer_deg
         if not abs(end) < 90.0:
             raise ValueError(f"steer_deg: the ski would end the stroke {abs(end):g}° off the direction of travel; it "
@@ -134,10 +158,17 @@ class EdgeSkaterParams:
     def weight(self) -> float:
         return self.body_mass * self.g
 
-    def leg_start(self, cm_height: float) -> float:
+    def leg_length_at(self, cm_height: float) -> float:
         """ℓ0 = √(d0² + z_B²) [m]: the leg's length across the ski at touch-down when the centre
-        of mass is at height z_B (the new ski lands d0 outside it)."""
+        of mass is at height z_B and the new ski lands d0 = ``landing_offset`` outside it."""
         return math.hypot(self.landing_offset, cm_height)
+
+    def first_height(self) -> float:
+        """The CM's height at a run's first touch-down [m]: ``cm_height``, or with ``leg_start``
+        √(ℓs² − d0²) (the leg ℓs long, the ski d0 outside)."""
+        if self.leg_start is None:
+            return self.cm_height
+        return math.sqrt(self.leg_start ** 2 - self.landing_offset ** 2)
 
 
 class EdgeLaws(NamedTuple):

@@ -106,6 +106,9 @@ def edge_run_options(params, *, strokes, v0, lean_rate=0.0, first_ski, rotation,
     if balance is not None and not isinstance(balance, BalanceRule):
         raise ValueError(f"balance: must be None (a fixed landing offset), a BalanceRule or, in simulate_edge, "
                          f"'{DESIGNED}' (a rule designed for the periodic stroke), got {balance!r}")
+    if balance is not None and p.leg_start is not None:
+        raise ValueError(f"balance: with leg_start = {p.leg_start:g} m the crouch places the foot (the ski lands where "
+                         "the leg reaches); a balance rule cannot place it too: give balance None or leg_start None")
     if laws is not None and not isinstance(laws, EdgeLaws):
         raise ValueError(f"laws: must be None (the params' laws) or an EdgeLaws, got {type(laws).__name__}")
     if start_state is not None:
@@ -138,14 +141,18 @@ class EdgeSkating(Skating):
         self.stroke_now = 0  # the stroke being integrated (1-based; 0 before the run)
 
     def start(self, u):
-        """The first stroke at the origin from (u, the run's lean rate, params.cm_height,
-        params.landing_offset), or from the options' ``start_state`` with its speed u
+        """The first stroke at the origin from (u, the run's lean rate, params.cm_height (with
+        ``leg_start``: √(ℓs² − d0²), ``EdgeSkaterParams.first_height``), params.landing_offset), or from the options' ``start_state`` with its speed u
         (``start_from``)."""
         p = self.o.params
         self.stroke_now = 1
+        if p.leg_start is not None and self.o.reach and p.leg_start + max(p.leg_extension, 0.0) > p.max_leg_length:
+            raise ValueError(f"max_leg_length: the leg would reach {p.leg_start + max(p.leg_extension, 0.0):.4g} m in "
+                             f"every stroke (leg_start {p.leg_start:g} m, leg_extension {p.leg_extension:g} m), beyond "
+                             f"max_leg_length = {p.max_leg_length:g} m")
         if self.o.start_state is not None:
             return self.start_from((u, *self.o.start_state[1:]))
-        return self.start_from((u, self.o.lean_rate, p.cm_height, p.landing_offset))
+        return self.start_from((u, self.o.lean_rate, p.first_height(), p.landing_offset))
 
     def start_from(self, x):
         """A stroke on the first ski at the origin from the touch-down state x = (u, φ̇, z_B, d):
@@ -180,11 +187,20 @@ class EdgeSkating(Skating):
                          float(np.asarray(q)[model.cm][2]), y])
 
     def landing_offset(self, k, old: EdgeSkaterModel, q, qd) -> float:
-        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset), or
-        the balance rule's for the CM's state just before it (``skilib.models.edge.balance``)."""
-        rule = self.o.balance
+        """d0 of the touch-down that starts stroke k: the parameter (a fixed landing offset), the
+        crouch's (with ``leg_start`` ℓs: where a leg ℓs long reaches from the CM's height z_B,
+        d0 = √(ℓs² − z_B²)), or the balance rule's for the CM's state just before it
+        (``skilib.models.edge.balance``)."""
+        rule, p = self.o.balance, self.o.params
+        if p.leg_start is not None:
+            z = float(np.asarray(q)[old.cm][2])
+            if not z < p.leg_start:
+                raise ValueError(f"leg_start: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} "
+                                 f"s) the centre of mass is {z:.4g} m high, not below the leg's length at touch-down, "
+                                 f"{p.leg_start:g} m: the new leg cannot reach the snow")
+            return math.sqrt(p.leg_start ** 2 - z ** 2)
         if rule is None:
-            return self.o.params.landing_offset
+            return p.landing_offset
         d = rule.landing_offset(touchdown_measure(self.o.params, side_of(self.o.first_ski, k), q, qd, old))
         lo, hi = EDGE_PARAMETER_BOUNDS["landing_offset"]
         if not lo <= d <= hi:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -173,6 +174,80 @@ def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(
         except NoSteadyState:
             continue
     return None, None, 0
+
+
+def _from_defaults(p, guess, balance, solver, search, first):
+    """The open-loop skater falls within a stroke from a start far from its periodic stroke, so a
+    guess made for other parameters may not even run: the periodic stroke by continuation from
+    the defaults' (``_continue``), or ``first`` (the search's refusal) raised where there is none
+    to make (a rule, a guess of the caller's, nothing moved or a field not a number)."""
+    base = EdgeSkaterParams()
+    moved = {f.name: getattr(p, f.name) for f in fields(p) if getattr(p, f.name) != getattr(base, f.name)}
+    if balance is not None or not moved or tuple(guess) != DEFAULT_GUESS or not _numeric(moved):
+        raise first
+    x0, resid, n_eval = _continue(base, moved, solver, search)
+    if x0 is None:
+        raise first
+    return x0, resid, n_eval
+
+
+#: the crouch's secant (``_crouched``): at most this many fixed-offset periodic strokes, and how
+#: close the leg at touch-down must come to ℓs [m] before the crouch's own map confirms it
+CROUCH_MAX_ITER = 12
+CROUCH_TOL = 1e-9
+#: the secant's longest step in the landing offset [m]
+CROUCH_STEP = 0.02
+
+
+def _crouched(p, kwargs, warm, search, phi, first, tol):
+    """(x0, residual, stroke maps) of the periodic stroke with the leg ``p.leg_start`` = ℓs long at
+    every touch-down, found through the fixed-offset periodic strokes: for a landing offset d the
+    fixed-offset stroke's leg lands ℓ0(d) = √(d² + z_B(d)²) long, and where ℓ0(d) = ℓs that stroke
+    is the crouch's too (the same state, the same touch-down).  The secant method on
+    r(d) = ℓ0(d) − ℓs from d = ``landing_offset`` (the first stroke from ``warm``, the caller's
+    guess or the default one with its continuation; each next from the last one's touch-down), to
+    ``CROUCH_TOL`` (steps of at most ``CROUCH_STEP``), then the crouch's own map from there to the
+    search's tolerance.  ``first`` (the
+    direct search's refusal) is raised, with the reason, where a fixed-offset stroke cannot be
+    found or the secant does not close."""
+    ls = p.leg_start
+    fixed_kw = {k: v for k, v in kwargs.items() if k not in ("guess",)}
+    maps = 0
+
+    def r(d, warm):
+        nonlocal maps
+        if not 0.0 <= d < ls:
+            raise NoSteadyState(f"the secant asks for a landing offset of {d:.4g} m, outside [0, {ls:g}) m")
+        # a run's first height (the periodic stroke does not depend on it) within the leg's reach over d
+        reach = max(p.max_leg_length - max(p.leg_extension, 0.0), d)
+        q = replace(p, leg_start=None, landing_offset=d, cm_height=min(p.cm_height, math.sqrt(reach ** 2 - d * d)))
+        ss = edge_steady_state(q, guess=warm, tol=tol, multipliers=False, check=False, **fixed_kw)
+        maps += int(ss.iterations)
+        return math.hypot(d, float(ss.x0[2])) - ls, ss.x0
+
+    try:
+        d0 = p.landing_offset
+        r0, x = r(d0, warm)
+        d1 = d0 + (0.01 if d0 + 0.01 < ls else -0.01)
+        r1, x = r(d1, tuple(x[:3]))
+        for _ in range(CROUCH_MAX_ITER):
+            if abs(r1) <= CROUCH_TOL:
+                break
+            if r1 == r0:
+                raise NoSteadyState(f"the leg's length at touch-down does not change with the landing offset near "
+                                    f"{d1:.4g} m")
+            # a secant step of at most CROUCH_STEP: the fixed-offset stroke of a far offset may not be found
+            step = -r1 * (d1 - d0) / (r1 - r0)
+            d0, d1, r0 = d1, d1 + max(-CROUCH_STEP, min(CROUCH_STEP, step)), r1
+            r1, x = r(d1, tuple(x[:3]))
+        else:
+            raise NoSteadyState(f"the secant on the landing offset did not close in {CROUCH_MAX_ITER} strokes "
+                                f"(the leg lands {r1:+.3g} m from ℓs)")
+    except (NoSteadyState, ValueError) as exc:
+        raise NoSteadyState(f"{first} (and through the fixed-offset strokes, with the leg {ls:g} m long at "
+                            f"touch-down: {exc})") from exc
+    x0, resid, _, used, _ = search(phi, np.append(x[:3], d1))
+    return x0, resid, maps + used
 
 
 #: the bar of the ``edge_steady_state(progress=True)`` running in this thread, or None: each
@@ -337,19 +412,23 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
                                 f"run: {exc}") from exc
 
     with _counting_stroke_maps(progress):
-        g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
+        if p.leg_start is None:
+            g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
+        elif tuple(guess) != DEFAULT_GUESS and g[2] < p.leg_start:
+            # the crouch places the foot: where a leg ℓs long reaches from the given guess's height
+            g = np.append(g, math.sqrt(p.leg_start ** 2 - g[2] ** 2))
+        else:  # the default guess's speeds, the foot where the landing offset guesses it: the CM √(ℓs² − d0²) high
+            g = np.append(g[:2], (p.first_height(), p.landing_offset))
         try:
             x0, resid, _, n_eval, _ = search(phi, g)
         except NoSteadyState as first:
-            # the open-loop skater falls within a stroke from a start far from its periodic stroke, so
-            # a guess made for other parameters may not even run: continue from the defaults' stroke
-            base = EdgeSkaterParams()
-            moved = {f.name: getattr(p, f.name) for f in fields(p) if getattr(p, f.name) != getattr(base, f.name)}
-            if balance is not None or not moved or tuple(guess) != DEFAULT_GUESS or not _numeric(moved):
-                raise first
-            x0, resid, n_eval = _continue(base, moved, solver, search)
-            if x0 is None:
-                raise first
+            if p.leg_start is not None:
+                # the crouch's map ends where the next leg cannot reach from a start far from its periodic
+                # stroke: the fixed-offset periodic stroke whose leg lands ℓs long is the same stroke
+                given = tuple(g[:3]) if tuple(guess) != DEFAULT_GUESS else DEFAULT_GUESS
+                x0, resid, n_eval = _crouched(p, kwargs, given, search, phi, first, tol)
+            else:
+                x0, resid, n_eval = _from_defaults(p, guess, balance, solver, search, first)
         # the periodic stroke once more, with its interpolant for the frame (the same steps)
         _, tables, change, m_star = _tabulated(skating, phi, x0)
         row = tables.strokes[0]

@@ -9,8 +9,8 @@ imports this module the first time a study asks for the edged skater): ``PARAMS`
 ``TECHNIQUE_BOUNDS``, ``PARAMETER_BOUNDS`` (and ``PARAMETER_BOUNDS_NAME``), ``default_params()``,
 ``SET_BY_OPTIMIZER``, ``option_functions()``, ``steady(params, options, warm)``, ``warm_of(ss)``,
 ``MARGINS``, ``margins(ss)`` and ``inequalities(names, params, row)``; a study's row of an optimum
-(``skilib.studies.choose_technique``) reads ``periodic_stroke(params, options, u0)`` and
-``row_margins(ss, params)``.
+(``skilib.studies.choose_technique``) reads ``periodic_stroke(params, options, u0)``,
+``row_margins(ss, params)`` and ``row_columns(ss)``.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .params import EDGE_PARAMETER_BOUNDS as PARAMETER_BOUNDS
 from .params import EdgeSkaterParams
 from .steady import SOLVER_DEFAULTS, edge_steady_state
 
-__all__ = ["EDGE_BOUNDS", "EDGE_MARGINS", "edge_margins"]
+__all__ = ["EDGE_BOUNDS", "EDGE_CROUCH_BOUNDS", "EDGE_MARGINS", "CROUCH_MARGIN", "edge_margins"]
 
 #: the edged skater's (book: The edged skater): the V-angle between the skis 10–30° (beyond
 #: ≈ 30° the old ski's velocity meets the new edge so obliquely that the plastic touch-down
@@ -30,6 +30,21 @@ __all__ = ["EDGE_BOUNDS", "EDGE_MARGINS", "edge_margins"]
 #: ℓ_max = 1.05 m at the periodic stroke's height z ≈ 0.83 m: ``default_params``).
 EDGE_BOUNDS = {"skating_angle_deg": (10.0, 30.0), "stroke_time": (0.5, 1.2), "steer_deg": (0.0, 20.0),
                "landing_offset": (0.1, 0.3), "leg_extension": (0.0, 0.15)}
+
+#: the edged skater's technique with its crouch chosen (``EdgeSkaterParams.leg_start``): the leg's
+#: length at touch-down ℓs and its extension over the stroke Δℓ instead of the landing offset, which
+#: then follows from the stroke (d0 = √(ℓs² − z_B²)) and is held within the landing offset's
+#: bounds above by ``CROUCH_MARGIN``.  The human bounds are the thesis's: its skier's leg extends
+#: from 50 % to 90 % of its length over a push (Bruzzo 2012, §5.2 and fig. 28, assumed from what
+#: was seen on site), so ℓs within 50–90 % of the leg's max_leg_length ℓ_max = 1.05 m
+#: (0.525–0.945 m) and Δℓ within 0–40 % of it (0–0.42 m); the reach margin keeps ℓs + Δℓ ≤ ℓ_max.
+#: V, stroke time and turn as ``EDGE_BOUNDS``.
+EDGE_CROUCH_BOUNDS = {"skating_angle_deg": (10.0, 30.0), "stroke_time": (0.5, 1.2), "steer_deg": (0.0, 20.0),
+                      "leg_start": (0.525, 0.945), "leg_extension": (0.0, 0.42)}
+
+#: with the crouch chosen, the landing offset's margin [m]: how far the periodic stroke's d0 lies
+#: inside ``EDGE_BOUNDS["landing_offset"]`` (the foot beside the CM, at most a step outside it)
+CROUCH_MARGIN = "landing_offset_margin"
 
 #: the edged skater's admissibility as margins ≥ 0 of its periodic stroke, SLSQP's inequality
 #: rows (``edge_margins``): the least leg force and snow load [body weights], the leg's reach
@@ -98,12 +113,19 @@ def edge_margins(ss) -> dict:
     """The edged skater's ``EDGE_MARGINS`` of a periodic stroke (an ``EdgeSteadyState``): min F/(M g), min N/(M g),
     ℓ_max − max ℓ, (φ_max − max|φ|) in rad.  Each is a smooth function of the technique while
     the stroke's extremes stay interior ones, so SLSQP keeps the leg pushing
-    where the steady state itself would refuse the stroke (``check_admissible``)."""
+    where the steady state itself would refuse the stroke (``check_admissible``).  With the crouch
+    chosen (``leg_start``) also ``CROUCH_MARGIN``: the landing offset the stroke found, inside its
+    bounds (``EDGE_BOUNDS["landing_offset"]``) by min(d0 − 0.1, 0.3 − d0) [m]."""
     p = ss.params
     weight = p.body_mass * p.g
-    return dict(leg_force_margin=ss.min_leg_force / weight, snow_load_margin=ss.min_snow_load / weight,
-                reach_margin=p.max_leg_length - ss.max_leg_length,
-                lean_margin=math.radians(p.max_lean_deg - ss.max_abs_lean_deg))
+    out = dict(leg_force_margin=ss.min_leg_force / weight, snow_load_margin=ss.min_snow_load / weight,
+               reach_margin=p.max_leg_length - ss.max_leg_length,
+               lean_margin=math.radians(p.max_lean_deg - ss.max_abs_lean_deg))
+    if p.leg_start is not None:  # the crouch places the foot: where it lands is held within its bounds
+        lo, hi = EDGE_BOUNDS["landing_offset"]
+        d = float(ss.x0[3])
+        out[CROUCH_MARGIN] = min(d - lo, hi - d)
+    return out
 
 
 #: the ``MARGINS`` of a steady state, logged with each point
@@ -113,10 +135,13 @@ margins = edge_margins
 def inequalities(names, params, row) -> tuple:
     """The inequality rows (≥ 0 where the model can run the technique): the ``EDGE_MARGINS`` of
     the point's periodic stroke, from its logged ``row()`` (the steady state is computed there
-    if it is not yet); a technique the model cannot run violates each (−1).  ``names`` and
-    ``params`` are not needed: the margins hold whatever is optimised."""
+    if it is not yet), and with the crouch among the parameters optimised (``leg_start`` in
+    ``names``) ``CROUCH_MARGIN``; a technique the model cannot run violates each (−1).  (A crouch
+    held fixed in the parameters reports the landing offset's margin in the row, and does not
+    hold it.)  ``params`` is not needed."""
     r = row()
-    return tuple(-1.0 if r["status"] != "ok" else r[k] for k in EDGE_MARGINS)
+    held = EDGE_MARGINS + ((CROUCH_MARGIN,) if "leg_start" in names else ())
+    return tuple(-1.0 if r["status"] != "ok" else r[k] for k in held)
 
 
 def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: bool = True, state=None):
@@ -132,6 +157,14 @@ def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: boo
     if state is not None and "guess" not in kw:
         kw["guess"] = tuple(float(v) for v in state[:3])
     return edge_steady_state(params, check=check, **kw)
+
+
+def row_columns(ss) -> dict:
+    """A study's columns of where the periodic stroke touches down: ``touchdown_height`` z_B [m],
+    ``landing_offset`` d0 [m] and ``leg_start`` ℓ0 = √(d0² + z_B²) [m], the crouch (one of the last
+    two is the technique's, the other the stroke's answer)."""
+    z, d = float(ss.x0[2]), float(ss.x0[3])
+    return dict(touchdown_height=z, landing_offset=d, leg_start=math.hypot(d, z))
 
 
 def row_margins(ss, params: EdgeSkaterParams) -> dict:
