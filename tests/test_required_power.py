@@ -86,6 +86,19 @@ def test_a_speed_beyond_the_bounds_is_refused_by_name():
     assert max(v for v in corners if not math.isnan(v)) < 30.0
 
 
+def test_a_start_the_model_cannot_run_is_named_not_called_unreachable():
+    """Where not one technique the starts ask for can be run (the free skater on a 30° climb: its
+    ski would slide back), nothing is known about the speed, so the refusal is not ``Unreachable``
+    ("not reached within the bounds", with a range of no speeds) but a RuntimeError counting the
+    refusals by kind and quoting the first."""
+    with pytest.raises(RuntimeError, match=r"^required_power: none of the \d+ techniques the starts asked for can be "
+                                           r"run by the free model within the bounds .*\(\d+ NoSteadyState\); the "
+                                           r"first: NoSteadyState: free_steady_state: no gliding stroke") as err:
+        required_power("free", 5.0, params=sk.FreeSkaterParams(slope_deg=30.0), x0={"stroke_time": 0.8}, starts=0,
+                       bounds={"stroke_time": (0.4, 2.0)})
+    assert not isinstance(err.value, Unreachable) and "nan" not in str(err.value)
+
+
 def test_the_thesis_skier_with_one_parameter_lands_on_the_speed_it_was_given(measured):
     """The thesis's skier with one free parameter, the skating angle in 40–60°: the speed
     constraint alone fixes the technique, so asking for the speed the skier has at 50° must give

@@ -827,11 +827,17 @@ def _check_some_start(pts, who, model, screen: TechniqueModel, starts: int, seed
         return
     if not starts:
         raise RuntimeError(f"{who}: no start: starts=0 and no x0 given")
-    errors = [str(e.get("error", "")) for e in screen.log if e.get("status") != "ok"]
-    kinds = pd.Series([e.split(":", 1)[0] for e in errors]).value_counts()
-    counts = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "none"
+    counts, first = _refusals(screen.log)
     raise RuntimeError(f"{who}: none of the {SCREEN * starts} seeded candidate points (seed {seed}) can be run by the "
-                       f"{model} model ({counts}); the first: {errors[0] if errors else 'no error logged'}")
+                       f"{model} model ({counts}); the first: {first}")
+
+
+def _refusals(log) -> tuple[str, str]:
+    """("n Kind, ..." the refused points of ``log`` (rows with ``status`` and ``error``) counted by
+    the exception's type, the first refusal's message)."""
+    errors = [str(e.get("error", "")) for e in log if e.get("status") != "ok"]
+    kinds = pd.Series([e.split(":", 1)[0] for e in errors]).value_counts()
+    return ", ".join(f"{n} {k}" for k, n in kinds.items()) or "none", errors[0] if errors else "no error logged"
 
 
 def optimize_technique(model: str = "free", power: float | None = 200.0, bounds: dict | None = None, seed: int = 0,
@@ -1228,6 +1234,11 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     ok = ran[ran["violation"].astype(float) <= speed_tol]
     if not len(ok):
         good = evaluations[evaluations["status"] == "ok"]["optimized_speed"].astype(float)
+        if not len(good):  # nothing ran: no evidence about the speed, only the refusals
+            counts, first = _refusals(evaluations.to_dict("records"))
+            raise RuntimeError(f"required_power: none of the {len(evaluations)} techniques the starts asked for can be "
+                               f"run by the {model} model within the bounds { {n: b[n] for n in names} } ({counts}); "
+                               f"the first: {first}")
         lo_v, hi_v = (float(good.min()), float(good.max())) if len(good) else (math.nan, math.nan)
         where = (f"the {len(good)} steady states computed within the bounds range from {lo_v:.4g} to {hi_v:.4g} m/s"
                  f" ({kind} speed)")
