@@ -163,6 +163,11 @@ class EdgeSkaterParams:
         of mass is at height z_B and the new ski lands d0 = ``landing_offset`` outside it."""
         return math.hypot(self.landing_offset, cm_height)
 
+    def crouch_offset(self, z_b: float) -> float:
+        """d0 = √(ℓs² − z_B²) [m]: where the ski lands, with ``leg_start`` ℓs, when the centre of mass
+        is z_B high (z_B < ℓs: the caller refuses a CM above the leg's length)."""
+        return math.sqrt(self.leg_start ** 2 - z_b ** 2)
+
     def first_height(self) -> float:
         """The CM's height at a run's first touch-down [m]: ``cm_height``, or with ``leg_start``
         √(ℓs² − d0²) (the leg ℓs long, the ski d0 outside)."""

@@ -198,7 +198,7 @@ class EdgeSkating(Skating):
                 raise ValueError(f"leg_start: at the touch-down that starts stroke {k + 1} (t = {k * self.stroke_time:.6g} "
                                  f"s) the centre of mass is {z:.4g} m high, not below the leg's length at touch-down, "
                                  f"{p.leg_start:g} m: the new leg cannot reach the snow")
-            return math.sqrt(p.leg_start ** 2 - z ** 2)
+            return p.crouch_offset(z)
         if rule is None:
             return p.landing_offset
         d = rule.landing_offset(touchdown_measure(self.o.params, side_of(self.o.first_ski, k), q, qd, old))

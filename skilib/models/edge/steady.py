@@ -207,9 +207,8 @@ def _crouched(p, kwargs, warm, search, phi, first, tol):
     r(d) = ℓ0(d) − ℓs from d = ``landing_offset`` (the first stroke from ``warm``, the caller's
     guess or the default one with its continuation; each next from the last one's touch-down), to
     ``CROUCH_TOL`` (steps of at most ``CROUCH_STEP``), then the crouch's own map from there to the
-    search's tolerance.  ``first`` (the
-    direct search's refusal) is raised, with the reason, where a fixed-offset stroke cannot be
-    found or the secant does not close."""
+    search's tolerance.  ``first`` (the direct search's refusal) is raised, with the reason, where
+    a fixed-offset stroke cannot be found or the secant does not close."""
     ls = p.leg_start
     fixed_kw = {k: v for k, v in kwargs.items() if k not in ("guess",)}
     maps = 0
@@ -416,7 +415,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
             g = np.append(g, p.landing_offset)  # the landing offset: the parameter with a fixed offset
         elif tuple(guess) != DEFAULT_GUESS and g[2] < p.leg_start:
             # the crouch places the foot: where a leg ℓs long reaches from the given guess's height
-            g = np.append(g, math.sqrt(p.leg_start ** 2 - g[2] ** 2))
+            g = np.append(g, p.crouch_offset(g[2]))
         else:  # the default guess's speeds, the foot where the landing offset guesses it: the CM √(ℓs² − d0²) high
             g = np.append(g[:2], (p.first_height(), p.landing_offset))
         try:
