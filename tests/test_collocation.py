@@ -234,3 +234,50 @@ def test_the_coachs_question_by_collocation_refuses_what_it_does_not_use(kwargs,
     args.update(kwargs)
     with pytest.raises(ValueError, match=name):
         sk.required_power(**args)
+
+
+# --------------------------------------------------------------------------- a warm start
+def test_a_neighbouring_power_from_the_optimums_solution_is_the_cold_answer(optimum, measured):
+    """A second question in the same process, 210 W after the 200 W optimum, solved from the
+    optimum's primal-dual point (``warm``, no seeded start): the same technique as the cold
+    question from a seeded start (speed to 1e-9, each parameter to 1e-6 of its range), in fewer
+    IPOPT iterations, and the same bits when asked twice.  Both solve one program to IPOPT's tol
+    1e-10 (scaled KKT), so they differ by the solver's convergence only."""
+    kw = dict(power=210.0, method="collocation", nodes=20)
+    warm = optimize_technique("free", starts=0, warm=optimum, **kw)
+    again = optimize_technique("free", starts=0, warm=optimum, **kw)
+    cold = optimize_technique("free", starts=1, **kw)
+    assert warm.feasible and cold.feasible
+    first = warm.solution.meshes[0]
+    assert first["warm"] and first["status"] == "Solve_Succeeded"
+    measured.check("warm vs cold optimum's speed at 210 W", abs(warm.optimized_speed / cold.optimized_speed - 1), 1e-9,
+                   "rel.")
+    worst = max(abs(warm.x[n] - cold.x[n]) / (hi - lo) for n, (lo, hi) in warm.bounds.items())
+    measured.check("warm vs cold optimum's technique at 210 W", worst, 1e-6, "of each range")
+    cold_iterations = int(cold.starts["nit"].iloc[0])
+    assert first["iterations"] < cold_iterations, (first["iterations"], cold_iterations)
+    assert again.optimized_speed == warm.optimized_speed and again.x == warm.x
+
+
+def test_another_programs_solution_is_a_first_guess_and_the_dual_holds(optimum, measured):
+    """The 200 W optimum warm-starts the coach's question at its own speed: another program (the
+    speed held, the power minimised), so its trajectory is only the first guess (``warm`` False in
+    the mesh's row), and the answer is the dual's: 200 W back (to 1e-8: both programs to IPOPT's
+    tol 1e-10, the speed and the power constraints each to ≈ 1e-12)."""
+    r = sk.required_power("free", optimum.progress_speed, method="collocation", nodes=20, starts=0, warm=optimum)
+    assert not r.solution.meshes[0]["warm"]
+    measured.check("least power at the 200 W optimum's speed, warm-guessed", abs(r.budget_power / 200.0 - 1), 1e-8,
+                   "rel.")
+
+
+def test_a_bad_warm_start_is_refused_by_name(optimum):
+    with pytest.raises(ValueError, match="^warm: must be None"):
+        optimize_technique("free", 200.0, method="collocation", starts=0, warm={"stroke_time": 0.8})
+    with pytest.raises(ValueError, match="^warm: a collocated solution starts only method='collocation'"):
+        optimize_technique("free", 200.0, method="shooting", starts=0, warm=optimum)
+    with pytest.raises(ValueError, match="^x0, warm"):
+        optimize_technique("free", 200.0, method="collocation", starts=0, warm=optimum, x0={"stroke_time": 0.8})
+    with pytest.raises(ValueError, match="^warm: an optimum of the 'free' model"):
+        sk.required_power("edge", 5.0, method="collocation", starts=0, warm=optimum)
+    with pytest.raises(ValueError, match="^warm: a solution of FreeSkaterParams"):
+        sk.required_power("edge", 5.0, method="collocation", starts=0, warm=optimum.solution)

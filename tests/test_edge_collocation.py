@@ -153,6 +153,23 @@ def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(
         assert nu > -1e-6 * abs(coef[0]), (k, nu)
 
 
+@pytest.mark.slow
+def test_a_neighbouring_power_warm_started_is_the_cold_answer(optimum, measured):
+    """250 W after the 240 W metabolic optimum, from its primal-dual point (``warm``, no seeded
+    start), against the same question solved cold from the defaults' technique: the same speed
+    (1e-9) and technique (1e-6 of each range) in fewer IPOPT iterations; both to IPOPT's tol
+    1e-10, so they differ by its convergence only."""
+    kw = dict(power=250.0, params=_base(), method="collocation", nodes=20, budget="metabolic")
+    warm = optimize_technique("edge", starts=0, warm=optimum, **kw)
+    cold = optimize_technique("edge", starts=0, x0={n: getattr(sk.EdgeSkaterParams(), n) for n in EDGE_BOUNDS}, **kw)
+    assert warm.feasible and cold.feasible and warm.solution.meshes[0]["warm"]
+    measured.check("warm vs cold edged optimum's speed at 250 W", abs(warm.optimized_speed / cold.optimized_speed - 1),
+                   1e-9, "rel.")
+    worst = max(abs(warm.x[n] - cold.x[n]) / (hi - lo) for n, (lo, hi) in warm.bounds.items())
+    measured.check("warm vs cold edged optimum's technique at 250 W", worst, 1e-6, "of each range")
+    assert warm.solution.meshes[0]["iterations"] < int(cold.starts["nit"].iloc[0])
+
+
 def test_a_model_without_a_transcription_is_named():
     with pytest.raises(ValueError, match="method"):
         optimize_technique("thesis", power=200.0, method="collocation", starts=1)

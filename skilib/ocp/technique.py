@@ -45,7 +45,7 @@ def stroke_adapter(model: str, params=None):
 
 
 def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,
-                     budget="net", model="free", force_velocity=None, speed=None, steady=None):
+                     budget="net", model="free", force_velocity=None, speed=None, steady=None, warm=None):
     """The collocated optimum of ``model`` (``ADAPTERS``) from each start (rows of ``starts``, in the order of
     ``bounds``' names): (the fastest solution that IPOPT solved and its re-simulation confirmed,
     or None; a DataFrame with one row per start: the start, its end point ``end_*``, speed,
@@ -54,7 +54,9 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, 
     start's program (``collocate_stroke``).  ``speed`` (with ``power`` None): the coach's question
     at each start, the least budget power that holds it, and the cheapest confirmed start wins.
     ``steady``: None, or one (params, shooting steady state) or None per start (a screen's), each
-    start's first guess where its parameters are the start's (``collocate_stroke``).  If
+    start's first guess where its parameters are the start's (``collocate_stroke``).  ``warm``:
+    None, or a neighbouring question's ``StrokeSolution``, from whose primal-dual point the first
+    start is solved (``collocate_stroke(warm=)``; that start is its technique).  If
     no start succeeds, the solution closest to the constraints is
     returned with ``success=False``, never as an optimum."""
     from .stroke import collocate_stroke
@@ -69,7 +71,8 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, 
         try:
             sol = collocate_stroke(adapter, bounds=bounds, power=power, x0=start, nodes=nodes, max_nodes=max_nodes,
                                    resimulation_tol=resimulation_tol, budget=budget, force_velocity=force_velocity,
-                                   speed=speed, steady=None if steady is None else steady[k])
+                                   speed=speed, steady=None if steady is None else steady[k],
+                                   warm=warm if k == 0 else None)
         except (ValueError, RuntimeError, ArithmeticError) as e:
             rows.append(dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"))
             continue

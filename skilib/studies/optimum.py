@@ -845,7 +845,7 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
                        options: dict | None = None, speed: str = "progress",
                        fd_step: float = 1e-5, maxiter: int = 60, ftol: float = 1e-8, power_tol: float = 1e-8,
                        n_workers=None, budget: str = "net", method: str = "shooting", nodes: int | None = None,
-                       progress: bool = False, force_velocity=None) -> Optimum:
+                       progress: bool = False, force_velocity=None, warm=None) -> Optimum:
     """The fastest steady technique at mean power ``power`` [W] (module docstring).
 
     - model : "free" (``FreeSkaterParams``; the leg's mean power), "edge" (``EdgeSkaterParams``;
@@ -892,6 +892,12 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
       result's ``method`` says which ran).  The same seeded starts.  ``nodes`` None: the model's adapter's ``nodes``, the mesh whose truncation
       leaves the speed within 1e-6 (relative) of the shooting optimum's (the free skater 20, the
       edged skater 40).
+    - warm : None, or a neighbouring question's collocated answer (an ``Optimum`` with
+      ``method="collocation"``, or its ``solution``): one more start in front, solved from that
+      solution's primal-dual point (``skilib.ocp.collocate_stroke(warm=)``), with ``starts=0``
+      the only one.  A second power, speed or bounds then costs a few IPOPT iterations instead of
+      a screen and ``starts`` solves; it follows the neighbour's optimum, and the seeded starts
+      (``starts`` > 0) look for others.  Collocation only; not with ``x0``.
 
     A technique the model cannot run is recorded in ``evaluations`` with its error and given to
     the optimizer as a penalty (speed 0, power 0).  ValueError on bad arguments, naming the
@@ -904,15 +910,19 @@ def optimize_technique(model: str = "free", power: float | None = 200.0, bounds:
     within the tolerance, the result has ``feasible=False``.
     """
     progress = check_bool("progress", progress)
+    _check_model(model)
+    warm = _check_warm(warm, model)
     model, power, speed, b, seed, starts, x0, settings = _check_arguments(
-        model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol")
+        model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, power_tol, "power_tol",
+        warm=warm)
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
     method, nodes = _chosen_method(method, nodes, model, speed, options, scheduler, n_workers,
                                    dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, power_tol=power_tol),
-                                   budgeted=power is not None)
+                                   budgeted=power is not None, warm=warm)
     if method == "collocation":
-        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity)
+        return _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress, force_velocity,
+                           warm=warm)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, speed,
                                                settings, n_workers, power=power, who="optimize_technique",
                                                budget=budget, progress=progress, force_velocity=force_velocity)
@@ -1029,10 +1039,11 @@ _SHOOTING_DEFAULTS = {"fd_step": 1e-5, "maxiter": 60, "ftol": 1e-8, "power_tol":
 
 
 def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, settings: dict,
-                   budgeted: bool = True) -> tuple:
+                   budgeted: bool = True, warm=None) -> tuple:
     """(method, nodes) of a question: "auto" resolved (``resolve_method``), ``nodes`` checked
     (``_check_method``), and for collocation the shooting method's settings (``settings``:
-    SLSQP's, by name; ``options``, ``scheduler``, ``n_workers``) refused by name."""
+    SLSQP's, by name; ``options``, ``scheduler``, ``n_workers``) refused by name; a ``warm`` start
+    refused by name where the method is not collocation."""
     given = [k for k, v in settings.items() if v != _SHOOTING_DEFAULTS[k]]
     if isinstance(method, str) and method == "auto":
         method, _ = resolve_method(model, speed, options=options, scheduler=scheduler, n_workers=n_workers,
@@ -1046,16 +1057,20 @@ def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, s
         if given:
             raise ValueError(f"{', '.join(given)}: SLSQP's settings of method='shooting'; method='collocation' "
                              "(IPOPT) does not use them: leave them out")
+    elif warm is not None:
+        raise ValueError(f"warm: a collocated solution starts only method='collocation' (the question runs "
+                         f"method={method!r}); give the neighbour's technique as x0 instead")
     return method, nodes
 
 
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
-                force_velocity=None, target=None) -> Optimum:
+                force_velocity=None, target=None, warm=None) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
     starts, each solved by IPOPT on the collocated stroke; the fastest whose re-simulation agrees
     wins (``feasible`` False if none does).  With a ``target`` speed (``required_power``'s), the
     least budget power that holds it, a ``RequiredPower``.  ``progress``: a bar counting IPOPT's
-    iterations."""
+    iterations.  ``warm``: a neighbour's ``StrokeSolution``, one more start in front
+    (``collocate_starts(warm=)``)."""
     who = "optimize_technique" if target is None else "required_power"
     if not _technique(model).COLLOCATED:
         raise ValueError(f"method: collocation is transcribed for the free and edged skaters (model='free' or "
@@ -1076,13 +1091,19 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
         base = screen.params(())
         pts = np.vstack([np.clip([float(x0.get(n, getattr(base, n))) for n in names], lo, hi), pts])
         steady = [None] + steady
+    if warm is not None:
+        missing = [n for n in names if n not in warm.x]
+        if missing:
+            raise ValueError(f"warm: the solution has no value of {missing}")
+        pts = np.vstack([np.clip([float(warm.x[n]) for n in names], lo, hi), pts])
+        steady = [None] + steady
     _check_some_start(pts, who, model, screen, starts, seed)
     from ..ocp.stroke import ipopt_progress
 
     with ipopt_progress(progress, who):
         best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
                                        nodes=nodes, budget=budget, model=model, force_velocity=force_velocity,
-                                       speed=target, steady=steady)
+                                       speed=target, steady=steady, warm=warm)
     if best is None:
         raise RuntimeError(f"{who}: every collocated start failed; starts:\n{table.to_string()}")
     evaluations = pd.DataFrame([dict(start=-1, **e) for e in screen.log])
@@ -1179,7 +1200,7 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
                    options: dict | None = None, speed_kind: str = "progress", fd_step: float = 1e-5,
                    maxiter: int = 60, ftol: float = 1e-8, speed_tol: float = 1e-8, n_workers=None,
                    budget: str = "net", progress: bool = False, force_velocity=None, method: str = "shooting",
-                   nodes: int | None = None) -> RequiredPower:
+                   nodes: int | None = None, warm=None) -> RequiredPower:
     """The coach's question: the least mean power [W] that holds the steady speed ``speed``
     [m/s], and the technique that does it — the inverse of the speed–power front
     (``speed_power_front``).  Over the technique parameters x within the bounds,
@@ -1208,6 +1229,8 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
       seeded starts, one program that holds the speed and minimises the budget's power
       (``skilib.ocp.collocate_stroke(..., speed=)``), each solution re-simulated; the cheapest
       confirmed one wins (the progress speed only; the shooting settings do not apply).
+    - warm : as ``optimize_technique``'s: a neighbouring speed's collocated answer, solved again
+      from its primal-dual point (with ``starts=0`` the only start).
 
     Returns a ``RequiredPower`` (an ``Optimum``: mean_power, budget_power, x, params, optimized_speed,
     and the peak leg force in body weights and N).  ValueError on bad arguments, and naming ``speed`` if
@@ -1217,16 +1240,18 @@ def required_power(model: str = "free", speed: float = 6.0, *, bounds: dict | No
     """
     target = check_number("speed", speed, positive=True, unit="m/s")
     progress = check_bool("progress", progress)
+    _check_model(model)
+    warm = _check_warm(warm, model)
     model, _, kind, b, seed, starts, x0, settings = _check_arguments(
         model, None, bounds, seed, starts, x0, params, options, speed_kind, fd_step, maxiter, ftol, speed_tol,
-        "speed_tol", speed_name="speed_kind")
+        "speed_tol", speed_name="speed_kind", warm=warm)
     budget = _check_budget(model, budget)
     force_velocity = _check_force_velocity(model, force_velocity)
     method, nodes = _chosen_method(method, nodes, model, kind, options, scheduler, n_workers,
-                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, speed_tol=speed_tol))
+                                   dict(fd_step=fd_step, maxiter=maxiter, ftol=ftol, speed_tol=speed_tol), warm=warm)
     if method == "collocation":
         return _collocated(model, None, b, seed, starts, x0, params, kind, budget, nodes, progress, force_velocity,
-                           target=target)
+                           target=target, warm=warm)
     names, b, table, evaluations = _run_starts(model, b, seed, starts, scheduler, x0, params, options, kind,
                                                settings, n_workers, target=target, who="required_power", budget=budget,
                                                progress=progress, force_velocity=force_velocity)
@@ -1313,17 +1338,45 @@ def _check_options(model, options) -> None:
             raise ValueError(f"options: {k} must be a finite number, got {v!r}")
 
 
+def _check_warm(warm, model):
+    """A warm start (``optimize_technique``/``required_power``'s ``warm``) as the collocated
+    solution it starts from: None; an ``Optimum`` of ``model`` solved by collocation (its
+    ``solution``); or a ``skilib.ocp.StrokeSolution`` of ``model``'s parameters.  A ValueError
+    naming ``warm`` otherwise."""
+    if warm is None:
+        return None
+    from ..ocp.stroke import StrokeSolution
+
+    if isinstance(warm, Optimum):
+        if warm.model != model:
+            raise ValueError(f"warm: an optimum of the {warm.model!r} model cannot start the {model!r} model's")
+        if warm.method != "collocation" or not isinstance(warm.solution, StrokeSolution):
+            raise ValueError(f"warm: the optimum was found by method={warm.method!r}; only a collocated one "
+                             "(method='collocation') carries the solution a warm start needs")
+        return warm.solution
+    if isinstance(warm, StrokeSolution):
+        if not isinstance(warm.params, _params_class(model)):
+            raise ValueError(f"warm: a solution of {type(warm.params).__name__} cannot start the {model!r} model's "
+                             f"({_params_class(model).__name__})")
+        return warm
+    raise ValueError(f"warm: must be None, a collocated Optimum or a StrokeSolution, got {type(warm).__name__}")
+
+
 def _check_arguments(model, power, bounds, seed, starts, x0, params, options, speed, fd_step, maxiter, ftol, tol,
-                     tol_name, speed_name="speed"):
+                     tol_name, speed_name="speed", warm=None):
     """The checked arguments of optimize_technique / required_power: (model, power, speed,
-    bounds, seed, starts, x0, SLSQP's settings); a ValueError naming the first bad one."""
+    bounds, seed, starts, x0, SLSQP's settings); a ValueError naming the first bad one (``warm``,
+    a checked warm start or None, counts as a start as ``x0`` does)."""
     _check_model(model)
     power = _positive_or_none("power", power, "W")
     if not isinstance(speed, str) or speed not in SPEEDS:
         raise ValueError(f"{speed_name}: must be one of {SPEEDS}, got {speed!r}")
     if x0 is not None and not isinstance(x0, dict):
         raise ValueError(f"x0: must be None or a dict name → value, got {x0!r}")
-    starts = _integer("starts", starts, 0 if x0 else 1, 10_000)
+    if x0 and warm is not None:
+        raise ValueError("x0, warm: give one start in front of the seeded ones, not both (warm starts from its "
+                         "own technique)")
+    starts = _integer("starts", starts, 0 if (x0 or warm is not None) else 1, 10_000)
     seed = _integer("seed", seed, 0)
     fd_step = check_number("fd_step", fd_step, positive=True, high=0.1)
     maxiter = _integer("maxiter", maxiter, 1)
@@ -1478,7 +1531,7 @@ def flatness(opt: Optimum, *, offsets=(0.05, 0.1, 0.2, 0.4), within: float = 0.0
 
 def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kwargs) -> tuple:
     """The optimum at each power (``optimize_technique(model, power, **kwargs)``), each started
-    also from the previous power's optimum.  Returns (DataFrame: power, optimized_speed, progress_speed, cm_speed,
+    also from the previous power's optimum (a collocated one from its solution: ``warm``).  Returns (DataFrame: power, optimized_speed, progress_speed, cm_speed,
     mean_power,
     peak_leg_force_bw, feasible, the parameters, n_evaluations, n_failed, error; list of
     Optimum).  A power with no optimum (every start failed, or ``Unreachable``: no technique
@@ -1488,7 +1541,11 @@ def speed_power_front(model: str = "free", powers=(50, 100, 200, 300, 400), **kw
     for P in powers:
         kw = dict(kwargs)
         if prev is not None and prev.feasible:  # warm start: the previous power's optimum
-            kw["x0"] = prev.x
+            if prev.method == "collocation":  # from its solution's primal-dual point, in place of x0
+                kw.pop("x0", None)
+                kw["warm"] = prev
+            else:
+                kw["x0"] = prev.x
         try:
             o = optimize_technique(model, float(P), **kw)
         except (RuntimeError, Unreachable) as e:  # every start failed, or the power is out of reach
