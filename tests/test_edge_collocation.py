@@ -154,6 +154,38 @@ def test_the_collocated_optimum_meets_the_shooting_models_optimality_conditions(
 
 
 @pytest.mark.slow
+def test_the_collocated_crouch_is_the_fixed_offset_stroke_it_places(measured):
+    """The crouch (``leg_start``) collocated: the leg's length at touch-down a law parameter, the
+    landing offset the period's variable.  With ℓs the defaults' collocated fixed-offset stroke's
+    own ℓ0 (40 intervals), the crouch's square program is that stroke: the same rows with the
+    roles of ℓ0 and d0 swapped, both solved to IPOPT's tol 1e-10, so they agree to the solver's
+    tolerance, not to the mesh's truncation; and beside the shooting crouch's periodic stroke
+    (``edge_steady_state``), its touch-down state to the truncation at 40 intervals."""
+    from dataclasses import replace
+
+    p = sk.EdgeSkaterParams()
+    fixed = collocate_stroke(EdgeStroke(p), nodes=40, max_nodes=40)
+    ls = fixed.trajectory["extra"]["leg_start"]
+    pc = replace(p, leg_start=ls)
+    stroke = EdgeStroke(pc)
+    crouch = collocate_stroke(stroke, nodes=40, max_nodes=40)
+    assert fixed.success and crouch.success
+    measured.check("crouch vs fixed offset, collocated: progress speed", abs(crouch.progress_speed /
+                   fixed.progress_speed - 1), 1e-10, "rel.", argued="one stroke by two square programs, each to "
+                   "IPOPT's tol 1e-10 (measured 1.8e-14)")
+    measured.check("crouch vs fixed offset, collocated: coordinates at every point",
+                   float(np.max(np.abs(np.asarray(crouch.trajectory["q"]) - np.asarray(fixed.trajectory["q"])))),
+                   1e-8, "m or rad", argued="as the speed (measured 5e-14)")
+    measured.check("the landing offset the crouch's program finds vs the fixed one", abs(
+        crouch.trajectory["extra"]["landing_offset"] - p.landing_offset), 1e-10, "m", argued="as the speed (1e-14)")
+    ss = sk.edge_steady_state(pc)
+    measured.allclose("crouch's touch-down state (u, φ̇, z_B, d): collocated vs shooting",
+                      stroke.touchdown_state(crouch.trajectory), ss.x0, rtol=1e-6, atol=1e-7,
+                      argued="Hermite–Simpson's truncation at 40 intervals, as the fixed offset's (measured "
+                             "≤ 2.7e-8 relative)")
+
+
+@pytest.mark.slow
 def test_a_neighbouring_power_warm_started_is_the_cold_answer(optimum, measured):
     """250 W after the 240 W metabolic optimum, from its primal-dual point (``warm``, no seeded
     start), against the same question solved cold from the defaults' technique: the same speed

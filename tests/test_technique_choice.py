@@ -248,7 +248,9 @@ def test_the_crouch_chosen_where_no_bound_binds_is_the_landing_offsets_optimum(m
     the crouch chosen instead (``EDGE_CROUCH_BOUNDS``, by shooting, from that technique and the
     crouch its stroke found), the optimum is the same technique at the same cost: both describe
     the same periodic strokes (the leg's length at touch-down √(d0² + z_B²) is one-to-one with d0
-    there), so the same bounds and margins leave the same optimum."""
+    there), so the same bounds and margins leave the same optimum.  By collocation too (the crouch
+    a law parameter of the program, the landing offset its period's variable), to the solver's
+    tolerance."""
     from dataclasses import replace
 
     from skilib.models.edge import technique as et
@@ -273,3 +275,17 @@ def test_the_crouch_chosen_where_no_bound_binds_is_the_landing_offsets_optimum(m
     measured.allclose("the landing offset the crouch's stroke finds vs the one chosen", crouched["landing_offset"],
                       fixed["landing_offset"], atol=1e-3 * 0.2, unit="m",
                       argued="as the parameters: 1e-3 of the landing offset's range (measured 5.5e-5 m)")
+    # the crouch chosen by collocation too: the same program up to the roles of ℓ0 and d0 (a law
+    # parameter and the period's variable, swapped), both solved to IPOPT's tol 1e-10
+    colloc = choose_technique("edge", 3.5, slope_percent=2.0, bounds=et.EDGE_CROUCH_BOUNDS, params=base, x0=x0,
+                              starts=0, method="collocation")
+    assert colloc["feasible"] and "reach_margin" in colloc["binding"]
+    measured.allclose("least cost: crouch chosen vs landing offset chosen, both by collocation",
+                      colloc["budget_power"], fixed["budget_power"], rtol=1e-9, unit="W",
+                      argued="one program's optimum in two parameterisations, each to IPOPT's tol 1e-10 (scaled "
+                             "KKT): the costs agree to that tolerance (measured 7e-16)")
+    for name, (lo, hi) in et.EDGE_CROUCH_BOUNDS.items():
+        measured.allclose(f"{name}: crouch vs landing offset chosen, both by collocation (per range)",
+                          colloc[name] / (hi - lo), fixed[name] / (hi - lo), atol=1e-5,
+                          argued="a flat minimum's position to about the square root of the solver's tolerance "
+                                 "(measured ≤ 1.2e-7 of a range)")

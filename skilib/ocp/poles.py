@@ -74,7 +74,7 @@ class PoledStroke:
         self.pole_names = tuple(name for name, _ in POLES)
         # the peak push and the contact time are law parameters: one program serves every F_p,max > 0
         # and t_c, and an optimizer may set them free (``pole_row``, ``program_mesh``)
-        self.law_parameters = type(self).law_parameters + POLE_LAW_PARAMETERS
+        self.law_parameters = tuple(self.law_parameters) + POLE_LAW_PARAMETERS  # the model's own (its crouch's)
         return (POLE_CONTROL,)
 
     # -- the mesh and the pin ---------------------------------------------------------------------

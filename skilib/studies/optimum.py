@@ -1100,8 +1100,13 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
     _check_some_start(pts, who, model, screen, starts, seed)
     from ..ocp.stroke import ipopt_progress
 
+    base = default_params(model) if params is None else params
+    # a model whose program depends on which parameters are free (the edged skater's crouch) says so
+    hook = getattr(_technique(model), "collocation_params", None)
+    if hook is not None:
+        base = hook(base, names, dict(zip(names, map(float, pts[0]))))
     with ipopt_progress(progress, who):
-        best, table = collocate_starts(default_params(model) if params is None else params, b, power, pts,
+        best, table = collocate_starts(base, b, power, pts,
                                        nodes=nodes, budget=budget, model=model, force_velocity=force_velocity,
                                        speed=target, steady=steady, warm=warm)
     if best is None:

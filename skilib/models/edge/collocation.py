@@ -46,6 +46,13 @@ every budget (``skilib.ocp.poles``); the mesh has knots at the plant and the lif
 Free control with poles frees the poles' push too (``skilib.ocp.control``), within
 ``EdgeControlCaps.peak_pole_force``.
 
+The crouch (``EdgeSkaterParams.leg_start`` set): the leg lands ℓs long and the foot where that
+leg reaches, so ℓ0 = ℓs is a law parameter (``EDGE_CROUCH_LAW_PARAMETERS``) and the landing offset
+d0 the period's variable instead, found by the same two start conditions and the leg's row at
+τ = 0 (d0 = √(ℓs² − z_B(0)²)): the same equations with the roles of ℓ0 and d0 swapped, square as
+before.  Where ℓs is set free, d0 is held within the landing offset's bounds
+(``landing_offset_margin``, two rows), as the shooting optimizer holds it.
+
 Not transcribed: a balance rule (the periodic stroke is the same with one; its stability is the
 shooting steady state's business).
 """
@@ -63,11 +70,14 @@ from ...ocp.poles import PoledStroke
 from .model import EdgeSkaterModel
 from .params import EdgeLaws, EdgeSkaterParams, with_edge_overrides
 
-__all__ = ["EdgeStroke", "EdgeControlCaps", "EDGE_LAW_PARAMETERS"]
+__all__ = ["EdgeStroke", "EdgeControlCaps", "EDGE_LAW_PARAMETERS", "EDGE_CROUCH_LAW_PARAMETERS"]
 
 #: the technique's parameters the edged skater's laws are made of (the ones collocation may set
 #: free; ``skilib.models.edge.technique.EDGE_BOUNDS`` has the same names)
 EDGE_LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "landing_offset", "leg_extension")
+#: with the crouch chosen (``EdgeSkaterParams.leg_start``): ℓs in place of the landing offset, which
+#: the period finds (``skilib.models.edge.technique.EDGE_CROUCH_BOUNDS`` has the same names)
+EDGE_CROUCH_LAW_PARAMETERS = ("skating_angle_deg", "stroke_time", "steer_deg", "leg_start", "leg_extension")
 _CONTROLS = ("heading", "leg")
 
 
@@ -132,9 +142,10 @@ class EdgeStroke(PoledStroke, SkiStroke):
 
     def __init__(self, params: EdgeSkaterParams | None = None):
         p = with_edge_overrides(params)
-        if p.leg_start is not None:
-            raise ValueError(f"leg_start: the collocated stroke places the foot by its landing offset; with the crouch "
-                             f"chosen (leg_start = {p.leg_start:g} m) use the shooting model (method='shooting')")
+        #: the crouch chosen: ℓs a law parameter, the landing offset the period's (the module's docstring)
+        self.crouched = p.leg_start is not None
+        if self.crouched:
+            self.law_parameters = EDGE_CROUCH_LAW_PARAMETERS
         self.base = p
         laws = EdgeLaws(ControlLaw("heading"), ControlLaw("leg"))
         self.model = EdgeSkaterModel(p, "right", np.zeros(3), p.leg_length_at(p.cm_height), laws=laws)
@@ -152,8 +163,9 @@ class EdgeStroke(PoledStroke, SkiStroke):
 
     # -- the technique ------------------------------------------------------------------------
     def period_variables(self, opti) -> dict:
-        """ℓ0, the leg's length at touch-down [m] (the module's docstring)."""
-        return {"leg_start": opti.variable()}
+        """ℓ0, the leg's length at touch-down [m], or with the crouch chosen d0, the landing offset
+        [m] (the module's docstring)."""
+        return {"landing_offset" if self.crouched else "leg_start": opti.variable()}
 
     def controls(self, x: dict, tau, T):
         """The laws' (f, ḟ, f̈) at the times ``tau`` (a row), heading and leg: 6 × K."""
@@ -215,6 +227,13 @@ class EdgeStroke(PoledStroke, SkiStroke):
                 "lean_inwards": tan_max * height - across, "lean_outwards": tan_max * height + across}
         if leg_force_cap is not None:
             rows["max_leg_force_bw"] = leg_force_cap + lam[self.leg.start, :] / weight
+        if self.crouched and ca.depends_on(x["leg_start"], hs.opti.x):
+            # the crouch optimised: the foot it places held within the landing offset's bounds
+            from .technique import EDGE_BOUNDS
+
+            lo, hi = EDGE_BOUNDS["landing_offset"]
+            d = x["landing_offset"]
+            rows["landing_offset_margin"] = ca.vertcat(d - lo, hi - d)
         return {**{k: ca.vec(v) for k, v in rows.items()}, **self.pole_rows(hs, x)}
 
     # -- numbers ----------------------------------------------------------------------------------
@@ -230,10 +249,11 @@ class EdgeStroke(PoledStroke, SkiStroke):
         p = self.params_at(x)
         ss = same_steady(steady, p) or edge_steady_state(p, multipliers=False, check=False)
         fr = ss.frame
-        d, z0 = p.landing_offset, float(ss.x0[2])
+        d, z0 = float(ss.x0[3]), float(ss.x0[2])  # the touch-down's offset: the params' or the crouch's
         ell0 = math.hypot(d, z0)
         model = EdgeSkaterModel(p, "right", np.zeros(3), ell0, landing_offset=d)
-        return self.guess_from_frame(model, fr, nodes, p.stroke_time) | {"extra": {"leg_start": ell0}}
+        extra = {"landing_offset": d} if self.crouched else {"leg_start": ell0}
+        return self.guess_from_frame(model, fr, nodes, p.stroke_time) | {"extra": extra}
 
     def touchdown_state(self, traj: dict) -> np.ndarray:
         """(u, φ̇, z_B, d) at τ = 0 of a solution's trajectory: the shooting stroke map's variables

@@ -159,6 +159,18 @@ def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: boo
     return edge_steady_state(params, check=check, **kw)
 
 
+def collocation_params(params: EdgeSkaterParams, names, start: dict) -> EdgeSkaterParams:
+    """The parameters a collocated program of the technique ``names`` is built from: with the
+    crouch among them (``leg_start``) and none in ``params``, the first start's ℓs (the program
+    places the foot by the crouch then, ``skilib.models.edge.collocation``; ℓs is one of its law
+    parameters, so the value is only the base's); else ``params`` as they are."""
+    if "leg_start" in names and params.leg_start is None:
+        from dataclasses import replace
+
+        return replace(params, leg_start=float(start["leg_start"]))
+    return params
+
+
 def row_columns(ss) -> dict:
     """A study's columns of where the periodic stroke touches down: ``touchdown_height`` z_B [m],
     ``landing_offset`` d0 [m] and ``leg_start`` ℓ0 = √(d0² + z_B²) [m], the crouch (one of the last
