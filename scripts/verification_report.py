@@ -57,7 +57,7 @@ VERIFICATION_FILES = (
     "test_thesis_energy_account.py", "test_edge_compiled.py", "test_slope.py", "test_cost_of_work.py",
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
-    "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py",
+    "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py", "test_fast_paths.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -90,6 +90,10 @@ _CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error o
 _API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
 _INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
 EXEMPT = {
+    "test_fast_paths.py": {
+        "test_stances_are_kept_per_parameter_set": _API,
+        "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
+    },
     "test_strokes.py": {
         "test_mirroring_and_sides": "definitions: a sign and the order of the sides, exact",
         "test_a_speed_the_map_cannot_hold_is_refused": _EXCEPTIONS,
@@ -310,6 +314,8 @@ SECTIONS = (
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py", "test_stepper.py")),
+    Section("fast-paths", "Faster paths against the paths they replace (array-form frame, prepared impact)",
+            ("test_fast_paths.py",)),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
             ("test_collocation.py", "test_edge_collocation.py", "test_poles_collocation.py", "test_optimal_control.py")),

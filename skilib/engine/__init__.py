@@ -35,7 +35,7 @@ from .errors import (
 from .forces import AxialFriction, AxisForce, ConstantForce, Drag, Gravity, LineForce, PointForce, SpringDamper, Torque
 from .rotation import ZXZ, EulerParameters, rotation_matrix
 from .evaluation import Evaluation
-from .impact import ImpactResult, impact
+from .impact import ImpactResult, ImpactSite, impact
 from .load_friction import LoadFriction, NegativeLoadError, SlidingError
 from .integrators import ProjectedRK
 from .nonholonomic import KnifeEdge, RollingDisk, VelocityRows
@@ -58,7 +58,7 @@ __all__ = [
     "LoadFriction", "NegativeLoadError", "SlidingError",
     "ZXZ", "EulerParameters", "rotation_matrix",
     "DynamicsResult", "baumgarte", "consistent_initial_conditions", "project", "solve_dynamics", "gimbal_events",
-    "Evaluation", "ImpactResult", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",
+    "Evaluation", "ImpactResult", "ImpactSite", "impact", "ProjectedRK", "Integrator", "Stabilization", "Projector",
     "JointReaction", "joint_reactions",
     "MultibodySystem", "Strut", "SineSquaredPulse",
     "Constant", "FromCallables", "Harmonic", "Polynomial", "RotationPath", "Stack", "TimeFunction",

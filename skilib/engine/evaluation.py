@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Evaluation"]
+__all__ = ["Evaluation", "EvaluationStack", "stack_evaluations"]
 
 
 class Evaluation:
@@ -111,6 +111,53 @@ class Evaluation:
             C=np.array(self.C), Cq=np.array(self.Cq), Cdot=np.array(self.Cdot), quad=np.array(self.quad),
             forces={k: np.array(v) for k, v in self.forces.items()}, force_names=tuple(self.force_names),
             powers=np.array(self.powers))
+
+
+class EvaluationStack:
+    """The ``Evaluation`` of one system at k points, its arrays stacked along a first axis of
+    length k (``stack_evaluations``): t (k,), q, qd, qdd (k, nq), lam, C, Cdot (k, nc), M (k, nq, nq),
+    Cq (k, nc, nq), forces {name: (k, nq)}, powers (k, ·); with ``row_power`` and
+    ``kinetic_energy`` per point.  What a table of many points computes in array operations
+    (``skilib.strokes.frame``) reads from it."""
+
+    def __init__(self, *, t, q, qd, qdd, lam, M, C, Cq, Cdot, forces, force_names, powers):
+        self.t, self.q, self.qd, self.qdd, self.lam, self.M = t, q, qd, qdd, lam, M
+        self.C, self.Cq, self.Cdot, self.forces, self.force_names, self.powers = C, Cq, Cdot, forces, force_names, powers
+
+    @property
+    def row_power(self) -> np.ndarray:
+        """−λ_r (Cq q̇)_r of each row at each point (k, nc) [W]."""
+        nf, m = len(self.force_names), self.lam.shape[1]
+        return self.powers[:, nf: nf + m]
+
+    @property
+    def kinetic_energy(self) -> np.ndarray:
+        """½ q̇ᵀ M q̇ at each point (k,) [J]."""
+        return 0.5 * np.einsum("ki,ki->k", np.einsum("ki,kij->kj", self.qd, self.M), self.qd)
+
+
+def stack_evaluations(system, t, q, qd, alpha=0.0, beta=0.0) -> EvaluationStack:
+    """``system.evaluate`` at the points (t[k], q[k], qd[k]) (t (k,), q and qd (k, nq)), each
+    evaluation's arrays copied into one ``EvaluationStack`` (a compiled system's evaluation is
+    overwritten by its next call).  The solve is the system's own, point by point: the stack's
+    numbers are those of the single evaluations bit for bit."""
+    t = np.asarray(t, dtype=float)
+    k = len(t)
+    first = system.evaluate(t[0], q[0], qd[0], alpha, beta) if k else None
+    if first is None:
+        raise ValueError("t: no points to evaluate")
+    names = tuple(first.force_names)
+    fields = ("qdd", "lam", "M", "C", "Cq", "Cdot", "powers")
+    out = {f: np.empty((k,) + np.shape(getattr(first, f))) for f in fields}
+    forces = {f: np.empty((k,) + np.shape(first.forces[f])) for f in names}
+    for j in range(k):
+        e = first if j == 0 else system.evaluate(t[j], q[j], qd[j], alpha, beta)
+        for f in fields:
+            out[f][j] = getattr(e, f)
+        for f in names:
+            forces[f][j] = e.forces[f]
+    return EvaluationStack(t=t, q=np.asarray(q, dtype=float), qd=np.asarray(qd, dtype=float), forces=forces,
+                           force_names=names, **out)
 
 
 def power_vector(forces: dict, qd, lam, Cq, Cdot) -> np.ndarray:

@@ -34,11 +34,11 @@ import numpy as np
 
 from .constraints import EulerParameterNorm
 from .errors import RedundantConstraintError, SingularSystemError
-from .projection import project_velocities
+from .projection import velocity_projector
 from .reactions import joint_reactions
 from .validation import check_array, check_number
 
-__all__ = ["ImpactResult", "impact"]
+__all__ = ["ImpactResult", "ImpactSite", "impact"]
 
 #: a row whose part independent of the rows before it is smaller than this × max(1, max|Cq|)
 #: is redundant (the tolerance of ``MultibodySystem.check_rank``)
@@ -139,44 +139,65 @@ def impact(system, q, qd_minus, *, t=0.0, rows=None) -> ImpactResult:
     >>> r.qd[:3].round(12).tolist(), round(r.ke_lost, 12)     # ½ m v_n² = ½ · 2 · 3²
     ([1.0, 0.0, 0.0], 9.0)
     """
-    t = check_number("t", t, unit="s")
-    n = system.nq
-    q = check_array("q", q, ndim=1)
-    if q.shape != (n,):
-        raise ValueError(f"q: must have {n} entries, got shape {q.shape}")
-    v0 = check_array("qd_minus", qd_minus, ndim=1)
-    if v0.shape != (n,):
-        raise ValueError(f"qd_minus: must have {n} entries, got shape {v0.shape}")
-    enforced = _enforced_rows(system, rows)
-    system.check_gimbal(t, q)
-    M = np.asarray(system.mass_matrix(q), dtype=float)
-    jet = system.constraint_jet(t, q, np.zeros(n))  # J = Cq (B), t = Ct (b)
-    Cq_all, Ct_all = np.atleast_2d(jet.J).reshape(-1, n), np.atleast_1d(jet.t)
-    Cq, Ct = Cq_all[enforced], Ct_all[enforced]
-    _check_independent(system, Cq, enforced, t)
-    qd, nu = project_velocities(M, Cq, Ct, v0)
-    if not (np.all(np.isfinite(qd)) and np.all(np.isfinite(nu))):
-        raise SingularSystemError(f"impact at t={t:.6g} s: the augmented matrix [M Cqᵀ; Cq 0] of the "
-                                  f"{len(enforced)} enforced rows is singular (M not positive definite "
-                                  "on the velocities the rows allow)")
-    impulses = np.zeros(len(Ct_all))
-    impulses[enforced] = nu
-    delta = v0 - qd
-    ke_before, ke_after = 0.5 * float(v0 @ M @ v0), 0.5 * float(qd @ M @ qd)
-    ke_lost = 0.5 * float(delta @ M @ delta) - float(Ct @ nu)
-    residual = float(np.abs(Cq @ qd + Ct).max()) if len(enforced) else 0.0
-    hol = np.intersect1d(enforced, system.holonomic_rows)
-    position_residual = float(np.abs(np.atleast_1d(jet.val)[hol]).max()) if len(hol) else 0.0
-    on = set(enforced.tolist())
-    by_name = {}
-    for c in system.constraints:
-        sl = system.rows(c.name)
-        if on.intersection(range(sl.start, sl.stop)):
-            by_name[c.name] = impulses[sl].copy()
-    return ImpactResult(t=t, q=q, qd_minus=v0, qd=qd, rows=enforced, impulses=impulses,
-                        constraint_impulses=by_name, generalized_impulse=-Cq.T @ nu, ke_before=ke_before,
-                        ke_after=ke_after, ke_lost=ke_lost, residual=residual,
-                        position_residual=position_residual, Cq=Cq_all, system=system)
+    return ImpactSite(system, q, t=t, rows=rows).apply(qd_minus)
+
+
+class ImpactSite:
+    """The plastic impact of ``system`` at (t, q) prepared for any velocities before it: M, the
+    enforced rows' Cq and Ct, their independence checked and the augmented matrix
+    [M Cqᵀ; Cq 0] factorized once (``impact`` is ``ImpactSite(system, q, t=t,
+    rows=rows).apply(qd_minus)``).  A stance that lands at the same pose stroke after stroke
+    (or at a translation of it, for rows that see only relative positions) prepares its site
+    once and applies it at every touch-down.  The arguments and errors are ``impact``'s."""
+
+    def __init__(self, system, q, *, t=0.0, rows=None):
+        self.t = t = check_number("t", t, unit="s")
+        self.system, n = system, system.nq
+        q = check_array("q", q, ndim=1)
+        if q.shape != (n,):
+            raise ValueError(f"q: must have {n} entries, got shape {q.shape}")
+        self.q = q
+        self.enforced = enforced = _enforced_rows(system, rows)
+        system.check_gimbal(t, q)
+        self.M = M = np.asarray(system.mass_matrix(q), dtype=float)
+        jet = system.constraint_jet(t, q, np.zeros(n))  # J = Cq (B), t = Ct (b)
+        self.Cq_all, self.Ct_all = np.atleast_2d(jet.J).reshape(-1, n), np.atleast_1d(jet.t)
+        self.Cq, self.Ct = Cq, Ct = self.Cq_all[enforced], self.Ct_all[enforced]
+        _check_independent(system, Cq, enforced, t)
+        self.solve = velocity_projector(M, Cq, Ct)
+        hol = np.intersect1d(enforced, system.holonomic_rows)
+        self.position_residual = float(np.abs(np.atleast_1d(jet.val)[hol]).max()) if len(hol) else 0.0
+
+    def apply(self, qd_minus, *, q=None) -> ImpactResult:
+        """The impact of the velocities ``qd_minus`` (nq entries, finite) before it.  ``q``: the
+        coordinates to report (default the site's); only a pose with the same M, Cq and Ct (a
+        translation, for rows that see only relative positions) may be given."""
+        n, M, Cq, Ct, enforced = self.system.nq, self.M, self.Cq, self.Ct, self.enforced
+        v0 = check_array("qd_minus", qd_minus, ndim=1)
+        if v0.shape != (n,):
+            raise ValueError(f"qd_minus: must have {n} entries, got shape {v0.shape}")
+        qd, nu = self.solve(v0)
+        if not (np.all(np.isfinite(qd)) and np.all(np.isfinite(nu))):
+            raise SingularSystemError(f"impact at t={self.t:.6g} s: the augmented matrix [M Cqᵀ; Cq 0] of the "
+                                      f"{len(enforced)} enforced rows is singular (M not positive definite "
+                                      "on the velocities the rows allow)")
+        impulses = np.zeros(len(self.Ct_all))
+        impulses[enforced] = nu
+        delta = v0 - qd
+        ke_before, ke_after = 0.5 * float(v0 @ M @ v0), 0.5 * float(qd @ M @ qd)
+        ke_lost = 0.5 * float(delta @ M @ delta) - float(Ct @ nu)
+        residual = float(np.abs(Cq @ qd + Ct).max()) if len(enforced) else 0.0
+        on = set(enforced.tolist())
+        by_name = {}
+        for c in self.system.constraints:
+            sl = self.system.rows(c.name)
+            if on.intersection(range(sl.start, sl.stop)):
+                by_name[c.name] = impulses[sl].copy()
+        return ImpactResult(t=self.t, q=self.q if q is None else np.asarray(q, dtype=float), qd_minus=v0, qd=qd,
+                            rows=enforced, impulses=impulses, constraint_impulses=by_name,
+                            generalized_impulse=-Cq.T @ nu, ke_before=ke_before, ke_after=ke_after, ke_lost=ke_lost,
+                            residual=residual, position_residual=self.position_residual, Cq=self.Cq_all,
+                            system=self.system)
 
 
 def _enforced_rows(system, rows) -> np.ndarray:

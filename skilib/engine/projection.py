@@ -2,12 +2,15 @@
 alternative to Baumgarte stabilization)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from scipy.linalg import LinAlgWarning, lu_factor, lu_solve
 
 from .errors import IntegrationError
 from .validation import check_array, check_number
 
-__all__ = ["project", "Projector", "project_velocities"]
+__all__ = ["project", "Projector", "project_velocities", "velocity_projector"]
 
 
 def project(system, t, q, qd, *, tol: float = 1e-12, max_iter: int = 20):
@@ -67,12 +70,37 @@ def project_velocities(M, Cq, Ct, qd):
     velocity step of ``project`` and the plastic impact (``skilib.engine.impact``) both
     solve it; the caller checks the arguments and the rank of Cq.
     """
-    n, m = len(qd), len(Ct)
+    n = len(qd)
+    x = np.linalg.solve(_augmented(M, Cq), np.concatenate([M @ qd, -np.asarray(Ct, dtype=float)]))
+    return x[:n], x[n:]
+
+
+def _augmented(M, Cq):
+    """[M Cqᵀ; Cq 0], the augmented matrix of eq. 101."""
+    n, m = len(M), len(Cq)
     K = np.zeros((n + m, n + m))
     K[:n, :n] = M
     K[:n, n:], K[n:, :n] = np.transpose(Cq), Cq
-    x = np.linalg.solve(K, np.concatenate([M @ qd, -np.asarray(Ct, dtype=float)]))
-    return x[:n], x[n:]
+    return K
+
+
+def velocity_projector(M, Cq, Ct):
+    """``project_velocities`` for fixed M, Cq and Ct: the augmented matrix factorized once (LU
+    with partial pivoting, LAPACK's getrf, as ``numpy.linalg.solve`` factorizes it), and the
+    function q̇ -> (q̇⁺, ν) that solves with it (getrs) for any q̇."""
+    n = len(M)
+    K = _augmented(M, Cq)
+    with warnings.catch_warnings():  # a singular K gives non-finite solutions: the caller names it
+        warnings.simplefilter("ignore", LinAlgWarning)
+        lu = lu_factor(K, check_finite=False)
+    rhs = np.concatenate([np.zeros(n), -np.asarray(Ct, dtype=float)])
+
+    def solve(qd):
+        rhs[:n] = M @ qd
+        x = lu_solve(lu, rhs, check_finite=False)
+        return x[:n], x[n:]
+
+    return solve
 
 
 class Projector:

@@ -3,13 +3,17 @@
 Columns every skier model has (time, stroke, side, friction mode, ski and CM position and
 velocity, kinetic energy, works, constraint residuals, q, q̇, λ, joint reactions) are built
 here; a model adds its own through ``point_columns`` (scalars from one ``Evaluation``) and
-``grid_columns`` (arrays over the grid), and names its reactions in ``REACTIONS``.
+``grid_columns`` (arrays over the grid), and names its reactions in ``REACTIONS``.  A model with
+``point_columns_stack`` (the same columns as arrays, from an ``EvaluationStack`` of a segment's
+points) has them computed in array operations, point by point (``point_columns``, the reference)
+otherwise or with ``stacked=False``.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from ..engine.evaluation import stack_evaluations
 from ..engine.reactions import JointReaction
 from ..engine.validation import check_number
 from .work import signed_names
@@ -53,24 +57,36 @@ def _states_on_grid(segments, grid, y_end):
     return Y, seg_of
 
 
-def _segment_terms(model, stroke, seg, grid, idx, Y, out):
-    """Evaluate eq. 101 at the segment's grid points and fill the derived columns."""
+def _segment_terms(model, stroke, seg, grid, idx, Y, out, stacked):
+    """Evaluate eq. 101 at the segment's grid points and fill the derived columns: with
+    ``stacked`` (and a model with ``point_columns_stack``) in array operations over the segment's
+    points, else point by point (``point_columns``: the reference)."""
     n = stroke.n
     q, qd = Y[idx, :n], Y[idx, n: 2 * n]
-    lam = np.zeros((len(idx), seg.system.nc))
     react = {pre: JointReaction(seg.system, c, getattr(model, b)) for pre, c, b, _ in model.REACTIONS}
-    blocks = {pre: np.zeros((len(idx), r.rows.stop - r.rows.start, r.cols.stop - r.cols.start))
-              for pre, r in react.items()}
-    for j, i in enumerate(idx):
-        e = seg.system.evaluate(grid[i], q[j], qd[j], stroke.alpha, stroke.beta)
-        lam[j] = e.lam
-        out["kinetic_energy"][i] = e.kinetic_energy  # ½ q̇ᵀMq̇ with the M of this evaluation (eqs. 40–46)
-        out["constraint_norm"][i] = np.abs(e.C[seg.rows.model]).max()
-        out["velocity_constraint_norm"][i] = np.abs(e.Cdot[seg.rows.model]).max()
-        for k, v in model.point_columns(e, seg, grid[i], q[j], qd[j]).items():
-            out.setdefault(k, np.zeros(len(grid)))[i] = v
-        for pre, r in react.items():
-            blocks[pre][j] = e.Cq[r.rows, r.cols]
+    if stacked and hasattr(model, "point_columns_stack"):
+        E = stack_evaluations(seg.system, grid[idx], q, qd, stroke.alpha, stroke.beta)
+        lam = E.lam
+        out["kinetic_energy"][idx] = E.kinetic_energy
+        out["constraint_norm"][idx] = np.abs(E.C[:, seg.rows.model]).max(axis=1)
+        out["velocity_constraint_norm"][idx] = np.abs(E.Cdot[:, seg.rows.model]).max(axis=1)
+        for k, v in model.point_columns_stack(E, seg, grid[idx], q, qd).items():
+            out.setdefault(k, np.zeros(len(grid)))[idx] = v
+        blocks = {pre: E.Cq[:, r.rows, r.cols] for pre, r in react.items()}
+    else:
+        lam = np.zeros((len(idx), seg.system.nc))
+        blocks = {pre: np.zeros((len(idx), r.rows.stop - r.rows.start, r.cols.stop - r.cols.start))
+                  for pre, r in react.items()}
+        for j, i in enumerate(idx):
+            e = seg.system.evaluate(grid[i], q[j], qd[j], stroke.alpha, stroke.beta)
+            lam[j] = e.lam
+            out["kinetic_energy"][i] = e.kinetic_energy  # ½ q̇ᵀMq̇ with the M of this evaluation (eqs. 40–46)
+            out["constraint_norm"][i] = np.abs(e.C[seg.rows.model]).max()
+            out["velocity_constraint_norm"][i] = np.abs(e.Cdot[seg.rows.model]).max()
+            for k, v in model.point_columns(e, seg, grid[i], q[j], qd[j]).items():
+                out.setdefault(k, np.zeros(len(grid)))[i] = v
+            for pre, r in react.items():
+                blocks[pre][j] = e.Cq[r.rows, r.cols]
     for pre, c, b, moments in model.REACTIONS:
         F, N = react[pre](q, blocks[pre], lam)
         for a, col in enumerate("xyz"):
@@ -82,8 +98,12 @@ def _segment_terms(model, stroke, seg, grid, idx, Y, out):
     out["lam"][idx] = lam[:, : model.N_FRAME_ROWS]
 
 
-def stroke_frame(model, stroke, segments, grid, y_end, number, t0) -> pd.DataFrame:
-    """Derived quantities on the output grid of one stroke (columns: see ``SimResult``)."""
+def stroke_frame(model, stroke, segments, grid, y_end, number, t0, *, stacked: bool = True) -> pd.DataFrame:
+    """Derived quantities on the output grid of one stroke (columns: see ``SimResult``).
+
+    ``stacked``: a model's own columns in array operations over each segment's points
+    (``point_columns_stack``, where the model has it); False computes them point by point with
+    ``point_columns``, the reference the stacked columns are tested against (to 1e-12)."""
     n, i3 = stroke.n, model.cm.start
     Y, seg_of = _states_on_grid(segments, grid, y_end)
     m = len(grid)
@@ -93,7 +113,7 @@ def stroke_frame(model, stroke, segments, grid, y_end, number, t0) -> pd.DataFra
     for k, seg in enumerate(segments):
         idx = np.nonzero(seg_of == k)[0]
         if len(idx):
-            _segment_terms(model, stroke, seg, grid, idx, Y, work)
+            _segment_terms(model, stroke, seg, grid, idx, Y, work, stacked)
     q, qd = Y[:, :n], Y[:, n: 2 * n]
     out = {
         "t": t0 + grid, "tau": grid, "stroke": number, "side": model.side, "mode": work.pop("mode"),

@@ -231,6 +231,25 @@ def pole_columns(e, cm: slice, qd) -> dict:
             "pole_power": float(F @ v), "pole_force": push, **speeds}
 
 
+def pole_columns_stack(E, cm: slice, qd) -> dict:
+    """``pole_columns`` at every point of an ``EvaluationStack`` ``E`` (q̇ (k, nq)): the same
+    columns as arrays of k."""
+    k = len(E.t)
+    F, push = np.zeros((k, 3)), np.zeros(k)
+    v = np.asarray(qd, dtype=float)[:, cm]
+    speeds = {}
+    for name, _ in POLES:
+        s = np.zeros(k)
+        if name in E.forces:
+            f = E.forces[name][:, cm]
+            F = F + f
+            push = np.linalg.norm(f, axis=1)
+            np.divide(f[:, 0] * v[:, 0] + f[:, 1] * v[:, 1], push, out=s, where=push > 0.0)
+        speeds[f"{name}_extension_speed"] = s
+    return {"pole_fx": F[:, 0], "pole_fy": F[:, 1], "pole_fz": F[:, 2],
+            "pole_power": np.einsum("ki,ki->k", F, v), "pole_force": push, **speeds}
+
+
 def pole_impulse_share(frame) -> dict:
     """The positive X-impulses of the poles' and the leg's forces on the body over a stroke
     (∫max(F_x, 0) dτ by the trapezoidal rule on the stroke's output grid, ``pole_fx`` and

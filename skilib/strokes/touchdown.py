@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.impact import ImpactResult, impact
+from ..engine.impact import ImpactResult, ImpactSite
 
 __all__ = ["PlasticChange", "plastic_change"]
 
@@ -56,10 +56,15 @@ class PlasticChange:
 
 
 def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, ski_mass: float, ski: slice,
-                   cm: slice, t: float = 0.0) -> PlasticChange:
+                   cm: slice, t: float = 0.0, site: ImpactSite | None = None) -> PlasticChange:
     """The plastic change from the old stance (``old_system`` at q, q̇; the ski's coordinates
     ``ski``, B's position ``cm``, the same slices in both systems) to the new stance
-    (``new_system`` at ``q_new``, its time ``t``): the merge, the split and the impact."""
+    (``new_system`` at ``q_new``, its time ``t``): the merge, the split and the impact.
+
+    ``site``: the new stance's impact prepared once (``skilib.engine.ImpactSite``) at a pose with
+    the same mass matrix and rows as ``q_new`` (a stance whose rows see only relative positions,
+    landed at a translation of its pose); None prepares it here at ``q_new``.  T⁺ is the
+    impact's ½ q̇⁺ᵀ M q̇⁺."""
     q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
     M, ms = body_mass, ski_mass
     ke_before = old_system.kinetic_energy(q, qd)
@@ -67,8 +72,10 @@ def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, sk
     ke_merged = 0.5 * (M + ms) * float(v_c @ v_c)
     qd_split = np.zeros(len(q_new))  # neither body turns: the angles' rates (or ṗ) are zero
     qd_split[ski.start: ski.start + 3], qd_split[cm] = v_c, v_c
-    r = impact(new_system, q_new, qd_split, t=t)
-    ke_after = new_system.kinetic_energy(q_new, r.qd)
+    if site is None:
+        site = ImpactSite(new_system, q_new, t=t)
+    r = site.apply(qd_split, q=q_new)
+    ke_after = r.ke_after
     return PlasticChange(qd=r.qd, common_velocity=v_c, qd_split=qd_split, ke_before=ke_before, ke_merged=ke_merged,
                          ke_loss_merge=ke_before - ke_merged, ke_loss_projection=r.ke_lost, ke_after=ke_after,
                          ke_loss=ke_before - ke_after, impact=r)

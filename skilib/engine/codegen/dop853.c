@@ -147,7 +147,8 @@ static double rms(const double *x, const double *scale, int m)
 
 /* Integrate from t0 towards tf.  Accepted steps k = 1 .. *n_steps go to ts[k], ys[k * m ..]
    (ts[0], ys[0..] the start), and, if Fs is not NULL, the step's interpolant coefficients to
-   Fs[(k - 1) * 7 * m ..] (SciPy's Dop853DenseOutput F).  h_abs: the first step (<= 0: chosen
+   Fs[(k - 1) * 7 * m ..] (SciPy's Dop853DenseOutput F): every step's with dense_all, else only those of
+   the steps flagged below (the rest left as they are).  h_abs: the first step (<= 0: chosen
    as SciPy chooses it); on return the next step's size.  At most max_steps steps.
    n_checked: the error norm and the first step see y[0 .. n_checked - 1] only (the signed works
    after them are split by the caller: flags[k - 1] has bit p set when the stage rates of pair p
@@ -166,7 +167,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
            double *h_abs_io, long max_steps, long max_eval, const int *theta, int n_theta, double gimbal_tol,
            const double *event, const int *axis, double event_dir, const double *event2, double event2_off,
            double event2_dir, int *which, double *F_event, double *ts, double *ys,
-           double *Fs, int n_checked, const int *pairs, int n_pairs, int *flags, const int *load_index,
+           double *Fs, int dense_all, int n_checked, const int *pairs, int n_pairs, int *flags, const int *load_index,
            const double *load_sign, int n_loads, long *n_steps, long *nfev, double *t_fail, double *work)
 {
     Problem P = {eom, ctx, n, m, W, nw, npw, cm, alpha, beta, 0, theta, n_theta, gimbal_tol, work + 23 * m,
@@ -268,8 +269,12 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
             g2 = g_new;
         }
         *which = hit;
-        if (Fs != NULL || hit) {  /* the step's interpolant (_dense_output_impl): three more stages */
-            double *F = Fs != NULL ? Fs + k * INTERPOLATOR_POWER * m : F_event, *f_new = K + N_STAGES * m;
+        /* the step's interpolant (_dense_output_impl): three more stages, for every step (dense_all), for
+           a step whose signed works the caller splits (flags) and for the event's step; they change
+           neither y nor the steps */
+        const int keep = Fs != NULL && (dense_all || (flags != NULL && flags[k]));
+        if (keep || hit) {
+            double *F = keep ? Fs + k * INTERPOLATOR_POWER * m : F_event, *f_new = K + N_STAGES * m;
             if ((r = stages(&P, N_STAGES + 1, N_STAGES_EXTENDED, t, h, y, K, ytmp, t_fail))) { *nfev = P.nfev; return r; }
             for (i = 0; i < m; i++) {
                 double dy = y_new[i] - y[i];
@@ -284,7 +289,7 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
                     F[(3 + s) * m + i] = h * d;
                 }
         }
-        if (hit && Fs != NULL) memcpy(F_event, Fs + k * INTERPOLATOR_POWER * m, INTERPOLATOR_POWER * m * sizeof(double));
+        if (hit && keep) memcpy(F_event, Fs + k * INTERPOLATOR_POWER * m, INTERPOLATOR_POWER * m * sizeof(double));
         memcpy(f, K + N_STAGES * m, m * sizeof(double));
         memcpy(y, y_new, m * sizeof(double));
         t = t_new;

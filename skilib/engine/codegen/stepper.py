@@ -76,7 +76,7 @@ def _library():
         lib.dop853.restype = ctypes.c_int
         i = ctypes.c_int
         lib.dop853.argtypes = [ptr, ptr, i, i, ptr, i, i, i, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
-                               ptr, i, dbl, ptr, ptr, dbl, ptr, dbl, dbl, ptr, ptr, ptr, ptr, ptr, i, ptr, i, ptr, ptr,
+                               ptr, i, dbl, ptr, ptr, dbl, ptr, dbl, dbl, ptr, ptr, ptr, ptr, ptr, i, i, ptr, i, ptr, ptr,
                                ptr, i, ptr, ptr, ptr, ptr]
         _LIB.append(lib)
     return _LIB[0]
@@ -205,7 +205,9 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     F_event = np.zeros((7, m))
     h = ctypes.c_double(0.0)
     n_steps, nfev, t_fail = ctypes.c_long(0), ctypes.c_long(0), ctypes.c_double(np.nan)
-    dense = dense or bool(signed)  # a split step needs its interpolant
+    # a split step needs its interpolant: with signed works and no dense output, the C loop
+    # builds only the interpolants of the steps it flags (three evaluations fewer per other step)
+    dense_all, dense = dense, dense or bool(signed)
     ts, Ys, Fs, flags, total = [np.array([t0])], [y[None, :]], [], [], 0
     t = t0
     while True:
@@ -219,7 +221,7 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
                             None if ev is None else ev.ctypes.data, None if axis is None else axis.ctypes.data,
                             float(event_direction), None if ev2 is None else ev2.ctypes.data, ev2_off, ev2_dir,
                             ctypes.byref(which), F_event.ctypes.data, tb.ctypes.data, yb.ctypes.data,
-                            fb.ctypes.data if dense else None, n_checked, pairs.ctypes.data, len(pairs),
+                            fb.ctypes.data if dense else None, int(dense_all), n_checked, pairs.ctypes.data, len(pairs),
                             flb.ctypes.data if signed else None, load_index.ctypes.data, load_sign.ctypes.data,
                             len(loads), ctypes.byref(n_steps), ctypes.byref(nfev),
                             ctypes.byref(t_fail), work.ctypes.data)

@@ -38,6 +38,7 @@ model shares (``skilib.strokes``); this module supplies the touch-down, by one o
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine.bodies import ROTATIONS
+from ...engine.impact import ImpactSite
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
@@ -108,6 +110,9 @@ class Stance:
         self.start_rows = np.vstack([jet.J, along_ski])
         self.land_rows = np.vstack([jet.J, along_cm])
         self.ct = -np.array(jet.t, dtype=float)
+        # the plastic touch-down's impact at this pose: every touch-down on this side lands at a
+        # translation of it, where M, Cq and Ct are the same (the class docstring)
+        self.site = ImpactSite(system, self.q)
         self.compiled = {}  # the compiled systems of the strokes on this side (``Stroke``'s ``systems``)
 
     def start(self, u: float):
@@ -140,13 +145,43 @@ class Stance:
         p = old.params
         new, q1 = self.placed(old, q)
         c = plastic_change(old.system(1), q, qd, self.model.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
-                           ski=slice(0, old.ski.nq), cm=old.cm)
+                           ski=slice(0, old.ski.nq), cm=old.cm, site=self.site)
         return PlasticTouchDown(**vars(c), model=new, q=q1)
 
     def residual(self, qd1) -> float:
         """max |Cq q̇ + Ct| of this stance's rows at τ = 0 for the velocities q̇1 (the rows see
         neither where the ski is nor the velocities, so Cq and Ct are those at ``self.q``)."""
         return float(np.abs(self.start_rows[:-1] @ qd1 - self.ct).max())
+
+
+#: the most stances kept per thread (``stance_of``): a study of many parameter sets builds a new one
+#: for each; the last few are the ones asked again
+STANCE_CACHE_SIZE = 16
+
+_stances = threading.local()
+
+
+def stance_of(params: FreeSkaterParams, side: str, laws: FreeLaws | None, rotation: str) -> Stance:
+    """The ``Stance`` of (params, side, rotation) with the default laws (``laws`` None), built once
+    per thread and kept (the last ``STANCE_CACHE_SIZE``): a steady state or a run asked again, or
+    with one number changed and changed back, reuses its pose, its rows, its impact and its
+    compiled systems.  The key is the frozen params themselves, so nothing a caller changes
+    can leave a stale stance; a stance's compiled systems hold one evaluation buffer each, so a
+    thread has its own.  With laws given (objects a caller may change in place) a new stance
+    is built at every call."""
+    if laws is not None:
+        return Stance(params, side, laws, rotation)
+    cache = getattr(_stances, "by_key", None)
+    if cache is None:
+        cache = _stances.by_key = {}
+    key = (params, side, rotation)
+    if key in cache:
+        cache[key] = cache.pop(key)  # the most recently used last
+    else:
+        cache[key] = Stance(params, side, laws, rotation)
+        while len(cache) > STANCE_CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+    return cache[key]
 
 
 def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "plastic"):
@@ -156,7 +191,7 @@ def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "plastic
     "along_ski", the centre of mass keeps its velocity along the new ski and the edge takes the
     rest."""
     touchdown = check_choice("touchdown", touchdown, TOUCHDOWN_RULES)
-    stance = Stance(old.params, side, old.laws, old.rotation)
+    stance = stance_of(old.params, side, old.given_laws, old.rotation)
     if touchdown == "along_ski":
         return stance.land(old, q, qd)
     r = stance.land_plastic(old, q, qd)
@@ -167,7 +202,7 @@ def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDo
     """The plastic touch-down of the ski on ``side`` after a stroke of ``old`` ending at (q, q̇),
     with its merge, its impact and their energies (``PlasticTouchDown``; the module's docstring)."""
     side = check_choice("side", side, SIDES)
-    return Stance(old.params, side, old.laws, old.rotation).land_plastic(old, q, qd)
+    return stance_of(old.params, side, old.given_laws, old.rotation).land_plastic(old, q, qd)
 
 
 def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
@@ -333,7 +368,7 @@ class FreeSkating(Skating):
 
     def stance(self, side) -> Stance:
         if side not in self.stances:
-            self.stances[side] = Stance(self.o.params, side, self.o.laws, self.o.rotation)
+            self.stances[side] = stance_of(self.o.params, side, self.o.laws, self.o.rotation)
         return self.stances[side]
 
     def start(self, u):
@@ -352,11 +387,12 @@ class FreeSkating(Skating):
             r = stance.land_plastic(model, q, qd)
             new, q1, qd1 = r.model, r.q, r.qd
             merge, proj, resid = r.ke_loss_merge, r.ke_loss_projection, r.impact.residual
+            ke_b, ke_a = r.ke_before, r.ke_after
         else:
             new, q1, qd1 = stance.land(model, q, qd)
             merge = proj = float("nan")
             resid = stance.residual(qd1)
-        ke_b, ke_a = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
+            ke_b, ke_a = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
         change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
                       ke_loss_merge=merge, ke_loss_projection=proj,
                       u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, qd1),

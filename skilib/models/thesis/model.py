@@ -289,6 +289,15 @@ class SkierModel:
         return {"push_force": float(self.push_force(tau)), "push_power": e.forces["push"][i3: i3 + 3] @ qd[i3: i3 + 3],
                 "friction_force": fric}
 
+    def point_columns_stack(self, E, seg, tau, q, qd) -> dict:
+        """``point_columns`` at every point of one segment's ``EvaluationStack`` ``E``: the same
+        columns as arrays (the frame's fast path; tested against ``point_columns``)."""
+        i3 = self.cm.start
+        fric = E.forces["friction"][:, :3] @ self.e if seg.mode else -E.lam[:, seg.rows.stick_index()]
+        return {"push_force": np.array([float(self.push_force(t)) for t in tau]),
+                "push_power": np.einsum("ki,ki->k", E.forces["push"][:, i3: i3 + 3], qd[:, i3: i3 + 3]),
+                "friction_force": fric}
+
     def grid_columns(self, grid, q, qd, lam, segments) -> dict:
         """s, ṡ, the leg's length and angle, and C14's push on the CM (−λ of C14)."""
         p = self.params

@@ -1,0 +1,187 @@
+"""The faster paths of a steady state against the paths they replace.
+
+- the frame's model columns in array operations (``point_columns_stack``) against the point-by-point
+  reference (``point_columns``), for the free, the edged and the thesis's skier, sliding, stuck
+  and with poles: the same columns, the same NaNs, the numbers to 1e-12;
+- the stacked evaluations against single ones, bit for bit;
+- a touch-down's impact prepared once (``ImpactSite``) and applied at a translated pose against
+  ``impact`` at that pose;
+- the C stepper's interpolants built only where the signed works need them: the same steps and
+  states bit for bit, three evaluations fewer for every step not split.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import skilib as sk
+import skilib.strokes.run as strokes_run
+from skilib.engine import ImpactSite, impact
+from skilib.engine.evaluation import stack_evaluations
+from skilib.engine.projection import project_velocities, velocity_projector
+from skilib.models.free.run import STANCE_CACHE_SIZE, FreeSkating, free_options_of, stance_of
+from skilib.models.free.params import with_overrides
+from skilib.strokes.frame import stroke_frame
+
+
+def _frames(monkeypatch, run):
+    """The frame of ``run()`` with the stacked columns and with the point-by-point reference."""
+    fast = run().frame
+    monkeypatch.setattr(strokes_run, "stroke_frame", functools.partial(stroke_frame, stacked=False))
+    slow = run().frame
+    monkeypatch.undo()
+    return fast, slow
+
+
+def _compare(measured, what, fast, slow, tol=1e-12):
+    assert list(fast.columns) == list(slow.columns), what
+    worst = 0.0
+    for c in fast.columns:
+        a, b = fast[c].to_numpy(), slow[c].to_numpy()
+        if a.dtype.kind not in "fiu":
+            assert (a == b).all(), f"{what}: column {c}"
+            continue
+        a, b = a.astype(float), b.astype(float)
+        assert np.array_equal(np.isnan(a), np.isnan(b)), f"{what}: the NaNs of column {c}"
+        ok = ~np.isnan(b)
+        if ok.any():
+            worst = max(worst, float((np.abs(a[ok] - b[ok]) / np.maximum(1.0, np.abs(b[ok]))).max()))
+    measured.check(f"{what}: stacked frame vs point by point, every column", worst, tol, "rel.")
+
+
+_POLES = dict(pole_force_max=150.0, pole_start=0.1, pole_contact_time=0.3)
+
+
+@pytest.mark.parametrize("params", [{}, _POLES], ids=["free", "free with poles"])
+def test_free_skater_frame_stacked_equals_point_by_point(monkeypatch, measured, params):
+    """The free skater's frame, its columns in array operations against point by point, without
+    and with poles: every column to 1e-12 (rel. above 1), the same NaNs."""
+    p = sk.FreeSkaterParams(**params)
+    fast, slow = _frames(monkeypatch, lambda: sk.simulate_free(p, strokes=2, v0=3.0))
+    _compare(measured, f"free skater {params or 'default'}", fast, slow)
+
+
+@pytest.mark.parametrize("params", [{}, dict(pole_force_max=20.0, max_leg_length=1.1)],
+                         ids=["edged", "edged with poles"])
+def test_edge_skater_frame_stacked_equals_point_by_point(monkeypatch, measured, params):
+    """The edged skater's periodic run, its frame in array operations against point by point,
+    without and with poles: every column to 1e-12."""
+    p = sk.EdgeSkaterParams(**params)
+    fast, slow = _frames(monkeypatch, lambda: sk.simulate_edge(p, strokes=2))
+    _compare(measured, f"edged skater {params or 'default'}", fast, slow)
+
+
+def test_thesis_skier_frame_stacked_equals_point_by_point_sliding_both_ways(monkeypatch, measured):
+    """The thesis's skier on a 5 % climb, its ski sliding forwards and back: the stacked frame
+    against point by point to 1e-12."""
+    fast, slow = _frames(monkeypatch, lambda: sk.simulate_run(sk.SkierParams(slope_deg=5.0), strokes=2))
+    assert set(fast["mode"]) == {1, -1}, "the run must slide forwards and back"
+    _compare(measured, "thesis skier", fast, slow)
+
+
+def test_stuck_ski_frame_stacked_equals_point_by_point(monkeypatch, measured):
+    """A free skater whose ski stops and sticks (a narrow V on a climb, friction 0.1): the stuck
+    segments' columns (the stick row's friction) too."""
+    p = sk.FreeSkaterParams(skating_angle_deg=30.0, slope_deg=3.0, friction_coefficient=0.1)
+    run = lambda: sk.simulate_free(p, strokes=3, v0=0.5, admissibility="report")  # noqa: E731
+    fast, slow = _frames(monkeypatch, run)
+    assert set(fast["mode"]) == {0, 1}, "the run must slide and stick"
+    _compare(measured, "free skater, ski stopping", fast, slow)
+
+
+def test_stacked_evaluations_are_the_single_ones_bit_for_bit(measured):
+    """Five evaluations of eq. 101 stacked against the single ones: the arrays copied exactly,
+    ½q̇ᵀMq̇ and the rows' powers to a few ulp."""
+    skating = FreeSkating(free_options_of(with_overrides(None), {}))
+    model, q, qd = skating.start(2.0)
+    system = model.system(1)
+    t = np.linspace(0.0, 0.3, 5)
+    Q, QD = np.tile(q, (5, 1)) + 1e-3 * t[:, None], np.tile(qd, (5, 1))
+    E = stack_evaluations(system, t, Q, QD, 5.0, 5.0)
+    worst = 0.0
+    for j in range(5):
+        e = system.evaluate(t[j], Q[j], QD[j], 5.0, 5.0)
+        for f in ("qdd", "lam", "M", "C", "Cq", "Cdot", "powers"):
+            worst = max(worst, float(np.abs(getattr(E, f)[j] - getattr(e, f)).max()))
+        worst = max(worst, abs(E.kinetic_energy[j] - e.kinetic_energy) / e.kinetic_energy)
+        worst = max(worst, float(np.abs(E.row_power[j] - e.row_power).max()))
+    measured.check("stacked evaluations vs single ones (kinetic energy rel.)", worst, 1e-14,
+                   argued="the arrays are copies (0); ½q̇ᵀMq̇ sums in another order (a few ulp)")
+
+
+def test_impact_site_at_a_translated_pose_is_the_impact_there(measured):
+    """A stance lands at a translation of its pose: its impact prepared once at the origin gives
+    the impact ``impact`` computes at the translated pose."""
+    skating = FreeSkating(free_options_of(with_overrides(None), {}))
+    stance = skating.stance("left")
+    system = stance.model.system(1)
+    shift = np.zeros(system.nq)
+    P = np.array([37.25, -4.5, 0.0])
+    shift[:3], shift[stance.model.cm] = P, P
+    q1 = stance.q + shift
+    rng = np.random.default_rng(20261202)  # the seed, recorded
+    worst = {"q̇⁺": 0.0, "ν": 0.0, "energy": 0.0}
+    for _ in range(5):
+        v = rng.normal(size=system.nq)
+        a, b = stance.site.apply(v, q=q1), impact(system, q1, v)
+        worst["q̇⁺"] = max(worst["q̇⁺"], float(np.abs(a.qd - b.qd).max()))
+        worst["ν"] = max(worst["ν"], float(np.abs(a.impulses - b.impulses).max() / np.abs(b.impulses).max()))
+        worst["energy"] = max(worst["energy"], abs(a.ke_lost - b.ke_lost) / b.ke_before)
+        assert np.array_equal(a.q, q1) and a.residual <= 1e-12
+    for k, err in worst.items():
+        measured.check(f"impact prepared at the stance's pose vs impact at a translation: {k}", err, 1e-12)
+
+
+def test_velocity_projector_is_project_velocities(measured):
+    """The augmented matrix factorized once and solved for several q̇ against a solve per q̇:
+    the same q̇⁺ and ν to 1e-12, and q̇⁺ on the rows."""
+    rng = np.random.default_rng(7)
+    A = rng.normal(size=(6, 6))
+    M, Cq, Ct = A @ A.T + 6 * np.eye(6), rng.normal(size=(2, 6)), rng.normal(size=2)
+    solve = velocity_projector(M, Cq, Ct)
+    err = 0.0
+    for _ in range(3):
+        v = rng.normal(size=6)
+        (a, na), (b, nb) = solve(v), project_velocities(M, Cq, Ct, v)
+        err = max(err, float(np.abs(a - b).max()), float(np.abs(na - nb).max()))
+        measured.check("projected velocities on the rows", np.abs(Cq @ a + Ct).max(), 1e-12)
+    measured.check("velocity_projector vs project_velocities", err, 1e-12)
+
+
+def test_stances_are_kept_per_parameter_set():
+    p = sk.FreeSkaterParams()
+    a = stance_of(p, "right", None, "zxz")
+    assert stance_of(sk.FreeSkaterParams(), "right", None, "zxz") is a  # equal frozen params: the same stance
+    assert stance_of(sk.FreeSkaterParams(stroke_time=0.9), "right", None, "zxz") is not a
+    laws = sk.FreeSkaterModel(p, "right", np.zeros(3)).laws
+    assert stance_of(p, "right", laws, "zxz") is not stance_of(p, "right", laws, "zxz")  # given laws: never kept
+    for k in range(STANCE_CACHE_SIZE + 1):
+        stance_of(sk.FreeSkaterParams(stroke_time=0.8 + 0.01 * k), "right", None, "zxz")
+    assert stance_of(p, "right", None, "zxz") is not a  # pushed out by newer ones
+
+
+def test_steady_state_asked_again_is_the_same_bit_for_bit():
+    a, b = sk.free_steady_state(), sk.free_steady_state()
+    assert a.u0 == b.u0 and a.iterations == b.iterations
+    assert a.frame.equals(b.frame) and a.strokes.equals(b.strokes)
+
+
+def test_interpolants_only_where_split_same_steps_fewer_evaluations(measured):
+    """A stroke map without dense output has its interpolants built only for the steps whose
+    signed works are split: y at every step is the dense run's bit for bit, and each other step
+    saves exactly DOP853's three extra stages."""
+    skating = FreeSkating(free_options_of(with_overrides(None), {}))
+    settings = skating.settings()
+    model, q, qd = skating.start(2.0)
+    runs = {}
+    for dense in (True, False):
+        settings.budget.start()
+        stroke, y0, segments, y_end, events = strokes_run.integrate_stroke(skating, settings, 0, model, q, qd, dense)
+        runs[dense] = (stroke.nfev, y_end)
+    assert np.array_equal(runs[True][1], runs[False][1])
+    saved = runs[True][0] - runs[False][0]
+    assert saved > 0 and saved % 3 == 0
+    measured.check("stroke map's end state, interpolants only where split vs everywhere",
+                   np.abs(runs[True][1] - runs[False][1]).max(), 1e-15)
