@@ -255,24 +255,28 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
 
 def _split_signed(t, Y, F, flags, pairs, n):
     """The signed works of the steps whose stage rates changed sign, split as ``signed_method``
-    splits them (``split_dop853_steps``: every such step of an actuator at once, from its
+    splits them (``split_dop853_steps``: every such step of every actuator in one call, from its
     interpolant's coefficients), and every later state's W⁺, W⁻ moved by the change (they
     feed nothing back: rates, steps and the error norm do not see them).  Y is changed in place;
     returns the pieces per step."""
     from ..integrators import split_dop853_steps
 
-    pieces = {}
-    for p, (i, jp) in enumerate(pairs):
-        ks = np.nonzero(flags >> p & 1)[0]
-        if not len(ks):
-            continue
-        j = 2 * n + i
-        coef, breaks, wp, wn = split_dop853_steps(Y[ks, j], F[ks, :, j])
+    which = [(p, np.nonzero(flags >> p & 1)[0]) for p in range(len(pairs))]
+    which = [(p, ks) for p, ks in which if len(ks)]
+    if not which:
+        return {}
+    cols = [2 * n + int(pairs[p][0]) for p, _ in which]
+    coef, breaks, wp, wn = split_dop853_steps(np.concatenate([Y[ks, j] for (_, ks), j in zip(which, cols)]),
+                                              np.concatenate([F[ks, :, j] for (_, ks), j in zip(which, cols)]))
+    pieces, at = {}, 0
+    for (p, ks), j in zip(which, cols):
+        jp, b = int(pairs[p][1]), slice(at, at + len(ks))
+        at += len(ks)
         # each step's unsplit increments, replaced by the split ones from the next state on
-        for col, inc in ((jp, Y[ks, jp] + wp - Y[ks + 1, jp]), (jp + 1, Y[ks, jp + 1] + wn - Y[ks + 1, jp + 1])):
+        for col, inc in ((jp, Y[ks, jp] + wp[b] - Y[ks + 1, jp]), (jp + 1, Y[ks, jp + 1] + wn[b] - Y[ks + 1, jp + 1])):
             shift = np.zeros(len(t))
             shift[ks + 1] = inc
             Y[:, col] += np.cumsum(shift)
-        for k, c, b in zip(ks, coef, breaks):
-            pieces.setdefault(int(k), []).append((j, jp, c, b))
+        for k, c, br in zip(ks, coef[b], breaks[b]):
+            pieces.setdefault(int(k), []).append((j, jp, c, br))
     return pieces
