@@ -93,6 +93,8 @@ EXEMPT = {
     "test_fast_paths.py": {
         "test_stances_are_kept_per_parameter_set": _API,
         "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
+        "test_step_path_is_odesolution_bit_for_bit": "the same operations on the same numbers: equal bits, "
+                                                     "asserted exactly (no error to measure)",
     },
     "test_strokes.py": {
         "test_mirroring_and_sides": "definitions: a sign and the order of the sides, exact",

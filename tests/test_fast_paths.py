@@ -185,3 +185,25 @@ def test_interpolants_only_where_split_same_steps_fewer_evaluations(measured):
     assert saved > 0 and saved % 3 == 0
     measured.check("stroke map's end state, interpolants only where split vs everywhere",
                    np.abs(runs[True][1] - runs[False][1]).max(), 1e-15)
+
+
+def test_step_path_is_odesolution_bit_for_bit():
+    """A stroke's path over its C steps evaluated in one array expression (``StepPath``) against
+    SciPy's ``OdeSolution`` over the same interpolants, at the output grid, at the steps' own
+    times (where OdeSolution picks the earlier step) and at one time: the same bits, the split
+    steps (``SignedDense``) included."""
+    from scipy.integrate import OdeSolution
+
+    from skilib.engine.codegen.stepper import StepPath
+
+    skating = FreeSkating(free_options_of(with_overrides(None), {}))
+    settings = skating.settings()
+    model, q, qd = skating.start(2.0)
+    settings.budget.start()
+    _, _, segments, _, _ = strokes_run.integrate_stroke(skating, settings, 0, model, q, qd, True)
+    path = segments[0].path
+    assert isinstance(path, StepPath) and (~path._plain).any(), "a path with split steps"
+    ref = OdeSolution(path.ts, path.interpolants)
+    grid = np.concatenate([settings.grid[settings.grid <= segments[0].end], path.ts, path.ts[::-1][:5]])
+    assert np.array_equal(path(grid), ref(grid))
+    assert np.array_equal(path(grid[7]), ref(grid[7]))

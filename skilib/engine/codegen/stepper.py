@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from scipy.integrate import OdeSolution
 
 from .kernel import c_library
 
@@ -129,14 +130,49 @@ class StepperRun(NamedTuple):
     def solution(self, t=None):
         """The steps' interpolants as SciPy's ``OdeSolution`` over the times ``t`` (default
         ``self.t``; a caller that ends the last step early at an event passes its times)."""
-        from scipy.integrate import OdeSolution
-        from scipy.integrate._ivp.rk import Dop853DenseOutput
-
         if self.F is None:
             raise ValueError("solution: the steps were taken without dense=True")
         ts, Y = self.t, self.y
-        return OdeSolution(ts if t is None else t, [self._step(k, ts[k], ts[k + 1], Y[k], self.F[k])
-                                                    for k in range(len(ts) - 1)])
+        return StepPath(ts if t is None else t, [self._step(k, ts[k], ts[k + 1], Y[k], self.F[k])
+                                                 for k in range(len(ts) - 1)], self)
+
+
+class StepPath(OdeSolution):
+    """SciPy's ``OdeSolution`` over a C run's steps (``StepperRun.solution``) whose call at many
+    times evaluates the plain DOP853 steps' interpolants together: ``Dop853DenseOutput``'s nesting
+    y = y_old + x(F₀ + (1 − x)(F₁ + x(…))) with x = (τ − t_old)/h, the same operations on each
+    point in one array expression, so the values are ``OdeSolution``'s bit for bit; a step whose
+    signed works were split keeps its own interpolant (``SignedDense``)."""
+
+    def __init__(self, ts, interpolants, run: StepperRun):
+        super().__init__(ts, interpolants)
+        self._t_old, self._h = run.t[:-1], run.t[1:] - run.t[:-1]
+        self._y_old, self._F = run.y[:-1], run.F
+        self._plain = np.ones(len(run.t) - 1, dtype=bool)
+        self._plain[list(run.pieces)] = False
+
+    def __call__(self, t):
+        t = np.asarray(t)
+        if t.ndim != 1 or not self.ascending:
+            return super().__call__(t)
+        seg = np.searchsorted(self.ts_sorted, t, side=self.side) - 1  # OdeSolution's choice of step
+        np.clip(seg, 0, self.n_segments - 1, out=seg)
+        out = np.empty((len(t), self._y_old.shape[1]))
+        plain = self._plain[seg]
+        s = seg[plain]
+        x = ((t[plain] - self._t_old[s]) / self._h[s])[:, None]
+        F = self._F[s]
+        y = np.zeros((len(s), out.shape[1]))
+        for i in range(F.shape[1]):  # reversed(F), as Dop853DenseOutput._call_impl
+            y += F[:, F.shape[1] - 1 - i]
+            if i % 2 == 0:
+                y *= x
+            else:
+                y *= 1 - x
+        out[plain] = y + self._y_old[s]
+        for k in np.flatnonzero(~plain):
+            out[k] = self.interpolants[seg[k]](t[k])
+        return out.T
 
 
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
