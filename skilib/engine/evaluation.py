@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Evaluation", "EvaluationStack", "stack_evaluations"]
+__all__ = ["Evaluation", "EvaluationStack", "stack_evaluations", "row_dot"]
 
 
 class Evaluation:
@@ -133,7 +133,12 @@ class EvaluationStack:
     @property
     def kinetic_energy(self) -> np.ndarray:
         """½ q̇ᵀ M q̇ at each point (k,) [J]."""
-        return 0.5 * np.einsum("ki,ki->k", np.einsum("ki,kij->kj", self.qd, self.M), self.qd)
+        return 0.5 * row_dot(np.einsum("ki,kij->kj", self.qd, self.M), self.qd)
+
+
+def row_dot(a, b) -> np.ndarray:
+    """aₖ · bₖ for every row k of two (k, n) arrays: a stack's dot products point by point."""
+    return np.einsum("ki,ki->k", a, b)
 
 
 def stack_evaluations(system, t, q, qd, alpha=0.0, beta=0.0) -> EvaluationStack:
@@ -143,9 +148,9 @@ def stack_evaluations(system, t, q, qd, alpha=0.0, beta=0.0) -> EvaluationStack:
     numbers are those of the single evaluations bit for bit."""
     t = np.asarray(t, dtype=float)
     k = len(t)
-    first = system.evaluate(t[0], q[0], qd[0], alpha, beta) if k else None
-    if first is None:
+    if not k:
         raise ValueError("t: no points to evaluate")
+    first = system.evaluate(t[0], q[0], qd[0], alpha, beta)
     names = tuple(first.force_names)
     fields = ("qdd", "lam", "M", "C", "Cq", "Cdot", "powers")
     out = {f: np.empty((k,) + np.shape(getattr(first, f))) for f in fields}

@@ -167,6 +167,9 @@ class ImpactSite:
         self.solve = velocity_projector(M, Cq, Ct)
         hol = np.intersect1d(enforced, system.holonomic_rows)
         self.position_residual = float(np.abs(np.atleast_1d(jet.val)[hol]).max()) if len(hol) else 0.0
+        on = set(enforced.tolist())  # the constraints with an enforced row, and their rows
+        self.named = [(c.name, sl) for c in system.constraints
+                      for sl in (system.rows(c.name),) if on.intersection(range(sl.start, sl.stop))]
 
     def apply(self, qd_minus, *, q=None) -> ImpactResult:
         """The impact of the velocities ``qd_minus`` (nq entries, finite) before it.  ``q``: the
@@ -187,12 +190,7 @@ class ImpactSite:
         ke_before, ke_after = 0.5 * float(v0 @ M @ v0), 0.5 * float(qd @ M @ qd)
         ke_lost = 0.5 * float(delta @ M @ delta) - float(Ct @ nu)
         residual = float(np.abs(Cq @ qd + Ct).max()) if len(enforced) else 0.0
-        on = set(enforced.tolist())
-        by_name = {}
-        for c in self.system.constraints:
-            sl = self.system.rows(c.name)
-            if on.intersection(range(sl.start, sl.stop)):
-                by_name[c.name] = impulses[sl].copy()
+        by_name = {name: impulses[sl].copy() for name, sl in self.named}
         return ImpactResult(t=self.t, q=self.q if q is None else np.asarray(q, dtype=float), qd_minus=v0, qd=qd,
                             rows=enforced, impulses=impulses, constraint_impulses=by_name,
                             generalized_impulse=-Cq.T @ nu, ke_before=ke_before, ke_after=ke_after, ke_lost=ke_lost,

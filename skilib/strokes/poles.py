@@ -39,6 +39,7 @@ import math
 
 import numpy as np
 
+from ..engine.evaluation import row_dot
 from ..engine.strut import SineSquaredPulse, Strut
 from ..engine.validation import check_number
 from .work import extra_states
@@ -247,7 +248,7 @@ def pole_columns_stack(E, cm: slice, qd) -> dict:
             np.divide(f[:, 0] * v[:, 0] + f[:, 1] * v[:, 1], push, out=s, where=push > 0.0)
         speeds[f"{name}_extension_speed"] = s
     return {"pole_fx": F[:, 0], "pole_fy": F[:, 1], "pole_fz": F[:, 2],
-            "pole_power": np.einsum("ki,ki->k", F, v), "pole_force": push, **speeds}
+            "pole_power": row_dot(F, v), "pole_force": push, **speeds}
 
 
 def pole_impulse_share(frame) -> dict:

@@ -44,6 +44,7 @@ import numpy as np
 from ...engine.axis_drivers import AxialOffsetDriver, RadialDistanceDriver
 from ...engine.bodies import ROTATIONS
 from ...engine.load_friction import LoadFriction
+from ...engine.evaluation import row_dot
 from ...engine.rotation import ZXZ
 from ...engine.system import MultibodySystem
 from ...strokes.laws import SIDES, mirrored, side_sign, smooth_turn
@@ -247,23 +248,22 @@ class EdgeSkaterModel(Poled, FlatSki):
         q and q̇ (k, nq)): the same columns as arrays, in array operations (the frame's fast path;
         tested against ``point_columns`` point by point)."""
         rows, p, i3 = seg.rows, self.params, self.cm.start
-        dot = lambda a, b: np.einsum("ki,ki->k", a, b)  # noqa: E731 - row by row
         leg = -E.lam[:, rows.leg][:, 0]
         leg_vec = -sum(np.einsum("kri,kr->ki", E.Cq[:, sl, i3: i3 + 3], E.lam[:, sl]) for sl in (rows.leg, rows.fore_aft))
         ski_e = np.array([self.ski_direction(x) for x in q])
         r = q[:, self.cm] - q[:, :3]
-        across = r - dot(ski_e, r)[:, None] * ski_e  # ``leg_vector``
-        lean = np.degrees(np.arctan2(self.sign * dot(across, np.cross(_EZ, ski_e)), across[:, 2]))
+        across = r - row_dot(ski_e, r)[:, None] * ski_e  # ``leg_vector``
+        lean = np.degrees(np.arctan2(self.sign * row_dot(across, np.cross(_EZ, ski_e)), across[:, 2]))
         drag = np.linalg.norm(E.forces["drag"][:, self.cm], axis=1) if "drag" in E.forces else np.zeros(len(tau))
         power = E.row_power
         snow = -E.lam[:, rows.snow][:, 0]
-        return {"u": dot(qd[:, :3], ski_e), "leg_force": leg, "leg_force_bw": leg / p.weight,
+        return {"u": row_dot(qd[:, :3], ski_e), "leg_force": leg, "leg_force_bw": leg / p.weight,
                 "leg_length": np.linalg.norm(across, axis=1),
                 "leg_extension_speed": np.array([float(self.leg_law(t)[1]) for t in tau]), "lean_deg": lean,
                 "leg_power": power[:, rows.leg].sum(axis=1), "fore_aft_power": power[:, rows.fore_aft].sum(axis=1),
                 "heading_power": sum(power[:, sl].sum(axis=1) for sl in rows.heading),
                 "snow_load": snow, "snow_load_bw": snow / p.weight,
-                "friction_force": dot(E.forces["friction"][:, :3], ski_e), "drag_force": drag,
+                "friction_force": row_dot(E.forces["friction"][:, :3], ski_e), "drag_force": drag,
                 "edge_force": -E.lam[:, rows.edge][:, 0], "nonholonomic_norm": np.abs(E.Cdot[:, rows.edge][:, 0]),
                 "leg_fx": leg_vec[:, 0], "leg_fy": leg_vec[:, 1], "leg_fz": leg_vec[:, 2],
                 **pole_columns_stack(E, self.cm, qd)}

@@ -83,6 +83,7 @@ from ...engine.constraints import RelativePointDriver
 from ...engine.controls import ControlLaw
 from ...engine.forces import AxisForce, Force, point_generalized_force
 from ...engine.nonholonomic import KnifeEdge
+from ...engine.evaluation import row_dot
 from ...engine.rotation import ZXZ
 from ...engine.strut import Strut
 from ...engine.system import MultibodySystem
@@ -304,12 +305,11 @@ class FreeSkaterModel(Poled, FlatSki):
         q and q̇ (k, nq)): the same columns as arrays, in array operations (the frame's fast path;
         tested against ``point_columns`` point by point)."""
         rows, i3 = seg.rows, self.cm.start
-        dot = lambda a, b: np.einsum("ki,ki->k", a, b)  # noqa: E731 - row by row
         leg = -np.einsum("kri,kr->ki", E.Cq[:, rows.leg, i3: i3 + 3], E.lam[:, rows.leg])
         v_rel = qd[:, i3: i3 + 3] - qd[:, :3]
         ski_e = np.array([self.ski_direction(x) for x in q])
         if seg.mode:
-            fric = dot(sum(E.forces[f][:, :3] for f in _FRICTION_FORCES if f in E.forces), ski_e)
+            fric = row_dot(sum(E.forces[f][:, :3] for f in _FRICTION_FORCES if f in E.forces), ski_e)
         else:
             fric = -E.lam[:, rows.stick_index()]
         drag = np.linalg.norm(E.forces["drag"][:, i3: i3 + 3], axis=1) if "drag" in E.forces else np.zeros(len(tau))
@@ -318,18 +318,18 @@ class FreeSkaterModel(Poled, FlatSki):
         r = q[:, i3: i3 + 3] - q[:, :3]
         r_hat = r / np.linalg.norm(r, axis=1)[:, None]
         moment = np.cross(r, leg)
-        roll = dot(ski_e, moment)
+        roll = row_dot(ski_e, moment)
         cop = np.full(len(tau), math.nan)
         np.divide(roll, load, out=cop, where=load > 0)
-        return {"u": dot(qd[:, :3], ski_e), "leg_fx": leg[:, 0], "leg_fy": leg[:, 1], "leg_fz": leg[:, 2],
+        return {"u": row_dot(qd[:, :3], ski_e), "leg_fx": leg[:, 0], "leg_fy": leg[:, 1], "leg_fz": leg[:, 2],
                 "leg_force_bw": np.linalg.norm(leg, axis=1) / self.params.weight,
-                "leg_force": dot(leg, r_hat), "leg_extension_speed": dot(r_hat, v_rel),
-                "leg_power": E.row_power[:, rows.leg].sum(axis=1), "leg_power_translational": dot(leg, v_rel),
+                "leg_force": row_dot(leg, r_hat), "leg_extension_speed": row_dot(r_hat, v_rel),
+                "leg_power": E.row_power[:, rows.leg].sum(axis=1), "leg_power_translational": row_dot(leg, v_rel),
                 "friction_force": fric, "drag_force": drag,
                 "snow_force": -E.lam[:, rows.snow][:, 0], "edge_force": -E.lam[:, rows.edge][:, 0],
                 "nonholonomic_norm": np.abs(E.Cdot[:, rows.edge][:, 0]),
                 "snow_load": load, "snow_load_bw": load / self.params.weight,
-                "leg_angle_deg": np.degrees(np.arctan2(np.linalg.norm(moment, axis=1), dot(r, leg))),
+                "leg_angle_deg": np.degrees(np.arctan2(np.linalg.norm(moment, axis=1), row_dot(r, leg))),
                 "roll_moment": roll, "cop_offset": cop, **poles}
 
 

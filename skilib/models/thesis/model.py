@@ -72,6 +72,7 @@ from ...engine.constraints import (
     Prismatic,
     Spherical,
 )
+from ...engine.evaluation import row_dot
 from ...engine.forces import ConstantForce, Drag, Gravity, LineForce
 from ...engine.rotation import ZXZ, rot_z
 from ...engine.solver import consistent_initial_conditions
@@ -295,7 +296,7 @@ class SkierModel:
         i3 = self.cm.start
         fric = E.forces["friction"][:, :3] @ self.e if seg.mode else -E.lam[:, seg.rows.stick_index()]
         return {"push_force": np.array([float(self.push_force(t)) for t in tau]),
-                "push_power": np.einsum("ki,ki->k", E.forces["push"][:, i3: i3 + 3], qd[:, i3: i3 + 3]),
+                "push_power": row_dot(E.forces["push"][:, i3: i3 + 3], qd[:, i3: i3 + 3]),
                 "friction_force": fric}
 
     def grid_columns(self, grid, q, qd, lam, segments) -> dict:
