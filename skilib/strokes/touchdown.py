@@ -63,8 +63,8 @@ def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, sk
 
     ``site``: the new stance's impact prepared once (``skilib.engine.ImpactSite``) at a pose with
     the same mass matrix and rows as ``q_new`` (a stance whose rows see only relative positions,
-    landed at a translation of its pose); None prepares it here at ``q_new``.  T⁺ is the
-    impact's ½ q̇⁺ᵀ M q̇⁺."""
+    landed at a translation of its pose); None prepares it here at ``q_new``.  T⁺ is the new
+    system's kinetic energy at (q_new, q̇⁺), the number the next stroke starts from."""
     q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
     M, ms = body_mass, ski_mass
     ke_before = old_system.kinetic_energy(q, qd)
@@ -75,7 +75,9 @@ def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, sk
     if site is None:
         site = ImpactSite(new_system, q_new, t=t)
     r = site.apply(qd_split, q=q_new)
-    ke_after = r.ke_after
+    # T⁺ as the next stroke's start reads it (the system's kinetic energy at q_new): the site's
+    # ½ q̇⁺ᵀ M q̇⁺ is M at the prepared pose, equal to rounding only
+    ke_after = new_system.kinetic_energy(q_new, r.qd)
     return PlasticChange(qd=r.qd, common_velocity=v_c, qd_split=qd_split, ke_before=ke_before, ke_merged=ke_merged,
                          ke_loss_merge=ke_before - ke_merged, ke_loss_projection=r.ke_lost, ke_after=ke_after,
                          ke_loss=ke_before - ke_after, impact=r)
