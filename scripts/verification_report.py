@@ -82,6 +82,7 @@ OTHER_TEST_FILES = {
     "test_hostile_studies.py": "bad input to drawings, studies and options is refused by name: no error to measure",
     "test_plausible.py": "numbers set beside measured human ranges (warnings with their sources): no model error",
     "test_progress_long_calls.py": "progress bars on stderr; the results equal bit for bit without them: no error to measure",
+    "test_beside.py": "the forked-process helper's contract (results, warnings, failures, threads): no physics",
 }
 
 _EXCEPTIONS = "bad input raises a named error: no error to measure"
@@ -95,6 +96,10 @@ EXEMPT = {
         "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
         "test_step_path_is_odesolution_bit_for_bit": "the same operations on the same numbers: equal bits, "
                                                      "asserted exactly (no error to measure)",
+        "test_screen_in_a_forked_process_is_the_screen_in_turn_bit_for_bit": "the same computation in a forked "
+                                                                             "process: equal bits, asserted exactly",
+        "test_coach_question_with_the_program_built_beside_the_screen_is_the_same_bit_for_bit":
+            "the same computation with its screen in a forked process: equal bits, asserted exactly",
     },
     "test_strokes.py": {
         "test_mirroring_and_sides": "definitions: a sign and the order of the sides, exact",
@@ -316,7 +321,8 @@ SECTIONS = (
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py", "test_stepper.py")),
-    Section("fast-paths", "Faster paths against the paths they replace (array-form frame, prepared impact)",
+    Section("fast-paths", "Faster paths against the paths they replace (array-form frame, prepared impact, "
+                          "screen beside the program's construction)",
             ("test_fast_paths.py",)),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",

@@ -7,11 +7,16 @@
 - a touch-down's impact prepared once (``ImpactSite``) and applied at a translated pose against
   ``impact`` at that pose;
 - the C stepper's interpolants built only where the signed works need them: the same steps and
-  states bit for bit, three evaluations fewer for every step not split.
+  states bit for bit, three evaluations fewer for every step not split;
+- the screen of seeded starts run in a forked process while the collocated program is built
+  (``skilib.studies.beside``): the same starts, and the same coach's answer, bit for bit.
 """
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -207,3 +212,65 @@ def test_step_path_is_odesolution_bit_for_bit():
     grid = np.concatenate([settings.grid[settings.grid <= segments[0].end], path.ts, path.ts[::-1][:5]])
     assert np.array_equal(path(grid), ref(grid))
     assert np.array_equal(path(grid[7]), ref(grid[7]))
+
+
+_BESIDE = r"""
+import json, os, sys
+import numpy as np
+import skilib.studies.optimum as opt
+from skilib.ocp import stroke
+from skilib.studies.beside import can_fork
+
+what = sys.argv[1]
+def digest(r):
+    return [float(r.budget_power).hex(), float(r.progress_speed).hex()] + [float(v).hex() for v in r.x.values()]
+
+def screen(beside):
+    tm = opt.TechniqueModel("free", tuple(opt.FREE_BOUNDS), None, None, "progress", "net")
+    lo, hi = (np.array([b[i] for b in opt.FREE_BOUNDS.values()]) for i in (0, 1))
+    pts = opt._screened_starts(tm, lo, hi, 2, 0, beside=beside)
+    rows = [{k: (float(v).hex() if isinstance(v, float) else v) for k, v in e.items()} for e in tm.log]
+    steady = [[float(v).hex() for v in (ss.mean_power, ss.u0, ss.strokes.iloc[0]["mean_vx"])]
+              for _, ss in tm.screened_steady]
+    return dict(pts=[float(v).hex() for v in np.ravel(pts)], rows=rows, steady=steady)
+
+out = {"can_fork": can_fork()[0]}
+if what == "screen":
+    out["forked"] = screen(lambda: os.getpid())
+    opt._SCREENED.clear()
+    out["in_turn"] = screen(None)
+else:
+    out["forked"] = digest(opt.required_power("free", 6.0, method="collocation"))
+    opt._SCREENED.clear()
+    stroke._PROGRAMS.clear()
+    os.environ["SKILIB_FORK"] = "0"
+    out["in_turn"] = digest(opt.required_power("free", 6.0, method="collocation"))
+print(json.dumps(out))
+"""
+
+
+def _beside(what):
+    proc = subprocess.run([sys.executable, "-c", _BESIDE, what], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if not out["can_fork"]:
+        pytest.skip("this platform runs the screen and the program's construction in turn")
+    return out
+
+
+def test_screen_in_a_forked_process_is_the_screen_in_turn_bit_for_bit():
+    """The free skater's screen of seeded starts run in a forked process beside other work
+    (``_screened_starts(beside=)``, in a fresh interpreter: one thread) against the screen run
+    in turn: the same points, log rows and steady states, bit for bit."""
+    out = _beside("screen")
+    assert out["forked"] == out["in_turn"]
+    assert len(out["forked"]["steady"]) == 2
+
+
+@pytest.mark.slow
+def test_coach_question_with_the_program_built_beside_the_screen_is_the_same_bit_for_bit():
+    """The free skater's least power for 6 m/s by collocation with its program built while the
+    screen runs in a forked process, against both in turn (``SKILIB_FORK=0``, every cache
+    cleared): the same power, speed and technique, bit for bit."""
+    out = _beside("question")
+    assert out["forked"] == out["in_turn"]

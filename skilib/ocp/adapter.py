@@ -305,6 +305,11 @@ class SkiStroke:
         none here."""
         return {}
 
+    def control_mesh_timed(self) -> bool:
+        """Whether free control's mesh depends on the stroke time it is sized for
+        (``control_mesh``'s ``T``): not for an even mesh."""
+        return False
+
     def control_mesh(self, control_nodes: int, r: int, T: float | None = None):
         """Free control's mesh: ``control_nodes`` spline intervals of r dynamics intervals each
         (``skilib.ocp.mesh.PhasedMesh``; even here, for any stroke time ``T``)."""

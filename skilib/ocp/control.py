@@ -64,7 +64,7 @@ from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
 from ..engine.validation import check_bool, check_number
 from .collocation import HermiteSimpson
 from .stroke import (IPOPT_OPTIONS, MeshProgram, check_ipopt, check_limit, PowerBudget, StrokeSolution, check_budget, ipopt_progress,
-                     regrid, resimulation_error)
+                     ipopt_bar, regrid, resimulation_error)
 
 __all__ = ["optimal_control", "ControlSolution", "jerk_gram", "DEFAULT_SMOOTHNESS", "CONTROL_IPOPT", "refine_knots",
            "coarse_mesh", "COARSE_CONTROL_NODES", "acceleration_bernstein"]
@@ -408,7 +408,10 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     params' technique and ``starts`` seeded starts: the law-based problem has several local
     optima of nearly equal speed), returned as ``law_based``, and re-simulates the solution by
     the model's simulator with the splines as laws (``simulate_free``; the edged skater's stroke
-    map, one stroke from the collocated touch-down state).  A program IPOPT does not solve is
+    map, one stroke from the collocated touch-down state).  The law-based optimum runs in a forked
+    copy of the process while this one builds the free-control programs that do not wait for it
+    (``skilib.studies.beside``; in turn where forking is not safe): the same numbers either way,
+    bit for bit.  A program IPOPT does not solve is
     returned with ``success=False`` and IPOPT's status, never as an optimum.  ``ipopt`` adds to
     ``IPOPT_OPTIONS`` and ``CONTROL_IPOPT`` (its keys and values checked before anything runs,
     ``skilib.ocp.stroke.check_ipopt``: ``IPOPT_ALLOWED``).  ``progress``: a bar on stderr counting
@@ -425,6 +428,7 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     if model not in ("free", "edge"):
         raise ValueError(f"model: free control is transcribed for the free skater ('free') and the edged skater "
                          f"('edge'), got {model!r}")
+    from ..studies.beside import beside
     from ..studies.optimum import EDGE_BOUNDS, FREE_BOUNDS, default_params, optimize_technique
     from .technique import stroke_adapter
 
@@ -451,22 +455,35 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     # the law-based optimum on the model's own mesh (``SkiStroke.nodes``: its speed within 1e-6 of
     # the shooting optimum's), interpolated onto this mesh as the start: its seeded starts on the
     # finer mesh cost minutes and change its speed by less than that
-    with ipopt_progress(progress, "optimal_control"):
+    opts = {**IPOPT_OPTIONS, **CONTROL_IPOPT, **(ipopt or {})}
+    mesh = coarse_mesh(int(nodes), int(control_nodes))
+
+    def law_based():
         t0 = time.perf_counter()
         law = optimize_technique(model, power=power, bounds=bounds, params=params, budget=budget,
                                  method="collocation", starts=starts, seed=seed, x0={k: base[k] for k in bounds},
                                  force_velocity=force_velocity)
-        law_seconds = time.perf_counter() - t0
+        return law, time.perf_counter() - t0
+
+    def build():
+        """The programs that do not wait for the law-based optimum: the coarse one, and the fine
+        one where its mesh is even (with poles it is sized for the coarse optimum's stroke time)."""
+        t0 = time.perf_counter()
+        coarse_program = (_program(ca, adapter, *mesh, caps, smoothness, opts, budget, force_velocity=force_velocity)
+                          if mesh else None)
+        if not adapter.control_mesh_timed():
+            _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget, None, force_velocity)
+        return coarse_program, time.perf_counter() - t0
+
+    with ipopt_progress(progress, "optimal_control"):
+        # the law-based optimum (shooting screens and IPOPT, a program of its own) in a forked copy
+        # of this process while this one builds free control's programs (``skilib.studies.beside``)
+        (law, law_seconds), (coarse_program, build_seconds) = beside(law_based, build,
+                                                                     fork=None if ipopt_bar() is None else False)
         start = law.solution
         if not start.success:
             raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
                                f"(IPOPT: {start.status}, re-simulation error {start.resimulation_error:.3g})")
-        opts = {**IPOPT_OPTIONS, **CONTROL_IPOPT, **(ipopt or {})}
-        t0 = time.perf_counter()
-        mesh = coarse_mesh(int(nodes), int(control_nodes))
-        coarse_program = (_program(ca, adapter, *mesh, caps, smoothness, opts, budget, force_velocity=force_velocity)
-                          if mesh else None)
-        build_seconds = time.perf_counter() - t0
         # the coarse mesh's optimum starts the fine one: the law-based start is far from free
         # control's optimum, and IPOPT's way there costs fewer iterations where each is cheap
         coarse = coarse_program.solve(power, start) if coarse_program is not None else None

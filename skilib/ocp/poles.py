@@ -108,6 +108,10 @@ class PoledStroke:
         return PhasedMesh(nodes, self._breaks(float(params.pole_start + params.pole_contact_time)),
                           self.mesh(nodes).counts)
 
+    def control_mesh_timed(self) -> bool:
+        """With poles, free control's phases are sized for a stroke time (``control_mesh``)."""
+        return self.poled
+
     def control_mesh(self, control_nodes: int, r: int, T: float | None = None) -> PhasedMesh:
         """Free control's mesh: with poles, ``control_nodes`` spline intervals split at the plant
         and the lift in proportion to the phases' durations at the stroke time ``T`` (None, or a

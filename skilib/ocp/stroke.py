@@ -49,7 +49,8 @@ from .adapter import SkiStroke
 from .collocation import HermiteSimpson
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
-           "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress"]
+           "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress", "prepare_stroke", "program_built",
+           "ipopt_bar"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
@@ -195,39 +196,13 @@ def _check_bounds(adapter, x0: dict, bounds: dict | None) -> dict:
     return out
 
 
-def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
-                     budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
-                     ipopt: dict | None = None, progress: bool = False, force_velocity=None,
-                     speed: float | None = None, steady=None, warm: StrokeSolution | None = None) -> StrokeSolution:
-    """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
-    ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
-    adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
-    re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
-
-    ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
-    (the first guess is the model's shooting steady state there).  ``speed`` [m/s] instead of
-    ``power`` asks the coach's question: the least ``budget`` power over the free parameters that
-    holds that progress speed.  ``budget`` (``BUDGETS``:
-    "net", "positive", "metabolic", "physiological"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
-    to ``IPOPT_OPTIONS``.  ``force_velocity`` (None, or a ``skilib.physiology.ForceVelocityLimit``):
-    the leg's force–velocity margin (``SkiStroke.force_velocity_margin``) is a row ≥ 0 at every
-    knot and midpoint, and the solution's least value is reported.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
-    mesh solved, with the mesh's intervals (``ipopt_progress``; the result is the same bit for
-    bit).  ``steady``: (params, steady state), the shooting stroke at x0 if the caller has it (a
-    screen of starts), the first guess instead of computing it again (``same_steady``: used only
-    where its parameters are x0's).
-
-    ``warm``: a ``StrokeSolution`` of a neighbouring question (another speed, power or bounds, the
-    same adapter's program: the same model structure, mesh, free parameters, budget and limit),
-    the first solve started from its primal-dual point (``WARM_IPOPT``; its technique is the start
-    unless ``x0`` is given).  Where it is another program's, its trajectory is the first guess
-    instead; where the warm solve fails, the mesh is solved again from that guess.  It follows
-    the neighbour's optimum: a local optimum elsewhere is found only from other starts.  Each
-    mesh's row says whether it was started warm.  ValueError on bad arguments, naming them."""
-    progress = check_bool("progress", progress)
+def _question(adapter, bounds, power, x0, budget, nodes, max_nodes, resimulation_tol, ipopt, force_velocity, speed,
+              warm):
+    """``collocate_stroke``'s arguments checked (ValueError naming them) and resolved: (the
+    technique x0 with the start's values, the checked bounds, the power or speed, "power" or
+    "speed", the budget, IPOPT's options, the limit, the re-simulation's tolerance)."""
     ipopt = check_ipopt(ipopt)
     force_velocity = check_limit(force_velocity, adapter)
-    ca = require_casadi()
     start = x0
     if warm is not None:
         if not isinstance(warm, StrokeSolution):
@@ -263,6 +238,42 @@ def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None
         raise ValueError("power: a technique with free parameters needs a power budget (the speed rises with the "
                          "power)")
     opts = dict(IPOPT_OPTIONS, **(ipopt or {}))
+    return x0, b, power, target, budget, opts, force_velocity, resimulation_tol
+
+
+def collocate_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, x0: dict | None = None,
+                     budget: str = "net", nodes: int = 20, max_nodes: int = 80, resimulation_tol: float = 1e-4,
+                     ipopt: dict | None = None, progress: bool = False, force_velocity=None,
+                     speed: float | None = None, steady=None, warm: StrokeSolution | None = None) -> StrokeSolution:
+    """The periodic stroke of ``adapter`` (the module's docstring), fastest at mean power
+    ``power`` [W] over the parameters in ``bounds`` ({name: (low, high)}; none: the stroke of the
+    adapter's technique, a square system), on a mesh of ``nodes`` intervals, doubled while the
+    re-simulation differs by more than ``resimulation_tol`` (relative), up to ``max_nodes``.
+
+    ``x0`` ({name: value}) starts the free parameters elsewhere than the adapter's technique
+    (the first guess is the model's shooting steady state there).  ``speed`` [m/s] instead of
+    ``power`` asks the coach's question: the least ``budget`` power over the free parameters that
+    holds that progress speed.  ``budget`` (``BUDGETS``:
+    "net", "positive", "metabolic", "physiological"; ``PowerBudget``) is what ``power`` counts.  ``ipopt`` adds
+    to ``IPOPT_OPTIONS``.  ``force_velocity`` (None, or a ``skilib.physiology.ForceVelocityLimit``):
+    the leg's force–velocity margin (``SkiStroke.force_velocity_margin``) is a row ≥ 0 at every
+    knot and midpoint, and the solution's least value is reported.  ``progress``: a bar on stderr counting IPOPT's iterations, over every
+    mesh solved, with the mesh's intervals (``ipopt_progress``; the result is the same bit for
+    bit).  ``steady``: (params, steady state), the shooting stroke at x0 if the caller has it (a
+    screen of starts), the first guess instead of computing it again (``same_steady``: used only
+    where its parameters are x0's).
+
+    ``warm``: a ``StrokeSolution`` of a neighbouring question (another speed, power or bounds, the
+    same adapter's program: the same model structure, mesh, free parameters, budget and limit),
+    the first solve started from its primal-dual point (``WARM_IPOPT``; its technique is the start
+    unless ``x0`` is given).  Where it is another program's, its trajectory is the first guess
+    instead; where the warm solve fails, the mesh is solved again from that guess.  It follows
+    the neighbour's optimum: a local optimum elsewhere is found only from other starts.  Each
+    mesh's row says whether it was started warm.  ValueError on bad arguments, naming them."""
+    progress = check_bool("progress", progress)
+    ca = require_casadi()
+    x0, b, power, target, budget, opts, force_velocity, resimulation_tol = _question(
+        adapter, bounds, power, x0, budget, nodes, max_nodes, resimulation_tol, ipopt, force_velocity, speed, warm)
     guess, meshes, t_all = (None if warm is None else warm.trajectory or None), [], 0.0
     point = None if warm is None else warm.warm_point
     n = int(nodes)
@@ -456,6 +467,12 @@ def one_blas_thread(ca) -> bool:
 #: ``skilib.ocp.control.optimal_control``), or None: each IPOPT iteration of every program solved
 #: meanwhile (``MeshProgram.run``) is one step of it
 _IPOPT_BAR = contextvars.ContextVar("skilib_ipopt_bar", default=None)
+
+
+def ipopt_bar():
+    """The bar ``ipopt_progress`` opened in this context, or None (work forked to another process
+    is not counted on it, so it runs here while a bar is open)."""
+    return _IPOPT_BAR.get()
 
 
 @contextlib.contextmanager
@@ -763,18 +780,57 @@ class _Program(MeshProgram):
 _PROGRAMS: dict = {}
 
 
+def _program(ca, adapter, bounds, power, nodes, opts, budget_kind, force_velocity, target):
+    """(key, program): the program of ``adapter``'s stroke on ``nodes`` intervals with ``bounds``'
+    parameters free, built if this process has not built it (``_PROGRAMS``)."""
+    key = _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, target)
+    if key not in _PROGRAMS:
+        _PROGRAMS[key] = _Program(ca, adapter, nodes, key[2], key[3], opts, budget_kind, force_velocity, target)
+    return key, _PROGRAMS[key]
+
+
+def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, target) -> tuple:
+    """The key of a program in ``_PROGRAMS``: the adapter's structure (``program_key``: everything
+    its program bakes in), the mesh, the free parameters, whether the power is budgeted, IPOPT's
+    options, the budget, the limit and the question."""
+    free = tuple(bounds)
+    return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
+            budget_kind, force_velocity, target)
+
+
+def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",
+                   nodes: int = 20, ipopt: dict | None = None, force_velocity=None, speed: float | None = None,
+                   x0: dict | None = None) -> bool:
+    """Build the program ``collocate_stroke`` with these arguments solves first (on ``nodes``
+    intervals), without solving it: whether it had to be built (False where this process has
+    it).  The arguments are checked as ``collocate_stroke`` checks them (the program does not
+    depend on ``x0``, the start, which must lie within ``bounds``).  A caller with other
+    work to do first (a screen of starts) builds the program beside it
+    (``skilib.studies.beside``)."""
+    ca = require_casadi()
+    x0, b, power, target, budget, opts, force_velocity, _ = _question(
+        adapter, bounds, power, x0, budget, nodes, nodes, 1.0, ipopt, force_velocity, speed, None)
+    n = len(_PROGRAMS)
+    _program(ca, adapter, b, power, int(nodes), opts, budget, force_velocity, target)
+    return len(_PROGRAMS) > n
+
+
+def program_built(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",
+                  nodes: int = 20, ipopt: dict | None = None, force_velocity=None, speed: float | None = None,
+                  x0: dict | None = None) -> bool:
+    """Whether this process has built the program ``prepare_stroke`` with these arguments builds."""
+    x0, b, power, target, budget, opts, force_velocity, _ = _question(
+        adapter, bounds, power, x0, budget, nodes, nodes, 1.0, ipopt, force_velocity, speed, None)
+    return _key(adapter, b, power, int(nodes), opts, budget, force_velocity, target) in _PROGRAMS
+
+
 def _solve(ca, adapter, x0, bounds, power, nodes, opts, guess, budget_kind="net", force_velocity=None,
            target="power", steady=None, warm=None) -> dict:
     """One nonlinear program on ``nodes`` intervals (built once per structure, mesh, free
     parameters and budget: ``_PROGRAMS``); returns its numbers, solved or not, and its ``point``
     with the program's key.  ``warm``: a solution's ``warm_point``; used (IPOPT from that
     primal-dual point) where it is this program's, else ignored."""
-    free = tuple(bounds)
-    key = (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-           budget_kind, force_velocity, target)
-    if key not in _PROGRAMS:
-        _PROGRAMS[key] = _Program(ca, adapter, nodes, free, key[3], opts, budget_kind, force_velocity, target)
-    program = _PROGRAMS[key]
+    key, program = _program(ca, adapter, bounds, power, nodes, opts, budget_kind, force_velocity, target)
     if warm and _same_program(warm.get("key"), key):
         out = program.solve(x0, bounds, power, None, warm)
         out["warm"] = True

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["collocate_starts", "stroke_adapter", "ADAPTERS"]
+__all__ = ["collocate_starts", "prepare_starts", "stroke_adapter", "ADAPTERS"]
 
 
 #: the models transcribed for collocation (their stroke adapters: ``stroke_adapter``)
@@ -44,6 +44,22 @@ def stroke_adapter(model: str, params=None):
     raise ValueError(f"model: collocation is transcribed for {ADAPTERS}, got {model!r}")
 
 
+def prepare_starts(params, bounds: dict, power: float, *, nodes=None, budget="net", model="free", force_velocity=None,
+                   speed=None, x0=None, built: bool = False) -> bool:
+    """Build the program ``collocate_starts`` with these arguments solves first (each start's first
+    mesh), without solving it (``skilib.ocp.stroke.prepare_stroke``; ``x0``: a technique within
+    ``bounds``, the adapter's own by default); with ``built=True`` only say whether this process
+    has it.  Returns whether it had to be built (or, with ``built``, whether
+    it is)."""
+    from .stroke import prepare_stroke, program_built
+
+    adapter = stroke_adapter(model, params)
+    nodes = adapter.nodes if nodes is None else nodes
+    ask = program_built if built else prepare_stroke
+    return ask(adapter, bounds=bounds, power=power, nodes=nodes, budget=budget, force_velocity=force_velocity,
+               speed=speed, x0=x0)
+
+
 def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,
                      budget="net", model="free", force_velocity=None, speed=None, steady=None, warm=None):
     """The collocated optimum of ``model`` (``ADAPTERS``) from each start (rows of ``starts``, in the order of
@@ -58,34 +74,55 @@ def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, 
     None, or a neighbouring question's ``StrokeSolution``, from whose primal-dual point the first
     start is solved (``collocate_stroke(warm=)``; that start is its technique).  If
     no start succeeds, the solution closest to the constraints is
-    returned with ``success=False``, never as an optimum."""
-    from .stroke import collocate_stroke
+    returned with ``success=False``, never as an optimum.  Every other start is solved in a forked
+    copy of this process (``skilib.studies.beside``; in turn where forking is not safe, or while
+    an IPOPT progress bar counts): each start's solve is its own, so the table and the winner are
+    those of the starts in turn, bit for bit."""
+    from .stroke import collocate_stroke, ipopt_bar
 
     adapter = stroke_adapter(model, params)
     nodes = adapter.nodes if nodes is None else nodes  # the mesh its speed needs (``SkiStroke.nodes``)
     max_nodes = max(4 * nodes, 80) if max_nodes is None else max_nodes
     names = tuple(bounds)
-    rows, best, tried = [], None, []
-    for k, pt in enumerate(np.atleast_2d(starts)):
-        start = dict(zip(names, map(float, pt)))
+    pts = np.atleast_2d(starts)
+
+    def solve(k):
+        """(start k's row, its solution or None)."""
+        start = dict(zip(names, map(float, pts[k])))
         try:
             sol = collocate_stroke(adapter, bounds=bounds, power=power, x0=start, nodes=nodes, max_nodes=max_nodes,
                                    resimulation_tol=resimulation_tol, budget=budget, force_velocity=force_velocity,
                                    speed=speed, steady=None if steady is None else steady[k],
                                    warm=warm if k == 0 else None)
         except (ValueError, RuntimeError, ArithmeticError) as e:
-            rows.append(dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"))
+            return dict(start=k, **start, status="error", error=f"{type(e).__name__}: {e}"), None
+        return dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
+                    optimized_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
+                    **({"power_error": sol.budget_power - power} if speed is None else
+                       {"speed_error": sol.progress_speed - speed}), peak_leg_force_bw=sol.peak_leg_force_bw,
+                    force_velocity_margin=sol.force_velocity_margin,
+                    progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
+                    violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,
+                    nodes=sol.nodes, resimulation_error=sol.resimulation_error, solve_time=sol.solve_time,
+                    status="ok", error=""), sol
+
+    ks = range(len(pts))
+    if len(pts) > 1 and ipopt_bar() is None:
+        # every other start in a forked copy of this process (its programs built, their memory
+        # shared until written): each start's solve is its own, so the answers are those in turn
+        from ..studies.beside import beside
+
+        there, here = beside(lambda: [solve(k) for k in ks[1::2]], lambda: [solve(k) for k in ks[0::2]])
+        done = dict(zip(ks[1::2], there)) | dict(zip(ks[0::2], here))
+        results = [done[k] for k in ks]
+    else:
+        results = [solve(k) for k in ks]
+    rows, best, tried = [], None, []
+    for row, sol in results:
+        rows.append(row)
+        if sol is None:
             continue
         tried.append(sol)
-        rows.append(dict(start=k, **start, **{f"end_{n}": sol.x[n] for n in names},
-                         optimized_speed=sol.progress_speed, mean_power=sol.mean_power, budget_power=sol.budget_power,
-                         **({"power_error": sol.budget_power - power} if speed is None else
-                            {"speed_error": sol.progress_speed - speed}), peak_leg_force_bw=sol.peak_leg_force_bw,
-                         force_velocity_margin=sol.force_velocity_margin,
-                         progress_speed=sol.progress_speed, cm_speed=sol.resimulated.get("cm_speed", math.nan),
-                         violation=sol.max_violation, success=sol.success, message=sol.status, nit=sol.iterations,
-                         nodes=sol.nodes, resimulation_error=sol.resimulation_error, solve_time=sol.solve_time,
-                         status="ok", error=""))
         better = (best is None or (sol.progress_speed > best.progress_speed if speed is None
                                    else sol.budget_power < best.budget_power))
         if sol.success and better:

@@ -47,6 +47,9 @@ and parameter, randomly paired), of which the first ``starts`` that the model ca
 given.  Each start is one row of a ``skilib.sweep``: with ``scheduler="serial"`` (the
 default) in this process, otherwise on Dask (a LocalCluster, an address or a Client), one
 SLSQP run per task.  The best feasible end point wins.  Everything is deterministic for a seed.
+By collocation the screen runs in a forked copy of the process while this one builds the
+program the starts solve (``skilib.studies.beside``; in turn where forking is not safe), and
+the starts are solved two at a time: the same numbers either way, bit for bit.
 
 The coach's question, the other way round.  :func:`required_power` answers "what power does
 this speed take?": it minimises the mean power subject to the speed = a target, the same problem
@@ -786,14 +789,18 @@ def _screen_key(tm: TechniqueModel, lo, hi, starts: int, seed) -> bytes | None:
     return hashlib.sha256(blob).digest()
 
 
-def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed) -> np.ndarray:
+def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed, beside=None) -> np.ndarray:
     """The first ``starts`` of ``SCREEN * starts`` Latin-hypercube points (``latin_starts`` with
     ``seed``) whose steady state ``tm`` can compute: SLSQP cannot leave a point the model
     refuses (every difference there is the penalty's zero).  The points tried are in ``tm.log``.
 
     A fresh ``tm`` asked what an earlier one was asked in this process (every input equal, the
     parameters compared by their pickles) gets the same points and log again without running
-    them: a second speed or power skips the screen (the edged skater's takes tens of seconds)."""
+    them: a second speed or power skips the screen (the edged skater's takes tens of seconds).
+
+    ``beside``: None, or work for this process while the screen runs in a forked one
+    (``skilib.studies.beside``: the collocated program's construction), done only where the screen
+    is computed; the points, log and steady states are the same bit for bit."""
     if not starts:
         return np.empty((0, len(lo)))
     key = _screen_key(tm, lo, hi, starts, seed) if not tm.log else None
@@ -802,14 +809,26 @@ def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed) -> np.ndarra
         tm.log.extend(dict(e) for e in log)
         tm.screened_steady = list(steady)
         return pts.copy()
-    keep, steady = [], []
-    for p in lo + latin_starts(SCREEN * starts, len(lo), seed) * (hi - lo):
-        if tm.values(p)["status"] == "ok":
-            keep.append(p)
-            steady.append(tm.last_steady)
-            if len(keep) == starts:
-                break
-    pts = np.array(keep).reshape(-1, len(lo))
+
+    def screen():
+        keep, steady = [], []
+        for p in lo + latin_starts(SCREEN * starts, len(lo), seed) * (hi - lo):
+            if tm.values(p)["status"] == "ok":
+                keep.append(p)
+                steady.append(tm.last_steady)
+                if len(keep) == starts:
+                    break
+        return np.array(keep).reshape(-1, len(lo)), steady, tm.log
+
+    if beside is None:
+        pts, steady, _ = screen()
+    else:
+        from .beside import beside as in_parallel
+
+        done = len(tm.log)
+        (pts, steady, log), _ = in_parallel(screen, beside)
+        if log is not tm.log:  # computed in the child: its log is this process's now
+            tm.log[done:] = log[done:]
     tm.screened_steady = steady
     if key is not None:
         while len(_SCREENED) >= _SCREENED_KEPT:
@@ -1063,6 +1082,26 @@ def _chosen_method(method, nodes, model, speed, options, scheduler, n_workers, s
     return method, nodes
 
 
+def _program_beside(model, b, power, params, budget, nodes, force_velocity, target):
+    """The construction of the program the collocated starts solve first, as work beside the
+    screen (``_screened_starts(beside=)``), or None where this process has it or it depends on
+    the screen (a model whose program takes the first start's values: the edged skater's crouch)."""
+    from ..ocp.technique import prepare_starts
+
+    base = default_params(model) if params is None else params
+    mid = {n: (float(lo) + float(hi)) / 2 for n, (lo, hi) in b.items()}
+    hook = getattr(_technique(model), "collocation_params", None)
+    if hook is not None and hook(base, tuple(b), mid) is not base:
+        return None
+    ask = dict(nodes=nodes, budget=budget, model=model, force_velocity=force_velocity, speed=target, x0=mid)
+    try:
+        if prepare_starts(base, b, power, built=True, **ask):
+            return None
+    except (ValueError, RuntimeError, ArithmeticError):  # the starts say it, each in its row
+        return None
+    return lambda: prepare_starts(base, b, power, **ask)
+
+
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
                 force_velocity=None, target=None, warm=None) -> Optimum:
     """``optimize_technique``'s method "collocation" (``skilib.ocp.technique``): the same seeded
@@ -1085,7 +1124,8 @@ def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes,
     names = tuple(b)
     lo, hi = np.array([b[n][0] for n in names]), np.array([b[n][1] for n in names])
     screen = TechniqueModel(model, names, params, None, speed, budget)
-    pts = _screened_starts(screen, lo, hi, starts, seed)
+    pts = _screened_starts(screen, lo, hi, starts, seed,
+                           beside=_program_beside(model, b, power, params, budget, nodes, force_velocity, target))
     steady = list(screen.screened_steady)  # each start's shooting stroke: its first guess
     if x0:
         base = screen.params(())
