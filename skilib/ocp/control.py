@@ -428,7 +428,7 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     if model not in ("free", "edge"):
         raise ValueError(f"model: free control is transcribed for the free skater ('free') and the edged skater "
                          f"('edge'), got {model!r}")
-    from ..studies.beside import beside
+    from ..studies.beside import beside, can_fork
     from ..studies.optimum import EDGE_BOUNDS, FREE_BOUNDS, default_params, optimize_technique
     from .technique import stroke_adapter
 
@@ -478,12 +478,17 @@ def optimal_control(model: str = "free", power: float = 600.0, *, budget: str = 
     with ipopt_progress(progress, "optimal_control"):
         # the law-based optimum (shooting screens and IPOPT, a program of its own) in a forked copy
         # of this process while this one builds free control's programs (``skilib.studies.beside``)
-        (law, law_seconds), (coarse_program, build_seconds) = beside(law_based, build,
-                                                                     fork=None if ipopt_bar() is None else False)
+        forked = ipopt_bar() is None and can_fork()[0]
+        if forked:
+            (law, law_seconds), (coarse_program, build_seconds) = beside(law_based, build, fork=True)
+        else:
+            law, law_seconds = law_based()
         start = law.solution
         if not start.success:
             raise RuntimeError(f"optimal_control: the law-based optimum at {power:g} W, its start, was not found "
                                f"(IPOPT: {start.status}, re-simulation error {start.resimulation_error:.3g})")
+        if not forked:  # in turn: built once the start is known to exist
+            coarse_program, build_seconds = build()
         # the coarse mesh's optimum starts the fine one: the law-based start is far from free
         # control's optimum, and IPOPT's way there costs fewer iterations where each is cheap
         coarse = coarse_program.solve(power, start) if coarse_program is not None else None

@@ -800,7 +800,8 @@ def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed, beside=None)
 
     ``beside``: None, or work for this process while the screen runs in a forked one
     (``skilib.studies.beside``: the collocated program's construction), done only where the screen
-    is computed; the points, log and steady states are the same bit for bit."""
+    is computed in a fork (in turn, the program is built only if a start needs it); the points,
+    log and steady states are the same bit for bit."""
     if not starts:
         return np.empty((0, len(lo)))
     key = _screen_key(tm, lo, hi, starts, seed) if not tm.log else None
@@ -820,11 +821,11 @@ def _screened_starts(tm: TechniqueModel, lo, hi, starts: int, seed, beside=None)
                     break
         return np.array(keep).reshape(-1, len(lo)), steady, tm.log
 
-    if beside is None:
+    from .beside import beside as in_parallel, can_fork
+
+    if beside is None or not can_fork()[0]:  # in turn, the program is built where the starts need it
         pts, steady, _ = screen()
     else:
-        from .beside import beside as in_parallel
-
         done = len(tm.log)
         (pts, steady, log), _ = in_parallel(screen, beside)
         if log is not tm.log:  # computed in the child: its log is this process's now
