@@ -110,3 +110,22 @@ def test_in_turn_when_told(monkeypatch):
     order = []
     assert beside(lambda: order.append("there") or 1, lambda: order.append("here") or 2) == (1, 2)
     assert order == ["there", "here"]
+
+
+def test_the_program_is_built_beside_the_screen_only_where_it_does_not_take_a_start():
+    """What the coach's question builds beside its screen (``_program_beside``): the edged
+    skater's program for its technique bounds (it does not depend on the start) as work to do;
+    with the crouch free (``EDGE_CROUCH_BOUNDS``, the program takes the first start's ℓs:
+    ``program_takes_start``) nothing, and a crouch fixed in the parameters builds it again."""
+    from dataclasses import replace
+
+    from skilib.models.edge import technique as edge
+    from skilib.studies.optimum import _program_beside
+
+    base = edge.default_params()
+    assert not edge.program_takes_start(base, tuple(edge.EDGE_BOUNDS))
+    assert edge.program_takes_start(base, tuple(edge.EDGE_CROUCH_BOUNDS))
+    assert not edge.program_takes_start(replace(base, leg_start=0.75), tuple(edge.EDGE_CROUCH_BOUNDS))
+    ask = dict(power=None, params=None, budget="net", nodes=None, force_velocity=None, target=6.0)
+    assert callable(_program_beside("edge", dict(edge.EDGE_BOUNDS), **ask))
+    assert _program_beside("edge", dict(edge.EDGE_CROUCH_BOUNDS), **ask) is None

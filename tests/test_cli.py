@@ -316,6 +316,7 @@ def test_optimum_speed_answers_the_coaches_question(capsys):
     assert doc["assumptions"]["air_drag"] is True and doc["budget"] == "net"
 
 
+@pytest.mark.slow  # 40 s of shooting end to end: `make check` (the command's arguments and refusals stay in `make test`)
 def test_technique_answers_with_the_least_whole_cost_at_the_speed(capsys):
     """`skilib technique --speed 5 --method shooting`: the free skater's technique of least whole cost at 5 m/s on
     the flat, end to end. It holds the speed; its cycle rate is 1/(2T); its cost is the sum of

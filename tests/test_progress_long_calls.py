@@ -51,6 +51,7 @@ def _final(err: str) -> str:
 
 
 # --------------------------------------------------------------------------- IPOPT's programs
+@pytest.mark.slow  # two free-control programs built and solved twice (≈ 17 s): `make check`
 def test_optimal_control_progress_counts_ipopt_iterations_and_changes_nothing(capsys):
     """``optimal_control(progress=True)`` (the free skater at 600 W, 10 intervals, splines on 2,
     no seeded start; free control stopped after 15 iterations, which spares the re-simulation of

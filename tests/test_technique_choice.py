@@ -138,6 +138,7 @@ def test_a_margin_passed_between_the_mesh_points_is_solved_again_on_a_finer_mesh
     assert [a["nodes"] for a in asked] == [None, 80, 160]
 
 
+@pytest.mark.slow  # ≈ 15 s of steady states for a row's words: `make check`
 def test_an_optimum_not_confirmed_says_why_in_its_row(monkeypatch):
     """A least-cost technique the optimizer could not confirm (``feasible`` False: the speed
     not held, or a collocated start not confirmed by its re-simulation) keeps its numbers in the

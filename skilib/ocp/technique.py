@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["collocate_starts", "prepare_starts", "stroke_adapter", "ADAPTERS"]
+__all__ = ["collocate_starts", "prepare_starts", "starts_prepared", "stroke_adapter", "ADAPTERS"]
 
 
 #: the models transcribed for collocation (their stroke adapters: ``stroke_adapter``)
@@ -45,19 +45,28 @@ def stroke_adapter(model: str, params=None):
 
 
 def prepare_starts(params, bounds: dict, power: float, *, nodes=None, budget="net", model="free", force_velocity=None,
-                   speed=None, x0=None, built: bool = False) -> bool:
+                   speed=None, x0=None) -> bool:
     """Build the program ``collocate_starts`` with these arguments solves first (each start's first
     mesh), without solving it (``skilib.ocp.stroke.prepare_stroke``; ``x0``: a technique within
-    ``bounds``, the adapter's own by default); with ``built=True`` only say whether this process
-    has it.  Returns whether it had to be built (or, with ``built``, whether
-    it is)."""
-    from .stroke import prepare_stroke, program_built
+    ``bounds``, the adapter's own by default).  Returns whether it had to be built."""
+    from .stroke import prepare_stroke
 
+    return _ask(prepare_stroke, params, bounds, power, nodes, budget, model, force_velocity, speed, x0)
+
+
+def starts_prepared(params, bounds: dict, power: float, *, nodes=None, budget="net", model="free",
+                    force_velocity=None, speed=None, x0=None) -> bool:
+    """Whether this process has the program ``prepare_starts`` with these arguments builds
+    (``skilib.ocp.stroke.program_built``)."""
+    from .stroke import program_built
+
+    return _ask(program_built, params, bounds, power, nodes, budget, model, force_velocity, speed, x0)
+
+
+def _ask(question, params, bounds, power, nodes, budget, model, force_velocity, speed, x0):
     adapter = stroke_adapter(model, params)
-    nodes = adapter.nodes if nodes is None else nodes
-    ask = program_built if built else prepare_stroke
-    return ask(adapter, bounds=bounds, power=power, nodes=nodes, budget=budget, force_velocity=force_velocity,
-               speed=speed, x0=x0)
+    return question(adapter, bounds=bounds, power=power, nodes=adapter.nodes if nodes is None else nodes,
+                    budget=budget, force_velocity=force_velocity, speed=speed, x0=x0)
 
 
 def collocate_starts(params, bounds: dict, power: float, starts, *, nodes=None, max_nodes=None, resimulation_tol=1e-4,

@@ -1087,16 +1087,16 @@ def _program_beside(model, b, power, params, budget, nodes, force_velocity, targ
     """The construction of the program the collocated starts solve first, as work beside the
     screen (``_screened_starts(beside=)``), or None where this process has it or it depends on
     the screen (a model whose program takes the first start's values: the edged skater's crouch)."""
-    from ..ocp.technique import prepare_starts
+    from ..ocp.technique import prepare_starts, starts_prepared
 
     base = default_params(model) if params is None else params
-    mid = {n: (float(lo) + float(hi)) / 2 for n, (lo, hi) in b.items()}
-    hook = getattr(_technique(model), "collocation_params", None)
-    if hook is not None and hook(base, tuple(b), mid) is not base:
+    takes_start = getattr(_technique(model), "program_takes_start", None)
+    if takes_start is not None and takes_start(base, tuple(b)):
         return None
+    mid = {n: (float(lo) + float(hi)) / 2 for n, (lo, hi) in b.items()}  # any start: the program does not depend on it
     ask = dict(nodes=nodes, budget=budget, model=model, force_velocity=force_velocity, speed=target, x0=mid)
     try:
-        if prepare_starts(base, b, power, built=True, **ask):
+        if starts_prepared(base, b, power, **ask):
             return None
     except (ValueError, RuntimeError, ArithmeticError):  # the starts say it, each in its row
         return None

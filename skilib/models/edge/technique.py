@@ -159,12 +159,19 @@ def periodic_stroke(params: EdgeSkaterParams, options: dict, u0=None, check: boo
     return edge_steady_state(params, check=check, **kw)
 
 
+def program_takes_start(params: EdgeSkaterParams, names) -> bool:
+    """Whether the collocated program of the technique ``names`` is built from its first start's
+    values (``collocation_params``): with the crouch among them (``leg_start``) and none in
+    ``params``.  Such a program cannot be built before the starts are known."""
+    return "leg_start" in names and params.leg_start is None
+
+
 def collocation_params(params: EdgeSkaterParams, names, start: dict) -> EdgeSkaterParams:
-    """The parameters a collocated program of the technique ``names`` is built from: with the
-    crouch among them (``leg_start``) and none in ``params``, the first start's ℓs (the program
+    """The parameters a collocated program of the technique ``names`` is built from: where the
+    program takes its start (``program_takes_start``), the first start's ℓs (the program
     places the foot by the crouch then, ``skilib.models.edge.collocation``; ℓs is one of its law
     parameters, so the value is only the base's); else ``params`` as they are."""
-    if "leg_start" in names and params.leg_start is None:
+    if program_takes_start(params, names):
         from dataclasses import replace
 
         return replace(params, leg_start=float(start["leg_start"]))
