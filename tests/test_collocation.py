@@ -67,6 +67,7 @@ def test_the_running_integral_is_simpsons_sum(measured):
         end, w = hs.running_integral(tk**power, tm**power)
         # the slider at rest with no force satisfies the mesh's equations; w is then fixed by its rows
         opti.set_initial(hs.Q[0, :], SLIDER["start"][0])
+        hs.start_midpoints()  # the midpoints on the knots' interpolants (the spring must not vanish there)
         opti.subject_to(hs.V[:, 0] == 0)
         opti.minimize(0)
         opti.solver("ipopt", {"print_time": False}, {"print_level": 0, "sb": "yes", "tol": 1e-12})
@@ -139,6 +140,32 @@ def test_every_collocated_stroke_is_resimulated(stroke, measured):
     assert s.success and s.resimulation_ok
     measured.check("re-simulated speed and power vs collocated", s.resimulation_error, 1e-4, "rel.")
     measured.check("re-simulated u after touch-down vs u0", abs(s.resimulated["u_after"] / s.u0 - 1), 1e-5, "rel.")
+
+
+def test_the_separated_midpoints_solve_the_compressed_forms_program(stroke, monkeypatch, measured):
+    """The free skater's fastest stroke at 200 W (its five technique parameters free, 20
+    intervals) with the midpoints' q_m, v_m as variables held to the Hermite interpolants
+    (``SEPARATED``, the default) and with the interpolants substituted (the compressed form): the
+    same program's optimum, so speed and power agree to IPOPT's tolerance (tol 1e-10 on the
+    scaled KKT error; 1e-8 relative is asked, measured 2e-15) and the technique to 1e-6;
+    the separated program's Hessian of the Lagrangian has fewer than half the instructions."""
+    from skilib.ocp import collocation
+    from skilib.ocp import stroke as programs
+
+    sol, size = {}, {}
+    for separated in (False, True):
+        monkeypatch.setattr(collocation, "SEPARATED", separated)
+        sol[separated] = s = collocate_stroke(stroke, bounds=FREE_BOUNDS, power=200.0, nodes=20, max_nodes=20)
+        assert s.success and [m["nodes"] for m in s.meshes] == [20]
+        program = programs._PROGRAMS[s.warm_point["key"]]
+        assert program.hs.separated is separated
+        size[separated] = program.solver.get_function("nlp_hess_l").n_instructions()
+    a, b = sol[False], sol[True]
+    measured.check("separated vs compressed: progress speed (rel.)", abs(b.progress_speed / a.progress_speed - 1), 1e-8)
+    measured.check("separated vs compressed: mean power (rel.)", abs(b.mean_power / a.mean_power - 1), 1e-8)
+    measured.check("separated vs compressed: technique (rel. to each range)",
+                   max(abs(b.x[n] - a.x[n]) / (hi - lo) for n, (lo, hi) in FREE_BOUNDS.items()), 1e-6)
+    assert size[True] < 0.5 * size[False]  # a count of the program's instructions: no rounding in it
 
 
 @pytest.fixture(scope="module")

@@ -68,6 +68,7 @@ def least_effort_transfer(nodes: int, *, duration=SLIDER["duration"], start=SLID
     hs = HermiteSimpson(opti, terms, N, duration, controls=(Uk, Um))
     hs.on_rows(0)
     opti.set_initial(hs.Q[0, :], np.linspace(start[0], end[0], N + 1))  # the spring's length must not vanish
+    hs.start_midpoints()
     opti.subject_to(hs.Q[0, 0] == start[0])
     opti.subject_to(hs.V[0, 0] == start[1])
     opti.subject_to(hs.Q[0, N] == end[0])

@@ -793,9 +793,11 @@ def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, targe
     """The key of a program in ``_PROGRAMS``: the adapter's structure (``program_key``: everything
     its program bakes in), the mesh, the free parameters, whether the power is budgeted, IPOPT's
     options, the budget, the limit and the question."""
+    from . import collocation
+
     free = tuple(bounds)
     return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-            budget_kind, force_velocity, target)
+            budget_kind, force_velocity, target, collocation.SEPARATED)
 
 
 def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",
