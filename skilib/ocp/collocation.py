@@ -70,12 +70,13 @@ class HermiteSimpson:
     - mesh : a ``skilib.ocp.mesh.PhasedMesh`` of ``nodes`` intervals whose knots fall on fixed
       times (a force switching on and off); default the even mesh, h = T/N.
     - separated : the midpoints' q_m, v_m variables held to the interpolants (True), or the
-      interpolants themselves (False; the module's docstring); default ``SEPARATED``.  ``initial`` starts them on the
-      interpolants of the knots' first guess; a caller that sets the knots' initial values
-      itself calls ``start_midpoints`` after.
+      interpolants themselves (False; the module's docstring); default ``SEPARATED``.
+      ``initial`` starts them on the interpolants of the knots' first guess; a caller that sets
+      the knots' initial values itself calls ``start_midpoints`` after.
 
     ``Q``, ``V``, ``A``, ``L`` are the knots' variables (n or m × (N + 1)); ``Qm``, ``Vm``
-    (expressions), ``Am``, ``Lm`` the midpoints'; ``tau_knots``, ``tau_mid`` their times and
+    (variables, or with ``separated=False`` the interpolants ``Qh``, ``Vh`` themselves), ``Am``,
+    ``Lm`` the midpoints'; ``tau_knots``, ``tau_mid`` their times and
     ``U``, ``Um`` their controls.  ``point(name)`` maps a one-point function over both.
     """
 

@@ -46,6 +46,7 @@ from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.validation import check_bool, check_number
 from ..physiology.force_velocity import limits_of
 from .adapter import SkiStroke
+from . import collocation
 from .collocation import HermiteSimpson
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
@@ -793,8 +794,6 @@ def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, targe
     """The key of a program in ``_PROGRAMS``: the adapter's structure (``program_key``: everything
     its program bakes in), the mesh, the free parameters, whether the power is budgeted, IPOPT's
     options, the budget, the limit and the question."""
-    from . import collocation
-
     free = tuple(bounds)
     return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
             budget_kind, force_velocity, target, collocation.SEPARATED)
