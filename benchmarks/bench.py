@@ -337,6 +337,10 @@ QUESTIONS_BEFORE = {"free": 37.0, "edge": 174.0, "control": 37.0}
 #: 4.7 and 28.8 s, skilib imported before the clock started): least power for 6 m/s, the edged
 #: skater's cold second speed, free control [s]
 QUESTIONS_COMPRESSED = {"free": 7.7, "edge": 25.3, "edge_cold": 7.7, "control": 36.2}
+#: the same rows with CasADi's Hessian of the whole program (``skilib.ocp.hessian.POINT_HESSIAN``
+#: False, set after the import; 2026-12-05, two runs each, in turn with the point blocks' 6.4–6.6,
+#: 20.3–21.7, 5.6–5.8 and 20.2–21.3 s): the lower of the two [s]
+QUESTIONS_WHOLE_HESSIAN = {"free": 6.7, "edge": 19.0, "edge_cold": 4.7, "control": 29.8}
 #: the periodic strokes before the frame in array operations, the prepared touch-down impact, the
 #: kept stances and the interpolants only where split (medians of this table's rows, run in turn
 #: with the new code, 3 pairs, 2 cores, 2026-12-02): free skater [ms], edged skater without and
@@ -603,19 +607,22 @@ def table(r) -> str:
             x = qs[m]
             rows.append((f"least power for 6 m/s, {who}, collocation, fresh process [s]", f"{x['seconds'][0]:.1f}",
                          f"target ≤ 10; before {QUESTIONS_BEFORE[m]:g} s (shooting), "
-                         f"{QUESTIONS_COMPRESSED[m]:g} s (compressed midpoints); {x['power'][0]:.2f} W"))
+                         f"{QUESTIONS_COMPRESSED[m]:g} s (compressed midpoints), {QUESTIONS_WHOLE_HESSIAN[m]:g} s "
+                         f"(whole-program Hessian); {x['power'][0]:.2f} W"))
             rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, warm [s]",
                          f"{x['seconds'][1]:.2f}", f"target ≤ 3; {x['power'][1]:.6f} W (warm from 6 m/s: "
                          f"the solution's primal-dual point, no seeded start)"))
             if len(x["seconds"]) > 2:
-                before = f" (compressed midpoints {QUESTIONS_COMPRESSED['edge_cold']:g} s)" if m == "edge" else ""
+                before = (f" (compressed midpoints {QUESTIONS_COMPRESSED['edge_cold']:g} s, whole-program Hessian "
+                          f"{QUESTIONS_WHOLE_HESSIAN['edge_cold']:g} s)" if m == "edge" else "")
                 rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, cold [s]",
                              f"{x['seconds'][2]:.1f}", f"the seeded starts, screen reused{before}; {x['power'][2]:.6f} "
                              f"W, warm − cold {x['power'][1] - x['power'][2]:+.1e} W"))
         x = qs["control"]
         rows.append(("optimal_control('free', 600), fresh process [s]", f"{x['seconds'][0]:.1f}",
                      f"target ≤ 20; before {QUESTIONS_BEFORE['control']:g} s, {QUESTIONS_COMPRESSED['control']:g} s "
-                     f"(compressed midpoints); {x['speed'][0]:.4f} m/s"))
+                     f"(compressed midpoints), {QUESTIONS_WHOLE_HESSIAN['control']:g} s (whole-program Hessian); "
+                     f"{x['speed'][0]:.4f} m/s"))
     ld = r.get("loader")
     if ld:
         for how in ("skilib", "pandas"):

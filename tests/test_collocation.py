@@ -148,7 +148,8 @@ def test_the_separated_midpoints_solve_the_compressed_forms_program(stroke, monk
     (``SEPARATED``, the default) and with the interpolants substituted (the compressed form): the
     same program's optimum, so speed and power agree to IPOPT's tolerance (tol 1e-10 on the
     scaled KKT error; 1e-8 relative is asked, measured 2e-15) and the technique to 1e-6;
-    the separated program's Hessian of the Lagrangian has fewer than half the instructions."""
+    CasADi's Hessian of the separated program's whole Lagrangian has fewer than half the
+    instructions."""
     from skilib.ocp import collocation
     from skilib.ocp import stroke as programs
 
@@ -159,7 +160,7 @@ def test_the_separated_midpoints_solve_the_compressed_forms_program(stroke, monk
         assert s.success and [m["nodes"] for m in s.meshes] == [20]
         program = programs._PROGRAMS[s.warm_point["key"]]
         assert program.hs.separated is separated
-        size[separated] = program.solver.get_function("nlp_hess_l").n_instructions()
+        size[separated] = _whole_hessian(program).n_instructions()
     a, b = sol[False], sol[True]
     measured.check("separated vs compressed: progress speed (rel.)", abs(b.progress_speed / a.progress_speed - 1), 1e-8)
     measured.check("separated vs compressed: mean power (rel.)", abs(b.mean_power / a.mean_power - 1), 1e-8)
@@ -308,3 +309,67 @@ def test_a_bad_warm_start_is_refused_by_name(optimum):
         sk.required_power("edge", 5.0, method="collocation", starts=0, warm=optimum)
     with pytest.raises(ValueError, match="^warm: a solution of FreeSkaterParams"):
         sk.required_power("edge", 5.0, method="collocation", starts=0, warm=optimum.solution)
+
+
+def _whole_hessian(program):
+    """CasADi's Hessian of a program's whole expanded Lagrangian: (x, p, σ, λ) -> its upper triangle."""
+    import casadi as ca
+
+    x, p, f, g = (program._nlp[k] for k in ("x", "p", "f", "g"))
+    lf, lg = ca.SX.sym("lam_f"), ca.SX.sym("lam_g", g.shape[0])
+    return ca.Function("whole", [x, p, lf, lg], [ca.triu(ca.hessian(lf * f + ca.dot(lg, g), x)[0])])
+
+
+def _hessians(program, seed):
+    """(the program's ``nlp_hess_l``, CasADi's Hessian of its whole Lagrangian) at a random point."""
+    mine, whole = program.solver.get_function("nlp_hess_l"), _whole_hessian(program)
+    x, p, g = (program._nlp[k] for k in ("x", "p", "g"))
+    rng = np.random.default_rng(seed)
+    args = (1 + 0.1 * rng.standard_normal(x.shape[0]), rng.standard_normal(p.shape[0]), 0.7,
+            rng.standard_normal(g.shape[0]))
+    return mine(*args).full(), whole(*args).full()
+
+
+def _stroke_program(adapter, nodes, **question):
+    from skilib.engine.codegen.casadi_terms import require_casadi
+    from skilib.ocp import stroke as programs
+
+    x0, b, power, target, budget, opts, fv, _ = programs._question(
+        adapter, question.get("bounds"), question.get("power"), None, question.get("budget", "net"), nodes, nodes, 1.0,
+        None, None, question.get("speed"), None)
+    return programs._program(require_casadi(), adapter, b, power, nodes, opts, budget, fv, target)[1]
+
+
+@pytest.mark.parametrize("case", ["free", "free-compressed", "edge", "free-control"])
+def test_the_lagrangians_hessian_from_one_points_blocks_is_casadis(case, monkeypatch, measured):
+    """``skilib.ocp.hessian``: the Hessian IPOPT is given (one point's block of the equations of
+    motion, the rows and their normals, mapped over the mesh and carried through the points'
+    arguments by the chain rule; CasADi's for the rest) equals CasADi's exact Hessian of the whole
+    expanded Lagrangian, at a random point with random multipliers: the free skater's fastest
+    stroke at 200 W (separated and compressed midpoints), the edged skater's least power for 6
+    m/s (10 intervals each) and free control's coarse program (20 intervals).  Both are exact
+    derivatives of the same expressions summed in another order: they differ by rounding,
+    measured 2e-16 to 3e-15 of the largest entry; 1e-13 is asked."""
+    from skilib.engine.codegen.casadi_terms import require_casadi
+    from skilib.ocp import collocation, control
+    from skilib.ocp.stroke import IPOPT_OPTIONS, check_limit
+    from skilib.ocp.technique import stroke_adapter
+    from skilib.studies.optimum import EDGE_BOUNDS, default_params
+
+    model = case.split("-")[0]
+    adapter = stroke_adapter(model, default_params(model))
+    if case == "free-compressed":
+        monkeypatch.setattr(collocation, "SEPARATED", False)
+    if case == "free-control":
+        program = control._program(require_casadi(), adapter, 20, 5, adapter.caps_class(), control.DEFAULT_SMOOTHNESS,
+                                   {**IPOPT_OPTIONS, **control.CONTROL_IPOPT}, "metabolic", None,
+                                   check_limit(None, adapter))
+    elif model == "edge":
+        program = _stroke_program(adapter, 10, bounds=EDGE_BOUNDS, speed=6.0, budget="metabolic")
+    else:
+        program = _stroke_program(adapter, 10, bounds=FREE_BOUNDS, power=200.0, budget="metabolic")
+    assert program.solver.get_function("nlp_hess_l").name() == "nlp_hess_l"
+    assert program.solver.get_function("nlp_hess_l").class_name() == "MXFunction"  # the blocks', not CasADi's
+    mine, whole = _hessians(program, 20261205)
+    measured.check(f"{case}: one point's blocks vs the whole Lagrangian's Hessian (rel. to its largest entry)",
+                   np.max(np.abs(mine - whole)) / np.max(np.abs(whole)), 1e-13)

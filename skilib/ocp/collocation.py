@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.codegen.casadi_terms import CasadiTerms, require_casadi
+from .hessian import PointRows
 from .mesh import PhasedMesh
 
 __all__ = ["HermiteSimpson", "SEPARATED"]
@@ -139,20 +140,32 @@ class HermiteSimpson:
             self.Qm, self.Vm = self.Qh, self.Vh
         self._fn = self._point_functions()
         # the equations of motion at the knots and the midpoints
+        #: the rows that are one point's function mapped over the points (``skilib.ocp.hessian``)
+        self.point_rows = []
         for knots in (True, False):
             dyn, acc = self.point("residual", knots=knots)
+            first = opti.ng
             opti.subject_to(ca.vec(dyn) / self.force_scale == 0)
             opti.subject_to(ca.vec(acc) == 0)
+            self.point_rows.append(PointRows(self._fn["residual"], self._point_args(knots), N + 1 if knots else N,
+                                             (dyn, acc), ((0, first, 1 / self.force_scale), (1, first + dyn.numel(), 1.0))))
         # Simpson's rule, with the knots' slack along the rows' normals
-        nq_hol, nq_all = self._fn["normals"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:],
-                                                     self.G if self.G is not None else ca.DM.zeros(0, N), self.Mu)
+        args = (self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:], self.G if self.G is not None else ca.DM.zeros(0, N),
+                self.Mu)
+        nq_hol, nq_all = self._fn["normals"].map(N)(*args)
+        first = opti.ng
         opti.subject_to(ca.vec(Q1 - Q0 - self._times(h / 6, V0 + 4 * self.Vm + V1) - nq_hol) == 0)
         opti.subject_to(ca.vec(V1 - V0 - self._times(h / 6, self.A[:, :-1] + 4 * self.Am + self.A[:, 1:]) - nq_all) == 0)
+        self.point_rows.append(PointRows(self._fn["normals"], args, N, (nq_hol, nq_all),
+                                         ((0, first, -1.0), (1, first + n * N, -1.0))))
         # the rows at the knots after the first
-        C, Cvel = self._fn["rows"].map(N)(self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:])
+        C, Cvel = self._fn["rows"].map(N)(*args[:4])
+        first = opti.ng
         if self.hol:
             opti.subject_to(ca.vec(C) == 0)
         opti.subject_to(ca.vec(Cvel) == 0)
+        self.point_rows.append(PointRows(self._fn["rows"], args[:4], N, (C, Cvel),
+                                         ((0, first, 1.0),) * bool(self.hol) + ((1, first + C.numel(), 1.0),)))
 
     def _times(self, h, M):
         """h M with h a number or a row (one per interval, column by column)."""
@@ -185,17 +198,17 @@ class HermiteSimpson:
                     rows=ca.Function("rows", [t, q, v, u], [C, T["Cvel"]]),
                     normals=ca.Function("normals", [t, q, v, u, g, mu], [Cq_hol.T @ g, T["Cq"].T @ mu]))
 
+    def _point_args(self, knots: bool) -> tuple:
+        """(t, q, v, a, λ, u) at the knots or the midpoints, one column per point."""
+        if knots:
+            return (self.tau_knots, self.Q, self.V, self.A, self.L, self.U)
+        return (self.tau_mid, self.Qm, self.Vm, self.Am, self.Lm, self.Um)
+
     def point(self, name, *, knots: bool, extra=()):
         """A one-point function (``functions``' or ``extra``: a CasADi Function of (t, q, v, a,
         λ, u)) mapped over the knots (``knots=True``) or the midpoints."""
         f = self._fn[name] if isinstance(name, str) else name
-        if knots:
-            args = (self.tau_knots, self.Q, self.V, self.A, self.L, self.U)
-            count = self.N + 1
-        else:
-            args = (self.tau_mid, self.Qm, self.Vm, self.Am, self.Lm, self.Um)
-            count = self.N
-        return f.map(count)(*args[: f.n_in()])
+        return f.map(self.N + 1 if knots else self.N)(*self._point_args(knots)[: f.n_in()])
 
     def one_point(self, f):
         """A CasADi Function of (t, q, v, a, λ, u) built from ``f(t, q, v, a, lam, u, terms)``,

@@ -48,6 +48,7 @@ from ..physiology.force_velocity import limits_of
 from .adapter import SkiStroke
 from . import collocation
 from .collocation import HermiteSimpson
+from . import hessian
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
            "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress", "prepare_stroke", "program_built",
@@ -565,9 +566,12 @@ class MeshProgram:
         # same solver either way; the callback is kept alive beside it
         self.label, self.counter = name, _iteration_counter(ca, xs.shape[0], g.shape[0])
         self._nlp, self._opts, self._warm_solver = {"x": xs, "p": ps, "f": f, "g": g}, dict(opts), None
+        cache = {}
+        if hessian.POINT_HESSIAN and opts.get("hessian_approximation", "exact") == "exact":
+            cache["nlp_hess_l"] = hessian.lagrangian_hessian(ca, opti.x, opti.p, opti.f, opti.g, hs.point_rows)
         self.solver = ca.nlpsol(name, "ipopt", self._nlp,
                                 {"print_time": False, "error_on_fail": False, "ipopt": opts,
-                                 "iteration_callback": self.counter})
+                                 "iteration_callback": self.counter, "cache": cache})
         one_blas_thread(ca)
         self.bounds = ca.Function("bounds", [opti.p], [opti.lbg, opti.ubg])
         self.n_extra = len(extra)
@@ -796,7 +800,7 @@ def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, targe
     options, the budget, the limit and the question."""
     free = tuple(bounds)
     return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-            budget_kind, force_velocity, target, collocation.SEPARATED)
+            budget_kind, force_velocity, target, collocation.SEPARATED, hessian.POINT_HESSIAN)
 
 
 def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",
