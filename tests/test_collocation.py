@@ -340,16 +340,10 @@ def _stroke_program(adapter, nodes, **question):
     return programs._program(require_casadi(), adapter, b, power, nodes, opts, budget, fv, target)[1]
 
 
-@pytest.mark.parametrize("case", ["free", "free-compressed", "edge", "free-control"])
-def test_the_lagrangians_hessian_from_one_points_blocks_is_casadis(case, monkeypatch, measured):
-    """``skilib.ocp.hessian``: the Hessian IPOPT is given (one point's block of the equations of
-    motion, the rows and their normals, mapped over the mesh and carried through the points'
-    arguments by the chain rule; CasADi's for the rest) equals CasADi's exact Hessian of the whole
-    expanded Lagrangian, at a random point with random multipliers: the free skater's fastest
-    stroke at 200 W (separated and compressed midpoints), the edged skater's least power for 6
-    m/s (10 intervals each) and free control's coarse program (20 intervals).  Both are exact
-    derivatives of the same expressions summed in another order: they differ by rounding,
-    measured 2e-16 to 3e-15 of the largest entry; 1e-13 is asked."""
+def _case_program(case, monkeypatch):
+    """The program of a derivative test's ``case`` (the processes' program caches keep it): the free
+    skater's fastest stroke at 200 W (separated and compressed midpoints), the edged skater's least
+    power for 6 m/s (10 intervals each) or free control's coarse program (20 intervals)."""
     from skilib.engine.codegen.casadi_terms import require_casadi
     from skilib.ocp import collocation, control
     from skilib.ocp.stroke import IPOPT_OPTIONS, check_limit
@@ -361,15 +355,120 @@ def test_the_lagrangians_hessian_from_one_points_blocks_is_casadis(case, monkeyp
     if case == "free-compressed":
         monkeypatch.setattr(collocation, "SEPARATED", False)
     if case == "free-control":
-        program = control._program(require_casadi(), adapter, 20, 5, adapter.caps_class(), control.DEFAULT_SMOOTHNESS,
-                                   {**IPOPT_OPTIONS, **control.CONTROL_IPOPT}, "metabolic", None,
-                                   check_limit(None, adapter))
-    elif model == "edge":
-        program = _stroke_program(adapter, 10, bounds=EDGE_BOUNDS, speed=6.0, budget="metabolic")
-    else:
-        program = _stroke_program(adapter, 10, bounds=FREE_BOUNDS, power=200.0, budget="metabolic")
+        return control._program(require_casadi(), adapter, 20, 5, adapter.caps_class(), control.DEFAULT_SMOOTHNESS,
+                                {**IPOPT_OPTIONS, **control.CONTROL_IPOPT}, "metabolic", None,
+                                check_limit(None, adapter))
+    if model == "edge":
+        return _stroke_program(adapter, 10, bounds=EDGE_BOUNDS, speed=6.0, budget="metabolic")
+    return _stroke_program(adapter, 10, bounds=FREE_BOUNDS, power=200.0, budget="metabolic")
+
+
+DERIVATIVE_CASES = ["free", "free-compressed", "edge", "free-control"]
+
+
+@pytest.mark.parametrize("case", DERIVATIVE_CASES)
+def test_the_lagrangians_hessian_from_one_points_blocks_is_casadis(case, monkeypatch, measured):
+    """``skilib.ocp.hessian``: the Hessian IPOPT is given (one point's block of the equations of
+    motion, the rows and their normals, mapped over the mesh and carried through the points'
+    arguments by the chain rule; CasADi's for the rest) equals CasADi's exact Hessian of the whole
+    expanded Lagrangian, at a random point with random multipliers (``_case_program``'s four
+    programs).  Both are exact derivatives of the same expressions summed in another order: they
+    differ by rounding, measured 2e-16 to 3e-15 of the largest entry; 1e-13 is asked."""
+    program = _case_program(case, monkeypatch)
     assert program.solver.get_function("nlp_hess_l").name() == "nlp_hess_l"
     assert program.solver.get_function("nlp_hess_l").class_name() == "MXFunction"  # the blocks', not CasADi's
     mine, whole = _hessians(program, 20261205)
     measured.check(f"{case}: one point's blocks vs the whole Lagrangian's Hessian (rel. to its largest entry)",
                    np.max(np.abs(mine - whole)) / np.max(np.abs(whole)), 1e-13)
+
+
+@pytest.mark.parametrize("case", DERIVATIVE_CASES)
+def test_the_constraints_jacobian_from_one_points_blocks_is_casadis(case, monkeypatch, measured):
+    """``skilib.ocp.hessian``: the constraints' Jacobian IPOPT is given, ∂g_r/∂x + E diag_k(∂F/∂w)
+    J_φ with E = ∂g/∂F found from the program, and the Lagrangian's gradients in x and p from it,
+    equal CasADi's exact derivatives of the whole expanded program at a random point with random
+    multipliers, on the same sparsity (the same four programs).  Exact derivatives summed in
+    another order: measured 0 to 1e-15 of the largest entry; 1e-13 is asked."""
+    import casadi as ca
+
+    program = _case_program(case, monkeypatch)
+    jac, grad = (program.solver.get_function(n) for n in ("nlp_jac_g", "nlp_grad"))
+    assert jac.class_name() == grad.class_name() == "MXFunction"  # the blocks', not CasADi's
+    x, p, f, g = (program._nlp[k] for k in ("x", "p", "f", "g"))
+    lf, lg = ca.SX.sym("lam_f"), ca.SX.sym("lam_g", g.shape[0])
+    ell = lf * f + ca.dot(lg, g)
+    whole = ca.Function("whole", [x, p, lf, lg], [g, ca.jacobian(g, x), f, ca.gradient(ell, x), ca.gradient(ell, p)])
+    rng = np.random.default_rng(20261205)
+    args = (1 + 0.1 * rng.standard_normal(x.shape[0]), rng.standard_normal(p.shape[0]), 0.7,
+            rng.standard_normal(g.shape[0]))
+    ref = [v.full() for v in whole(*args)]
+    mine = [v.full() for v in jac(*args[:2])] + [v.full() for v in grad(*args)]
+    # nlp_jac_g: g, ∂g/∂x; nlp_grad: f, g, ∇ₓℓ, ∇_pℓ
+    pairs = {"g": (mine[0], ref[0]), "jac_g_x": (mine[1], ref[1]), "f": (mine[2], ref[2]), "g (grad)": (mine[3], ref[0]),
+             "grad_x": (mine[4], ref[3]), "grad_p": (mine[5], ref[4])}
+    for name, (a, b) in pairs.items():
+        assert a.shape == b.shape, name
+        if b.size:
+            measured.check(f"{case}: one point's blocks vs the whole program: {name} (rel. to its largest entry)",
+                           np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300), 1e-13)
+    # every entry CasADi's Jacobian can hold, IPOPT's can (on these programs: the same pattern)
+    assert whole.sparsity_out(1).is_subset(jac.sparsity_out(1))
+
+
+def _tiny_program(entry: str):
+    """A one-variable-per-point Opti program in which F(w) = (w², sin w) mapped over three points
+    enters g as ``entry`` says: "linear" (3 F₁ − F₂ + x), "nonlinear" (F₁²), "coefficient"
+    (x F₁) or "objective" (f = ΣF₁)."""
+    import casadi as ca
+
+    from skilib.ocp.hessian import PointRows
+
+    opti = ca.Opti()
+    X = opti.variable(1, 3)
+    w = ca.SX.sym("w")
+    F = ca.Function("square_sine", [w], [w ** 2, ca.sin(w)])
+    a, b = F.map(3)(X)
+    f = ca.sumsqr(X)
+    if entry == "linear":
+        opti.subject_to(ca.vec(3 * a - b + X) == 0)
+    elif entry == "nonlinear":
+        opti.subject_to(ca.vec(a ** 2) == 0)
+    elif entry == "coefficient":
+        opti.subject_to(ca.vec(X * a) == 0)
+    else:
+        f = f + ca.sum2(a)
+    opti.minimize(f)
+    return opti, [PointRows(F, (X,), 3, (a, b))]
+
+
+@pytest.mark.parametrize("entry", ["nonlinear", "coefficient", "objective"])
+def test_a_point_function_that_enters_other_than_linearly_is_refused_by_name(entry):
+    """The chain rule of ``skilib.ocp.hessian`` holds only for outputs entering g linearly with
+    constant coefficients and not the objective: anything else is a ValueError naming the function."""
+    import casadi as ca
+
+    from skilib.ocp.hessian import PointDerivatives
+
+    opti, groups = _tiny_program(entry)
+    with pytest.raises(ValueError, match="'square_sine'"):
+        PointDerivatives(ca, opti.x, opti.p, opti.f, opti.g, groups)
+
+
+def test_the_tiny_programs_point_derivatives_are_its_closed_form(measured):
+    """g = 3w² − sin w + w at each of three points, f = Σw²: ∂g/∂x = diag(6w − cos w + 1), and
+    ∇²(σf + λᵀg) = diag(2σ + λ(6 + sin w)) (closed forms, to rounding)."""
+    import casadi as ca
+
+    from skilib.ocp.hessian import PointDerivatives
+
+    opti, groups = _tiny_program("linear")
+    d = PointDerivatives(ca, opti.x, opti.p, opti.f, opti.g, groups)
+    xv, lam, sigma = np.array([0.3, -1.1, 2.0]), np.array([0.5, -2.0, 1.5]), 0.7
+    g, J = (v.full() for v in d.jacobian()(xv, []))
+    H = d.hessian()(xv, [], sigma, lam).full()
+    measured.check("tiny program: g against its closed form", np.max(np.abs(g.ravel() - (3 * xv ** 2 - np.sin(xv) + xv))),
+                   1e-13)
+    measured.check("tiny program: ∂g/∂x against its closed form", np.max(np.abs(J - np.diag(6 * xv - np.cos(xv) + 1))),
+                   1e-13)
+    measured.check("tiny program: ∇²(σf + λᵀg) against its closed form",
+                   np.max(np.abs(H - np.diag(2 * sigma + lam * (6 + np.sin(xv))))), 1e-13)

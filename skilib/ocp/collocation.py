@@ -144,28 +144,23 @@ class HermiteSimpson:
         self.point_rows = []
         for knots in (True, False):
             dyn, acc = self.point("residual", knots=knots)
-            first = opti.ng
             opti.subject_to(ca.vec(dyn) / self.force_scale == 0)
             opti.subject_to(ca.vec(acc) == 0)
             self.point_rows.append(PointRows(self._fn["residual"], self._point_args(knots), N + 1 if knots else N,
-                                             (dyn, acc), ((0, first, 1 / self.force_scale), (1, first + dyn.numel(), 1.0))))
+                                             (dyn, acc)))
         # Simpson's rule, with the knots' slack along the rows' normals
         args = (self.tau_knots[:, 1:], Q1, V1, self.U[:, 1:], self.G if self.G is not None else ca.DM.zeros(0, N),
                 self.Mu)
         nq_hol, nq_all = self._fn["normals"].map(N)(*args)
-        first = opti.ng
         opti.subject_to(ca.vec(Q1 - Q0 - self._times(h / 6, V0 + 4 * self.Vm + V1) - nq_hol) == 0)
         opti.subject_to(ca.vec(V1 - V0 - self._times(h / 6, self.A[:, :-1] + 4 * self.Am + self.A[:, 1:]) - nq_all) == 0)
-        self.point_rows.append(PointRows(self._fn["normals"], args, N, (nq_hol, nq_all),
-                                         ((0, first, -1.0), (1, first + n * N, -1.0))))
+        self.point_rows.append(PointRows(self._fn["normals"], args, N, (nq_hol, nq_all)))
         # the rows at the knots after the first
         C, Cvel = self._fn["rows"].map(N)(*args[:4])
-        first = opti.ng
         if self.hol:
             opti.subject_to(ca.vec(C) == 0)
         opti.subject_to(ca.vec(Cvel) == 0)
-        self.point_rows.append(PointRows(self._fn["rows"], args[:4], N, (C, Cvel),
-                                         ((0, first, 1.0),) * bool(self.hol) + ((1, first + C.numel(), 1.0),)))
+        self.point_rows.append(PointRows(self._fn["rows"], args[:4], N, (C, Cvel)))
 
     def _times(self, h, M):
         """h M with h a number or a row (one per interval, column by column)."""

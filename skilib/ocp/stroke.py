@@ -566,9 +566,16 @@ class MeshProgram:
         # same solver either way; the callback is kept alive beside it
         self.label, self.counter = name, _iteration_counter(ca, xs.shape[0], g.shape[0])
         self._nlp, self._opts, self._warm_solver = {"x": xs, "p": ps, "f": f, "g": g}, dict(opts), None
-        cache = {}
-        if hessian.POINT_HESSIAN and opts.get("hessian_approximation", "exact") == "exact":
-            cache["nlp_hess_l"] = hessian.lagrangian_hessian(ca, opti.x, opti.p, opti.f, opti.g, hs.point_rows)
+        # IPOPT's derivatives from one point's blocks (``skilib.ocp.hessian``), CasADi's where switched off
+        cache, exact = {}, opts.get("hessian_approximation", "exact") == "exact"
+        if hessian.POINT_JACOBIAN or (hessian.POINT_HESSIAN and exact):
+            blocks = hessian.PointDerivatives(ca, opti.x, opti.p, opti.f, opti.g, hs.point_rows)
+            if hessian.POINT_JACOBIAN:
+                g_fun = ca.Function("nlp_g", [xs, ps], [g])
+                cache["nlp_jac_g"] = blocks.jacobian(g_fun)
+                cache["nlp_grad"] = blocks.gradient(ca.Function("nlp_f", [xs, ps], [f]), g_fun)
+            if hessian.POINT_HESSIAN and exact:
+                cache["nlp_hess_l"] = blocks.hessian()
         self.solver = ca.nlpsol(name, "ipopt", self._nlp,
                                 {"print_time": False, "error_on_fail": False, "ipopt": opts,
                                  "iteration_callback": self.counter, "cache": cache})
@@ -800,7 +807,8 @@ def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, targe
     options, the budget, the limit and the question."""
     free = tuple(bounds)
     return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
-            budget_kind, force_velocity, target, collocation.SEPARATED, hessian.POINT_HESSIAN)
+            budget_kind, force_velocity, target, collocation.SEPARATED, hessian.POINT_HESSIAN,
+            hessian.POINT_JACOBIAN)
 
 
 def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",
