@@ -119,7 +119,7 @@ class PointDerivatives:
         self.w = [ca.Function("point_args", [x, p], [ca.vertcat(*rows.args)]).expand()(self.xs, self.ps)
                   for rows in self.groups]
         self.ng, self.nx, self.np = g.shape[0], x.shape[0], p.shape[0]
-        self._xpg, self._jacobians = (x, p, g), {}
+        self._xpg, self._jacobians, self._phis = (x, p, g), {}, {}
 
     def _split(self, flat):
         out, i = [], 0
@@ -128,9 +128,16 @@ class PointDerivatives:
             i += len(rows.values)
         return out
 
-    def _phi_jacobian(self, W):
-        ca = self.ca
-        return ca.Function("point_args_jac", [self.xs, self.ps], [ca.jacobian(ca.vec(W), self.xs)])
+    def _phi(self, k: int, wrt: str):
+        """Group k's arguments at every point and their Jacobian in ``wrt`` ("x" or "p"): Functions of
+        (x, p), built once and shared by the Jacobian, the gradient and the Hessian."""
+        key = (k, wrt)
+        if key not in self._phis:
+            ca, W = self.ca, self.w[k]
+            v = self.xs if wrt == "x" else self.ps
+            self._phis[key] = (ca.Function("point_args", [self.xs, self.ps], [W]),
+                               ca.Function("point_args_jac", [self.xs, self.ps], [ca.jacobian(ca.vec(W), v)]))
+        return self._phis[key]
 
     def _jacobian(self, wrt: str):
         """The Function (x, p) -> ∂g/∂x (``wrt`` "x") or ∂g/∂p ("p"): the rest's plus each
@@ -140,13 +147,13 @@ class PointDerivatives:
             v = self.xs if wrt == "x" else self.ps
             X, P = ca.MX.sym("x", self.nx), ca.MX.sym("p", self.np)
             J = ca.Function("rest_jacobian", [self.xs, self.ps], [ca.jacobian(self.g_rest, v)])(X, P)
-            for rows, W, E in zip(self.groups, self.w, self.E):
+            for k, (rows, E) in enumerate(zip(self.groups, self.E)):
                 jpt, _, nw = _one_point(ca, rows.function, True, False)
-                blocks = jpt.map(rows.count)(ca.Function("point_args", [self.xs, self.ps], [W])(X, P))
+                args, jac = self._phi(k, wrt)
+                blocks = jpt.map(rows.count)(args(X, P))
                 blocks = blocks if isinstance(blocks, (list, tuple)) else [blocks]
                 B = ca.vertcat(*[_blockdiag(ca, b, nw) for b in blocks])
-                Jw = ca.Function("point_args_jac", [self.xs, self.ps], [ca.jacobian(ca.vec(W), v)])(X, P)
-                J = J + ca.mtimes(E, ca.mtimes(B, Jw))
+                J = J + ca.mtimes(E, ca.mtimes(B, jac(X, P)))
             self._jacobians[wrt] = ca.Function(f"jac_g_{wrt}", [X, P], [J])
         return self._jacobians[wrt]
 
@@ -181,8 +188,9 @@ class PointDerivatives:
         X, P = ca.MX.sym("x", self.nx), ca.MX.sym("p", self.np)
         LF, LG = ca.MX.sym("lam_f"), ca.MX.sym("lam_g", self.ng)
         H = 0
-        for rows, W, E in zip(self.groups, self.w, self.E):
+        for k, (rows, W, E) in enumerate(zip(self.groups, self.w, self.E)):
             K = rows.count
+            args, jac = self._phi(k, "x")
             _, hpt, nw = _one_point(ca, rows.function, False, True)
             gam = ca.SX.sym("gamma", nw, K)
             Hphi = ca.Function("point_args_hess", [self.xs, self.ps, gam],
@@ -194,8 +202,8 @@ class PointDerivatives:
                 n = rows.function.size1_out(j) * K
                 om.append(ca.reshape(lam[i: i + n], rows.function.size1_out(j), K))
                 i += n
-            Hb, Gb = hpt.map(K)(ca.Function("point_args", [self.xs, self.ps], [W])(X, P), ca.vertcat(*om))
-            Jm = self._phi_jacobian(W)(X, P)
+            Hb, Gb = hpt.map(K)(args(X, P), ca.vertcat(*om))
+            Jm = jac(X, P)
             H = H + ca.mtimes([Jm.T, _blockdiag(ca, Hb, nw), Jm]) + Hphi(X, P, Gb)
         lf, lg = ca.SX.sym("lam_f"), ca.SX.sym("lam_g", self.ng)
         h_rest = ca.Function("rest_hessian", [self.xs, self.ps, lf, lg],
