@@ -341,6 +341,10 @@ QUESTIONS_COMPRESSED = {"free": 7.7, "edge": 25.3, "edge_cold": 7.7, "control": 
 #: False, set after the import; 2026-12-05, two runs each, in turn with the point blocks' 6.4–6.6,
 #: 20.3–21.7, 5.6–5.8 and 20.2–21.3 s): the lower of the two [s]
 QUESTIONS_WHOLE_HESSIAN = {"free": 6.7, "edge": 19.0, "edge_cold": 4.7, "control": 29.8}
+#: the same rows with the one point's Jacobian and Hessian, before the edged skater's continuation
+#: took adaptive steps and carried Jacobians (2026-12-05, fresh processes, kernel caches warm; the
+#: free skater's and free control's rows do not use the continuation) [s]
+QUESTIONS_UNIFORM_CONTINUATION = {"free": 5.4, "edge": 19.7, "edge_cold": 5.6, "control": 16.4}
 #: the periodic strokes before the frame in array operations, the prepared touch-down impact, the
 #: kept stances and the interpolants only where split (medians of this table's rows, run in turn
 #: with the new code, 3 pairs, 2 cores, 2026-12-02): free skater [ms], edged skater without and
@@ -608,20 +612,23 @@ def table(r) -> str:
             rows.append((f"least power for 6 m/s, {who}, collocation, fresh process [s]", f"{x['seconds'][0]:.1f}",
                          f"target ≤ 10; before {QUESTIONS_BEFORE[m]:g} s (shooting), "
                          f"{QUESTIONS_COMPRESSED[m]:g} s (compressed midpoints), {QUESTIONS_WHOLE_HESSIAN[m]:g} s "
-                         f"(whole-program Hessian); {x['power'][0]:.2f} W"))
+                         f"(whole-program Hessian), {QUESTIONS_UNIFORM_CONTINUATION[m]:g} s (uniform continuation); "
+                         f"{x['power'][0]:.2f} W"))
             rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, warm [s]",
                          f"{x['seconds'][1]:.2f}", f"target ≤ 3; {x['power'][1]:.6f} W (warm from 6 m/s: "
                          f"the solution's primal-dual point, no seeded start)"))
             if len(x["seconds"]) > 2:
                 before = (f" (compressed midpoints {QUESTIONS_COMPRESSED['edge_cold']:g} s, whole-program Hessian "
-                          f"{QUESTIONS_WHOLE_HESSIAN['edge_cold']:g} s)" if m == "edge" else "")
+                          f"{QUESTIONS_WHOLE_HESSIAN['edge_cold']:g} s, uniform continuation "
+                          f"{QUESTIONS_UNIFORM_CONTINUATION['edge_cold']:g} s)" if m == "edge" else "")
                 rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, cold [s]",
                              f"{x['seconds'][2]:.1f}", f"the seeded starts, screen reused{before}; {x['power'][2]:.6f} "
                              f"W, warm − cold {x['power'][1] - x['power'][2]:+.1e} W"))
         x = qs["control"]
         rows.append(("optimal_control('free', 600), fresh process [s]", f"{x['seconds'][0]:.1f}",
                      f"target ≤ 20; before {QUESTIONS_BEFORE['control']:g} s, {QUESTIONS_COMPRESSED['control']:g} s "
-                     f"(compressed midpoints), {QUESTIONS_WHOLE_HESSIAN['control']:g} s (whole-program Hessian); "
+                     f"(compressed midpoints), {QUESTIONS_WHOLE_HESSIAN['control']:g} s (whole-program Hessian), "
+                     f"{QUESTIONS_UNIFORM_CONTINUATION['control']:g} s (last measured); "
                      f"{x['speed'][0]:.4f} m/s"))
     ld = r.get("loader")
     if ld:

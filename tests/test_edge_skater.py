@@ -261,6 +261,39 @@ def test_a_periodic_stroke_for_other_parameters_is_found_and_is_one(measured):
     measured.allclose("μ = 0.025: the fixed point from next to it", again.x0, ss.x0, atol=1e-8)
 
 
+def test_the_continuation_reaches_the_fixed_point_a_search_beside_it_finds(monkeypatch, measured):
+    """A technique whose stroke the default guess cannot start (a 0.57 s stroke at 22.4°, one of
+    the coach's seeded candidates, rounded) is found by continuation from the defaults'
+    periodic stroke: adaptive steps (a failed waypoint tried again at half the step), each
+    waypoint's Broyden search begun from the last one's Jacobian.  The fixed point is the one
+    the reference walk finds (the same steps, differences at every waypoint), and the one Newton
+    started next to it (1e-4 off) returns to: max|Φ(x0) − x0| ≤ 1e-10 for each, so they agree to
+    the map's conditioning (1e-8 asked).  The carried Jacobians save stroke maps (83 against 140
+    measured)."""
+    from skilib.models.edge import steady as es
+
+    p = EdgeSkaterParams(stroke_time=0.57, skating_angle_deg=22.4, steer_deg=13.6, landing_offset=0.119,
+                         leg_extension=0.097, cm_height=0.834)
+    walks = []
+    walk = es._continue
+
+    def counted(*args, **kwargs):
+        out = walk(*args, **kwargs)
+        walks.append(out[2])
+        return out
+
+    monkeypatch.setattr(es, "_continue", counted)
+    carried = edge_steady_state(p, multipliers=False)
+    monkeypatch.setattr(es, "CARRY_JACOBIAN", False)
+    fresh = edge_steady_state(p, multipliers=False)
+    assert len(walks) == 2 and walks[0] > 0  # both found by a continuation, not from the guess
+    measured.check("continued fixed point: max|Φ(x0) − x0|", np.abs(carried.residual).max(), 1e-10)
+    measured.allclose("continued fixed point, carried vs fresh Jacobians", carried.x0, fresh.x0, atol=1e-8)
+    beside = edge_steady_state(p, guess=tuple(carried.x0[:3] + 1e-4), multipliers=False)
+    measured.allclose("continued fixed point vs Newton's from next to it", carried.x0, beside.x0, atol=1e-8)
+    assert carried.iterations < fresh.iterations
+
+
 @pytest.fixture(scope="module")
 def crouched(steady):
     """The defaults' periodic stroke, and the same technique with the crouch chosen instead of the

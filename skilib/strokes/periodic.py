@@ -92,7 +92,8 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     return u, resid, res, n
 
 
-def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, broyden: bool = False):
+def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, broyden: bool = False,
+                       jacobian=None):
     """The fixed point x = Φ(x) of a stroke map of several variables (a model whose stroke starts
     from more than its ski's speed) by Newton's method on g(x) = Φ(x) − x with a Jacobian of
     forward differences (``steps``, one per variable, in its units).
@@ -108,6 +109,10 @@ def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, b
       does not halve max|g| has the next Jacobian by differences again (Newton's step).  The
       updates stop at max|g| ≤ tol/100: the fixed point is Newton's to well within ``tol``;
       the iterates are not Newton's.
+    - jacobian : with ``broyden``, an estimate of ∂Φ/∂x to begin with instead of differences (a
+      neighbouring problem's: a continuation's last waypoint); it is updated and replaced as
+      the updates are (a step that does not halve max|g| has differences next).  A finite
+      n × n array; ``ValueError`` naming it otherwise, or without ``broyden``.
 
     Returns (x, g(x), payload, evaluations, jacobian of Φ at the last Newton point (with
     ``broyden``: the last update's, an approximation)).
@@ -121,13 +126,25 @@ def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, b
     tol = check_number("tol", tol, positive=True, high=MAX_TOL)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     broyden = check_bool("broyden", broyden)
+    B = None
+    if jacobian is not None:
+        if not broyden:
+            raise ValueError("jacobian: a starting Jacobian is for broyden=True (Newton's takes differences)")
+        try:
+            J0 = np.array(jacobian, dtype=float)
+        except (TypeError, ValueError):
+            J0 = None
+        if J0 is None or J0.shape != (x.size, x.size) or not np.all(np.isfinite(J0)):
+            raise ValueError(f"jacobian: must be a finite {x.size} × {x.size} array (an estimate of ∂Φ/∂x), got "
+                             f"{jacobian!r}")
+        B = J0 - np.eye(x.size)
     # Newton's last step is quadratic and ends far below tol; an update's is superlinear and
     # may end just below it, so the updates go on to tol/100 (one or two maps more)
     stop = tol / 100 if broyden else tol
     eye = np.eye(x.size)
     fx, payload = phi(x)
     g = fx - x
-    n, J, B = 1, None, None
+    n, J = 1, (None if B is None else B + eye)
     while True:
         if np.max(np.abs(g)) <= stop:
             return x, g, payload, n, J

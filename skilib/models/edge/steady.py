@@ -152,28 +152,50 @@ def _numeric(moved: dict) -> bool:
 #: the tolerance of a continuation's waypoints (``_continue``): each is only the next one's
 #: guess, and Newton's steps from 1e-6 away reach the last one's ``tol`` in one or two maps
 LOOSE_TOL = 1e-6
+#: a continuation's waypoints begin their search with the last one's Jacobian (False: differences
+#: at every waypoint, the reference the carried one is tested against)
+CARRY_JACOBIAN = True
 
 
-def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, steps=(4, 8, 16)):
-    """The periodic stroke at ``base`` with the fields ``moved`` set, by continuation: the fields
-    walk from the base's values in n equal steps, each periodic stroke the next one's guess
-    (with n from ``steps`` until one walk succeeds; the waypoints to ``LOOSE_TOL``, the last to
-    the search's own tolerance).  (x0, residual, stroke maps) or (None, ...)."""
-    for n in steps:
-        x, total = np.append(DEFAULT_GUESS, base.landing_offset), 0
-        try:
-            for k in range(1, n + 1):
-                pk = replace(base, **{name: getattr(base, name) + (v - getattr(base, name)) * k / n
-                                      for name, v in moved.items()})
-                phi_k = edge_stroke_map(EdgeSkating(edge_run_options(pk, strokes=1, v0=float(x[0]), **solver)))
-                x = x.copy()
-                x[3] = pk.landing_offset
-                x, resid, _, used, _ = search(phi_k, x, loose=k < n)  # a waypoint: only the next one's guess
-                total += used
-            return x, resid, total
+#: a continuation's first (and longest) step in the moved fields, as a fraction of the whole
+#: move, and its shortest: a waypoint whose search fails is tried again at half the step
+CONTINUATION_STEP = 1 / 4
+CONTINUATION_MIN_STEP = 1 / 16
+
+
+def _continue(base: EdgeSkaterParams, moved: dict, solver: dict, search, step=CONTINUATION_STEP,
+              min_step=CONTINUATION_MIN_STEP):
+    """The periodic stroke at ``base`` with the fields ``moved`` set, by continuation in λ from 0
+    (``base``) to 1 (every field moved): each waypoint's periodic stroke is the next one's guess
+    (the waypoints to ``LOOSE_TOL``, the last to the search's own tolerance).  The steps in λ
+    adapt: ``step`` at first; a waypoint whose search fails (a stroke the open-loop skater falls
+    in, no fixed point in reach) is tried again from the last waypoint found at half the step,
+    down to ``min_step``; each success doubles the step again, up to ``step``.  Each waypoint's
+    Broyden search begins with the last one's Jacobian (``CARRY_JACOBIAN``: the map changes
+    little between neighbouring waypoints, and a step it does not serve has differences again),
+    the first with differences.  (x0, residual, stroke maps of the waypoints found) or
+    (None, None, 0) where a step shorter than ``min_step`` would be needed."""
+    lam, h, total, J = 0.0, float(step), 0, None
+    x = np.append(DEFAULT_GUESS, base.landing_offset)
+    while True:
+        target = min(1.0, lam + h)
+        pk = replace(base, **{name: getattr(base, name) + (v - getattr(base, name)) * target
+                              for name, v in moved.items()})
+        phi_k = edge_stroke_map(EdgeSkating(edge_run_options(pk, strokes=1, v0=float(x[0]), **solver)))
+        guess = x.copy()
+        guess[3] = pk.landing_offset
+        try:  # a waypoint: only the next one's guess
+            found, resid, _, used, J_found = search(phi_k, guess, loose=target < 1.0,
+                                                    jacobian=J if CARRY_JACOBIAN else None)
         except NoSteadyState:
+            h /= 2
+            if h < min_step:
+                return None, None, 0
             continue
-    return None, None, 0
+        total += used
+        if target == 1.0:
+            return found, resid, total
+        lam, x, J, h = target, found, J_found, min(2 * h, float(step))
 
 
 def _from_defaults(p, guess, balance, solver, search, first):
@@ -371,7 +393,9 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     The open-loop skater falls within a stroke from a start far from its periodic stroke, so
     where the search from ``guess`` cannot run a stroke and the parameters differ from the
     defaults (numbers only, the default guess, no rule), the periodic stroke is found by
-    continuation from the defaults' (4, 8, then 16 equal steps of the changed fields).  A search
+    continuation from the defaults' (steps of a quarter of the changed fields' move, halved after a
+    failed waypoint down to a sixteenth, each waypoint's search begun from the last one's
+    Jacobian: ``_continue``).  A search
     that still leaves what the model can run (the ski stops, the snow would pull) is
     ``NoSteadyState`` naming the start and why; the search's strokes may start with the leg beyond
     its reach (a run refuses that at a touch-down), the stroke found may not: a fixed point whose
@@ -400,10 +424,10 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
-    def search(phi_, start, who="edge_steady_state", loose=False):
+    def search(phi_, start, who="edge_steady_state", loose=False, jacobian=None):
         try:
             return newton_fixed_point(phi_, start, tol=max(tol, LOOSE_TOL) if loose else tol, max_iter=max_iter,
-                                      steps=_STEPS, who=who, broyden=True)
+                                      steps=_STEPS, who=who, broyden=True, jacobian=jacobian)
         except NoSteadyState:
             raise
         except ValueError as exc:  # a stroke of the search fell (the snow would pull, the ski stopped, ...)
