@@ -49,7 +49,7 @@ def clear_kernel_cache() -> None:
     KERNELS.clear()
 
 
-_FORMAT = 10  # bump when the generated file layout changes (7: sha256 in the metadata; 9: LOAD_ROW; 10: the strut's pulse phase)
+_FORMAT = 11  # bump when the generated file layout changes (7: sha256 in the metadata; 9: LOAD_ROW; 10: the strut's pulse phase; 11: the sparse elimination)
 BACKENDS = ("c", "numba", "python")
 
 
@@ -141,7 +141,9 @@ def check_backend(backend, use_numba):
 
 
 def _digest(key, backend) -> str:
-    tag = (key, _FORMAT, backend, sys.implementation.cache_tag, platform.machine(), np.__version__)
+    # the driver's own text is in the tag: a kernel compiled with another driver is never loaded
+    driver = hashlib.sha256((_C_DRIVER if backend == "c" else _PY_DRIVER).encode()).hexdigest()
+    tag = (key, _FORMAT, backend, sys.implementation.cache_tag, platform.machine(), np.__version__, driver)
     return hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
 
 
@@ -286,6 +288,8 @@ class Kernel:
         self._lib.eom.argtypes = [dbl, ptr, ptr, ptr, ptr, dbl, dbl] + [ptr] * 11
         self._lib.eom_ctx.restype = ctypes.c_int
         self._lib.eom_ctx.argtypes = [dbl, dbl, dbl, ptr]
+        self._lib.eom_dense_ctx.restype = ctypes.c_int  # the dense elimination: the reference of eom's
+        self._lib.eom_dense_ctx.argtypes = [dbl, dbl, dbl, ptr]
         self._lib.terms.restype = None
         self._lib.terms.argtypes = [dbl] + [ptr] * 11
 
