@@ -350,6 +350,9 @@ QUESTIONS_UNIFORM_CONTINUATION = {"free": 5.4, "edge": 19.7, "edge_cold": 5.6, "
 #: with the new code, 3 pairs, 2 cores, 2026-12-02): free skater [ms], edged skater without and
 #: with its multipliers [s]
 STEADY_BEFORE = {"free": 53.0, "edge": 0.12, "edge_multipliers": 0.19}
+#: the same rows with the C kernels' dense elimination of eq. 101 (before the bit masks; medians of
+#: nine, two runs in turn with the sparse one, 2 cores, 2026-12-06): free [ms], edged [s]
+STEADY_DENSE_ELIMINATION = {"free": 30.6, "edge": 0.105, "edge_multipliers": 0.169}
 
 
 def bench_questions():
@@ -530,16 +533,19 @@ def table(r) -> str:
     fs = r.get("free_steady")
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
-                     f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms; {fs['stroke_maps']} stroke maps (the last "
+                     f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms, {STEADY_DENSE_ELIMINATION['free']:g} ms (dense "
+                     f"elimination); {fs['stroke_maps']} stroke maps (the last "
                      f"one tabulated), u0 {fs['u0']:.4f} m/s"))
     es = r.get("edge_steady")
     if es:
         rows.append(("edged skater steady state [s]", f"{es['seconds']:.2f}",
-                     f"target ≤ 0.1; before {STEADY_BEFORE['edge']:g} s; {es['stroke_maps']} stroke maps, compiled, "
+                     f"target ≤ 0.1; before {STEADY_BEFORE['edge']:g} s, {STEADY_DENSE_ELIMINATION['edge']:g} s (dense "
+                     f"elimination); {es['stroke_maps']} stroke maps, compiled, "
                      f"u0 {es['u0']:.4f} m/s"))
         if "seconds_multipliers" in es:
             rows.append(("edged skater steady state with its multipliers [s]", f"{es['seconds_multipliers']:.2f}",
-                         f"target ≤ 0.1; before {STEADY_BEFORE['edge_multipliers']:g} s; the periodic stroke and the "
+                         f"target ≤ 0.1; before {STEADY_BEFORE['edge_multipliers']:g} s, "
+                         f"{STEADY_DENSE_ELIMINATION['edge_multipliers']:g} s (dense elimination); the periodic stroke and the "
                          "stroke map's derivatives by differences"))
     co = r.get("collocation")
     if co:

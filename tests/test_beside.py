@@ -129,3 +129,19 @@ def test_the_program_is_built_beside_the_screen_only_where_it_does_not_take_a_st
     ask = dict(power=None, params=None, budget="net", nodes=None, force_velocity=None, target=6.0)
     assert callable(_program_beside("edge", dict(edge.EDGE_BOUNDS), **ask))
     assert _program_beside("edge", dict(edge.EDGE_CROUCH_BOUNDS), **ask) is None
+
+
+def test_a_fresh_process_traces_the_model_beside_the_screen_not_before_it():
+    """In a process that has built no program the question does not trace the model to learn
+    that its program is not built (seconds of sympy and CasADi before the screen can start): the
+    work beside the screen traces it.  Traced there, an argument the program refuses (nodes=1)
+    is left to the starts (the work returns None), as before."""
+    code = ("import sys\n"
+            "from skilib.models.edge import technique as edge\n"
+            "from skilib.studies.optimum import _program_beside\n"
+            "ask = dict(power=None, params=None, budget='net', force_velocity=None, target=6.0)\n"
+            "work = _program_beside('edge', dict(edge.EDGE_BOUNDS), nodes=None, **ask)\n"
+            "print(callable(work), 'sympy' in sys.modules, 'casadi' in sys.modules)\n"
+            "print(_program_beside('edge', dict(edge.EDGE_BOUNDS), nodes=1, **ask)())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "True False False" and out[1] == "None"

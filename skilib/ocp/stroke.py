@@ -52,7 +52,7 @@ from . import hessian
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
            "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress", "prepare_stroke", "program_built",
-           "ipopt_bar"]
+           "programs_built", "ipopt_bar"]
 
 #: what a budget counts (as ``skilib.studies.optimum.BUDGETS``): the model's net mean power (its
 #: ``work`` over T: the free skater's leg), the actuators' positive work per time, or their
@@ -826,6 +826,12 @@ def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None =
     n = len(_PROGRAMS)
     _program(ca, adapter, b, power, int(nodes), opts, budget, force_velocity, target)
     return len(_PROGRAMS) > n
+
+
+def programs_built() -> bool:
+    """Whether this process has built any collocated stroke's program (a fresh one has none:
+    asking ``program_built`` there need not trace a model)."""
+    return bool(_PROGRAMS)
 
 
 def program_built(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",

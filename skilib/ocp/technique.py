@@ -57,9 +57,12 @@ def prepare_starts(params, bounds: dict, power: float, *, nodes=None, budget="ne
 def starts_prepared(params, bounds: dict, power: float, *, nodes=None, budget="net", model="free",
                     force_velocity=None, speed=None, x0=None) -> bool:
     """Whether this process has the program ``prepare_starts`` with these arguments builds
-    (``skilib.ocp.stroke.program_built``)."""
-    from .stroke import program_built
+    (``skilib.ocp.stroke.program_built``).  In a process that has built no program the answer is
+    no, without tracing the model (its stroke adapter: seconds) or checking the arguments."""
+    from .stroke import program_built, programs_built
 
+    if not programs_built():
+        return False
     return _ask(program_built, params, bounds, power, nodes, budget, model, force_velocity, speed, x0)
 
 

@@ -1100,7 +1100,16 @@ def _program_beside(model, b, power, params, budget, nodes, force_velocity, targ
             return None
     except (ValueError, RuntimeError, ArithmeticError):  # the starts say it, each in its row
         return None
-    return lambda: prepare_starts(base, b, power, **ask)
+
+    def build():
+        # in a fresh process the model is traced here, beside the screen, not before it; an
+        # argument the program refuses is left to the starts, each of which says it in its row
+        try:
+            return prepare_starts(base, b, power, **ask)
+        except (ValueError, RuntimeError, ArithmeticError):
+            return None
+
+    return build
 
 
 def _collocated(model, power, b, seed, starts, x0, params, speed, budget, nodes, progress=False,
