@@ -8,7 +8,8 @@ two give the same accelerations, multipliers and powers bit for bit (zeros compa
 whatever their sign).  Checked here at every state the Python side of four models' runs
 solves (each output point of the frame, the touch-downs, the start conditions: 82 to 547
 states a model, along real strokes): the thesis's skier, the free skater, the edged skater (the friction
-on the snow's load: a column of the matrix) and the edged skater with poles.
+on the snow's load: a column of the matrix) and the edged skater with poles.  A singular matrix
+stops both at the same column (``test_codegen``'s singular system).
 """
 import numpy as np
 import pytest
@@ -61,21 +62,3 @@ def test_the_sparse_elimination_is_the_dense_one_bit_for_bit(compared):
     seen = compared.counts
     assert set(seen) == set(runs) and min(seen.values()) >= 50, seen  # measured: 82 to 547 states a model
 
-
-def test_a_singular_matrix_is_found_by_both_at_the_same_column(rng):
-    """Two spherical joints at the same point (dependent rows): both eliminations stop at the
-    same column, and the compiled system reports it as before."""
-    from test_dynamics import pendulum
-
-    bob, system = pendulum()
-    twice = sk.MultibodySystem([bob], system.constraints + [sk.Spherical("again", bob, "pivot", None, [0, 0, 0])],
-                               system.forces)
-    q, qd = rng.normal(size=6), rng.normal(size=6)
-    q[4] = 1.0
-    cs = codegen.compile_system(twice, backend="c")
-    with pytest.raises(sk.SingularSystemError, match="linearly dependent"):
-        cs.accelerations(0.0, q, qd)
-    ctx = cs.kernel_context[1]
-    sparse = cs.kernel._lib.eom_ctx(0.0, 0.0, 0.0, ctx)
-    dense = cs.kernel._lib.eom_dense_ctx(0.0, 0.0, 0.0, ctx)
-    assert sparse == dense > 0

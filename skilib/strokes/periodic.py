@@ -126,25 +126,25 @@ def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, b
     tol = check_number("tol", tol, positive=True, high=MAX_TOL)
     max_iter = check_number("max_iter", max_iter, integer=True, low=2)
     broyden = check_bool("broyden", broyden)
-    B = None
+    eye = np.eye(x.size)
+    J = None
     if jacobian is not None:
         if not broyden:
             raise ValueError("jacobian: a starting Jacobian is for broyden=True (Newton's takes differences)")
         try:
-            J0 = np.array(jacobian, dtype=float)
+            J = np.array(jacobian, dtype=float)
         except (TypeError, ValueError):
-            J0 = None
-        if J0 is None or J0.shape != (x.size, x.size) or not np.all(np.isfinite(J0)):
+            J = None
+        if J is None or J.shape != (x.size, x.size) or not np.all(np.isfinite(J)):
             raise ValueError(f"jacobian: must be a finite {x.size} × {x.size} array (an estimate of ∂Φ/∂x), got "
                              f"{jacobian!r}")
-        B = J0 - np.eye(x.size)
+    B = None if J is None else J - eye
     # Newton's last step is quadratic and ends far below tol; an update's is superlinear and
     # may end just below it, so the updates go on to tol/100 (one or two maps more)
     stop = tol / 100 if broyden else tol
-    eye = np.eye(x.size)
     fx, payload = phi(x)
     g = fx - x
-    n, J = 1, (None if B is None else B + eye)
+    n = 1
     while True:
         if np.max(np.abs(g)) <= stop:
             return x, g, payload, n, J
