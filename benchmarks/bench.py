@@ -353,6 +353,14 @@ STEADY_BEFORE = {"free": 53.0, "edge": 0.12, "edge_multipliers": 0.19}
 #: the same rows with the C kernels' dense elimination of eq. 101 (before the bit masks; medians of
 #: nine, two runs in turn with the sparse one, 2 cores, 2026-12-06): free [ms], edged [s]
 STEADY_DENSE_ELIMINATION = {"free": 30.6, "edge": 0.105, "edge_multipliers": 0.169}
+#: the same rows with every stroke map's signed works split (before the maps that are not
+#: tabulated left them unsplit; medians, two runs in turn with the unsplit maps, 2 cores,
+#: 2026-12-06): free [ms], edged [s]
+STEADY_SPLIT_EVERY_MAP = {"free": 26.0, "edge": 0.101, "edge_multipliers": 0.159}
+#: the questions with MUMPS's automatic ordering (``mumps_pivot_order`` 7, before AMD was set in
+#: ``skilib.ocp.stroke.IPOPT_OPTIONS``; fresh processes, two runs each, 2026-12-06, the unsplit
+#: maps in) [s]
+QUESTIONS_MUMPS_AUTO = {"free": 4.6, "edge": 12.4, "edge_cold": 6.0, "control": 15.9}
 
 
 def bench_questions():
@@ -534,18 +542,19 @@ def table(r) -> str:
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
                      f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms, {STEADY_DENSE_ELIMINATION['free']:g} ms (dense "
-                     f"elimination); {fs['stroke_maps']} stroke maps (the last "
+                     f"elimination), {STEADY_SPLIT_EVERY_MAP['free']:g} ms (every map split); {fs['stroke_maps']} stroke maps (the last "
                      f"one tabulated), u0 {fs['u0']:.4f} m/s"))
     es = r.get("edge_steady")
     if es:
         rows.append(("edged skater steady state [s]", f"{es['seconds']:.2f}",
                      f"target ≤ 0.1; before {STEADY_BEFORE['edge']:g} s, {STEADY_DENSE_ELIMINATION['edge']:g} s (dense "
-                     f"elimination); {es['stroke_maps']} stroke maps, compiled, "
+                     f"elimination), {STEADY_SPLIT_EVERY_MAP['edge']:g} s (every map split); {es['stroke_maps']} stroke maps, compiled, "
                      f"u0 {es['u0']:.4f} m/s"))
         if "seconds_multipliers" in es:
             rows.append(("edged skater steady state with its multipliers [s]", f"{es['seconds_multipliers']:.2f}",
                          f"target ≤ 0.1; before {STEADY_BEFORE['edge_multipliers']:g} s, "
-                         f"{STEADY_DENSE_ELIMINATION['edge_multipliers']:g} s (dense elimination); the periodic stroke and the "
+                         f"{STEADY_DENSE_ELIMINATION['edge_multipliers']:g} s (dense elimination), "
+                         f"{STEADY_SPLIT_EVERY_MAP['edge_multipliers']:g} s (every map split); the periodic stroke and the "
                          "stroke map's derivatives by differences"))
     co = r.get("collocation")
     if co:
@@ -618,15 +627,16 @@ def table(r) -> str:
             rows.append((f"least power for 6 m/s, {who}, collocation, fresh process [s]", f"{x['seconds'][0]:.1f}",
                          f"target ≤ 10; before {QUESTIONS_BEFORE[m]:g} s (shooting), "
                          f"{QUESTIONS_COMPRESSED[m]:g} s (compressed midpoints), {QUESTIONS_WHOLE_HESSIAN[m]:g} s "
-                         f"(whole-program Hessian), {QUESTIONS_UNIFORM_CONTINUATION[m]:g} s (uniform continuation); "
-                         f"{x['power'][0]:.2f} W"))
+                         f"(whole-program Hessian), {QUESTIONS_UNIFORM_CONTINUATION[m]:g} s (uniform continuation), "
+                         f"{QUESTIONS_MUMPS_AUTO[m]:g} s (MUMPS's own ordering); {x['power'][0]:.2f} W"))
             rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, warm [s]",
                          f"{x['seconds'][1]:.2f}", f"target ≤ 3; {x['power'][1]:.6f} W (warm from 6 m/s: "
                          f"the solution's primal-dual point, no seeded start)"))
             if len(x["seconds"]) > 2:
                 before = (f" (compressed midpoints {QUESTIONS_COMPRESSED['edge_cold']:g} s, whole-program Hessian "
                           f"{QUESTIONS_WHOLE_HESSIAN['edge_cold']:g} s, uniform continuation "
-                          f"{QUESTIONS_UNIFORM_CONTINUATION['edge_cold']:g} s)" if m == "edge" else "")
+                          f"{QUESTIONS_UNIFORM_CONTINUATION['edge_cold']:g} s, MUMPS's own ordering "
+                          f"{QUESTIONS_MUMPS_AUTO['edge_cold']:g} s)" if m == "edge" else "")
                 rows.append((f"least power for 5.8 m/s after 6 m/s, {who}, same process, cold [s]",
                              f"{x['seconds'][2]:.1f}", f"the seeded starts, screen reused{before}; {x['power'][2]:.6f} "
                              f"W, warm − cold {x['power'][1] - x['power'][2]:+.1e} W"))
@@ -634,7 +644,8 @@ def table(r) -> str:
         rows.append(("optimal_control('free', 600), fresh process [s]", f"{x['seconds'][0]:.1f}",
                      f"target ≤ 20; before {QUESTIONS_BEFORE['control']:g} s, {QUESTIONS_COMPRESSED['control']:g} s "
                      f"(compressed midpoints), {QUESTIONS_WHOLE_HESSIAN['control']:g} s (whole-program Hessian), "
-                     f"{QUESTIONS_UNIFORM_CONTINUATION['control']:g} s (last measured); "
+                     f"{QUESTIONS_UNIFORM_CONTINUATION['control']:g} s (uniform continuation), "
+                     f"{QUESTIONS_MUMPS_AUTO['control']:g} s (MUMPS's own ordering); "
                      f"{x['speed'][0]:.4f} m/s"))
     ld = r.get("loader")
     if ld:

@@ -97,6 +97,8 @@ EXEMPT = {
         "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
         "test_step_path_is_odesolution_bit_for_bit": "the same operations on the same numbers: equal bits, "
                                                      "asserted exactly (no error to measure)",
+        "test_a_stroke_map_without_the_split_is_the_same_map_bit_for_bit": "the same steps with the signed works "
+                                                                           "left unsplit: equal bits, asserted exactly",
         "test_screen_in_a_forked_process_is_the_screen_in_turn_bit_for_bit": "the same computation in a forked "
                                                                              "process: equal bits, asserted exactly",
         "test_coach_question_with_the_program_built_beside_the_screen_is_the_same_bit_for_bit":

@@ -8,6 +8,8 @@
   ``impact`` at that pose;
 - the C stepper's interpolants built only where the signed works need them: the same steps and
   states bit for bit, three evaluations fewer for every step not split;
+- a stroke map that is not tabulated with its signed works unsplit: the same end state and the same
+  periodic strokes bit for bit;
 - the screen of seeded starts run in a forked process while the collocated program is built
   (``skilib.studies.beside``): the same starts, and the same coach's answer, bit for bit.
 """
@@ -190,6 +192,56 @@ def test_interpolants_only_where_split_same_steps_fewer_evaluations(measured):
     assert saved > 0 and saved % 3 == 0
     measured.check("stroke map's end state, interpolants only where split vs everywhere",
                    np.abs(runs[True][1] - runs[False][1]).max(), 1e-15)
+
+
+def test_a_stroke_map_without_the_split_is_the_same_map_bit_for_bit():
+    """A stroke map that is not tabulated leaves its signed works unsplit (``works=False``): for the
+    free and the edged skater stepped in C, every state but W⁺, W⁻ at the stroke's end is the split
+    run's bit for bit (the steps do not see them), W⁺, W⁻ are NaN (no number to misread), and the
+    split steps' interpolants are not built (three evaluations fewer each).  The periodic strokes
+    found through such maps are the ones found with every map split, bit for bit."""
+    from skilib.models.edge import steady as edge_steady
+    from skilib.models.edge.run import edge_run_options
+    from skilib.models.edge.skating import EdgeSkating
+
+    edge = EdgeSkating(edge_run_options(sk.EdgeSkaterParams(), strokes=1, v0=3.7,
+                                        **{**edge_steady._solver({}), "reach": False}))
+    free = FreeSkating(free_options_of(with_overrides(None), {}))
+    for skating, start in ((free, free.start(2.0)), (edge, edge.start_from((3.7, -0.35, 0.835, 0.2)))):
+        settings = skating.settings()
+        model, q, qd = start
+        runs = {}
+        for works in (True, False):
+            settings.budget.start()
+            stroke, _, _, y_end, _ = strokes_run.integrate_stroke(skating, settings, 0, model, q, qd, False, works)
+            runs[works] = (stroke.nfev, y_end)
+        signed = np.zeros(len(y_end), dtype=bool)
+        for a in model.actuators:
+            j = 2 * model.nq + model.extra_states.index(f"{a}_positive")
+            signed[j: j + 2] = True
+        assert signed.any() and np.isnan(runs[False][1][signed]).all()
+        assert np.array_equal(runs[True][1][~signed], runs[False][1][~signed])
+        saved = runs[True][0] - runs[False][0]
+        assert saved > 0 and saved % 3 == 0
+    with pytest.raises(ValueError, match="works: the signed works are left unsplit only without interpolants"):
+        strokes_run.integrate_stroke(free, free.settings(), 0, *free.start(2.0), True, False)
+    # the fixed points through unsplit maps against those through split ones
+    split = functools.partial(strokes_run.integrate_stroke, works=True)
+    found = {}
+    for name, patch in (("unsplit", None), ("split", split)):
+        with pytest.MonkeyPatch.context() as mp:
+            if patch is not None:
+                import skilib.strokes.periodic as periodic
+
+                mp.setattr(periodic, "integrate_stroke", lambda *a, **k: split(*a, **{**k, "works": True}))
+                mp.setattr(edge_steady, "integrate_stroke", lambda *a, **k: split(*a, **{**k, "works": True}))
+            f, e = sk.free_steady_state(), sk.edge_steady_state()
+        found[name] = (f.u0, f.frame, e.x0, e.multipliers, e.frame)
+    a, b = found["unsplit"], found["split"]
+    assert a[0] == b[0] and np.array_equal(a[2], b[2]) and np.array_equal(a[3], b[3])
+    for fa, fb in ((a[1], b[1]), (a[4], b[4])):
+        num = fa.select_dtypes("number").columns
+        assert np.array_equal(fa[num].to_numpy(), fb[num].to_numpy(), equal_nan=True)
 
 
 def test_step_path_is_odesolution_bit_for_bit():

@@ -237,7 +237,9 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         dense = len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
         model, q, qd = skating.start(u)
         settings.budget.start()
-        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, q, qd, dense)
+        # only a stroke that may be tabulated splits its signed works (the rest read q, q̇ at its end)
+        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, q, qd, dense,
+                                                               works=dense)
         n = model.nq
         new, q1, qd1, _ = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
         history.append((u, skating.start_speed(new, q1, qd1)))

@@ -195,13 +195,15 @@ def climb_work(system, q0, q) -> float:
     return w + 0.0
 
 
-def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, qd, dense: bool = True):
+def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, qd, dense: bool = True,
+                     works: bool = True):
     """Stroke k (0-based) of ``model`` from (q, q̇) at τ = 0: (the ``Stroke``, y0, its segments,
-    y at τ = T, its friction switches (τ, old, new mode))."""
+    y at τ = T, its friction switches (τ, old, new mode)).  ``dense``, ``works``: ``Stroke.run``'s
+    (``works=False``: the signed works NaN at τ = T, for a stroke map that reads only q, q̇)."""
     stroke = Stroke(model, settings.stabilization, settings.integrator, settings.compiled,
                     budget=settings.budget, stroke_number=k + 1, systems=skating.systems(model))
     y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
-    segments, y_end, events = stroke.run(y0, skating.stroke_time, dense)
+    segments, y_end, events = stroke.run(y0, skating.stroke_time, dense, works)
     return stroke, y0, segments, y_end, events
 
 

@@ -177,6 +177,8 @@ class Stroke:
         self.active, self._phase_systems = model, {}
         #: the phases that ended early, (name, τ) (a pole's contact: ``skilib.strokes.poles``)
         self.phase_ends = []
+        #: whether a segment stepped in C splits the signed works (``run(works=)``)
+        self.split_works = True
 
     def system(self, mode, s_stick=None):
         """The (compiled, when asked) multibody system of a friction mode in the current phase."""
@@ -309,6 +311,7 @@ class Stroke:
             run = dop853_steps(system, (tau, T), y, alpha=self.alpha, beta=self.beta, rtol=ig.rtol, atol=ig.atol,
                                max_step=ig.max_step, dense=dense, work_rates=ledger.W, cm=rows.cm, event=ev,
                                event_axis=axis, event_direction=-mode, event2=event2, signed=signed,
+                               split=self.split_works,
                                max_eval=budget.left + 1 if budget is not None else 10**12)
         except StepperFailure as exc:
             self.nfev += exc.nfev
@@ -331,10 +334,13 @@ class Stroke:
         path = run.solution(t) if dense else None
         return Segment(tau, float(t[-1]), mode, None, system, path, rows), Y[-1].copy(), hit
 
-    def run(self, y0, T, dense: bool = True):
+    def run(self, y0, T, dense: bool = True, works: bool = True):
         """Integrate τ ∈ [0, T] from y0; returns (segments, y(T), events (τ, old, new mode)).
         ``dense=False`` skips the segments' interpolants (``path`` None): for the end state only
-        (DOP853's interpolant costs three more evaluations of eq. 101 per step).
+        (DOP853's interpolant costs three more evaluations of eq. 101 per step).  ``works=False``
+        (with ``dense=False``) leaves the actuators' positive and negative works unsplit where a
+        segment is stepped in C (``dop853_steps(split=False)``) and NaN in y(T) on every path:
+        a stroke map reads only q, q̇ at the end, which are the same bit for bit.
 
         A model with ``phases(T)`` ((name, τ_end), …) is integrated phase by phase, the phase
         named None with the model itself and any other with ``model.phase_model(name, τ, q, q̇)``
@@ -342,6 +348,9 @@ class Stroke:
         ``phase_event(system)`` may end its phase early (recorded in ``phase_ends``).  The
         friction mode carries over from one phase to the next."""
         n, m = self.n, self.model
+        if dense and not works:
+            raise ValueError("works: the signed works are left unsplit only without interpolants (dense=False)")
+        self.split_works = bool(works)
         tau, y = 0.0, np.array(y0, dtype=float)
         phases = m.phases(T) if hasattr(m, "phases") else ((None, T),)
         segments, events, mode = [], [], None
@@ -355,6 +364,11 @@ class Stroke:
                 mode = (1 if sd > 0 else -1) if abs(sd) > _SPEED_EPS else self.decide_mode(tau, y)
             tau, y, mode = self._phase(name, tau, y, end, mode, dense, segments, events)
         self.active = m
+        if not works:  # not split: no number to read
+            names = m.extra_states
+            for a in getattr(m, "actuators", ()):
+                j = 2 * n + names.index(f"{a}_positive")
+                y[j: j + 2] = np.nan
         return segments, y, events
 
     def _phase(self, name, tau, y, end, mode, dense, segments, events):

@@ -178,7 +178,7 @@ class StepPath(OdeSolution):
 def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, rtol: float = 1e-3,
                  atol: float = 1e-6, max_step: float = np.inf, dense: bool = False, max_eval: int = 10**9,
                  work_rates=None, cm: int | None = None, event=None, event_axis=None, event_direction: float = 0.0,
-                 event2=None, signed=(), chunk: int = 512) -> StepperRun:
+                 event2=None, signed=(), split: bool = True, chunk: int = 512) -> StepperRun:
     """Integrate y = [q; q̇; w] of the compiled ``system`` over ``t_span`` with DOP853 in C.
 
     Without ``work_rates`` y0 is [q; q̇].  A stroke's y0 carries its extra states w after them
@@ -192,7 +192,10 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     actuator, i its work rate's row of ``work_rates``, jp and jp + 1 the indices in y of its
     positive and negative works, which the error norm does not see and which are split exactly
     in a step whose stage rates change sign (``skilib.engine.integrators.signed_method``, the
-    same split).  A system
+    same split).  ``split=False`` leaves them unsplit, NaN after the start (a caller that needs
+    only the end state's q, q̇ and net works: a stroke map); the steps, and every other state,
+    are the same bit for bit, the interpolants of the split steps are not built (three fewer
+    evaluations each).  A system
     ``why_not`` refuses is a ``ValueError`` naming the reason; a failed step a ``StepperFailure``;
     a ZXZ singularity the system's ``GimbalLockError``."""
     reason = why_not(system)
@@ -243,7 +246,8 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     n_steps, nfev, t_fail = ctypes.c_long(0), ctypes.c_long(0), ctypes.c_double(np.nan)
     # a split step needs its interpolant: with signed works and no dense output, the C loop
     # builds only the interpolants of the steps it flags (three evaluations fewer per other step)
-    dense_all, dense = dense, dense or bool(signed)
+    split = bool(split) and bool(signed)
+    dense_all, dense = dense, dense or split
     ts, Ys, Fs, flags, total = [np.array([t0])], [y[None, :]], [], [], 0
     t = t0
     while True:
@@ -258,7 +262,7 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
                             float(event_direction), None if ev2 is None else ev2.ctypes.data, ev2_off, ev2_dir,
                             ctypes.byref(which), F_event.ctypes.data, tb.ctypes.data, yb.ctypes.data,
                             fb.ctypes.data if dense else None, int(dense_all), n_checked, pairs.ctypes.data, len(pairs),
-                            flb.ctypes.data if signed else None, load_index.ctypes.data, load_sign.ctypes.data,
+                            flb.ctypes.data if split else None, load_index.ctypes.data, load_sign.ctypes.data,
                             len(loads), ctypes.byref(n_steps), ctypes.byref(nfev),
                             ctypes.byref(t_fail), work.ctypes.data)
         k = n_steps.value
@@ -284,7 +288,9 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
                                  status, t_fail.value, total)
         break
     t_all, Y, F = np.concatenate(ts), np.vstack(Ys), np.concatenate(Fs) if dense else None
-    pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if signed else {}
+    pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if split else {}
+    if signed and not split:  # not split: no number to read
+        Y[1:, n_checked:] = np.nan
     hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
     return StepperRun(t_all, Y, F, total, hit, pieces, which.value if status == 4 else 0)
 

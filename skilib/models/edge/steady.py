@@ -296,14 +296,16 @@ def _counting_stroke_maps(enabled: bool):
 def edge_stroke_map(skating: EdgeSkating):
     """Φ of ``skating`` (its options: solver, balance rule): x -> (x′, payload), x = (u, φ̇, z_B, d)
     after a touch-down on the first ski; payload (model, the stroke's integration, the change,
-    m = the CM's ``touchdown_measure`` just before the next touch-down).  Inside
+    m = the CM's ``touchdown_measure`` just before the next touch-down; the integration's signed
+    works are NaN unless ``dense``: only a tabulated stroke splits them).  Inside
     ``edge_steady_state(progress=True)`` each evaluation is one step of its bar."""
     settings = skating.settings()
 
     def phi(x, dense=False):
         model, q, qd = skating.start_from(x)
         settings.budget.start()
-        out = integrate_stroke(skating, settings, 0, model, q, qd, dense)
+        # a map that is not tabulated reads only the end state: the signed works are not split
+        out = integrate_stroke(skating, settings, 0, model, q, qd, dense, works=dense)
         n = model.nq
         y_end = out[3]
         m = touchdown_measure(skating.o.params, side_of(skating.o.first_ski, 1), y_end[:n], y_end[n: 2 * n], model)
