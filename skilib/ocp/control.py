@@ -62,7 +62,7 @@ import pandas as pd
 from ..engine.codegen.casadi_terms import require_casadi
 from ..engine.timefunctions import QUINTIC_HERMITE, QuinticSpline, quintic_basis
 from ..engine.validation import check_bool, check_number
-from . import collocation, hessian
+from . import collocation, compiled, hessian
 from .collocation import HermiteSimpson
 from .stroke import (IPOPT_OPTIONS, MeshProgram, check_ipopt, check_limit, PowerBudget, StrokeSolution, check_budget, ipopt_progress,
                      ipopt_bar, regrid, resimulation_error)
@@ -393,7 +393,7 @@ def _program(ca, adapter, nodes, control_nodes, caps, smoothness, opts, budget, 
     mesh = adapter.control_mesh(int(control_nodes), int(nodes) // int(control_nodes), T_mesh).key()
     key = (adapter.program_key(int(nodes)), mesh, int(nodes), int(control_nodes), caps, smoothness,
            tuple(sorted(opts.items())), budget, force_velocity, collocation.SEPARATED,
-           hessian.POINT_HESSIAN, hessian.POINT_JACOBIAN)
+           hessian.POINT_HESSIAN, hessian.POINT_JACOBIAN, compiled.COMPILED)
     if key not in _PROGRAMS:
         _PROGRAMS[key] = _ControlProgram(ca, adapter, int(nodes), int(control_nodes), caps, smoothness, opts, budget,
                                          T_mesh, force_velocity)

@@ -17,7 +17,7 @@ and the chain rule gives, with J_φ = ∂(φ_1, …, φ_K)/∂x, ω_k = point k'
     ∇²ₓ λᵀg    = ∇²ₓ λᵀg_r + J_φᵀ diag_k(∇²_w ℓ(w_k, ω_k)) J_φ + ∇²ₓ Σ_k γ_kᵀ φ_k(x)|_{γ_k fixed}.
 
 So ∂F/∂w and ∇²_w ℓ are differentiated once, for one point (a few thousand instructions), and
-evaluated at every point by a map; the arguments φ_k (slices of the variables, the controls'
+evaluated at every point by a map (compiled to C once per machine: ``skilib.ocp.compiled``); the arguments φ_k (slices of the variables, the controls'
 splines, the times of a free stroke time) are small expressions whose own Jacobian and Hessian
 CasADi forms in milliseconds; g_r (the program with the points' outputs set to zero: the budget,
 the caps, Simpson's rule's linear terms) and the objective keep CasADi's derivatives of their own
@@ -33,6 +33,8 @@ rounding (``tests/test_collocation.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .compiled import compiled_function
 
 __all__ = ["PointRows", "PointDerivatives", "lagrangian_hessian", "POINT_HESSIAN", "POINT_JACOBIAN"]
 
@@ -72,7 +74,9 @@ def _one_point(ca, F, jacobian: bool, hessian: bool):
         om = [ca.SX.sym(f"om{j}", o.shape[0]) for j, o in enumerate(outs)]
         H, grad = ca.hessian(sum(ca.dot(a, o) for a, o in zip(om, outs)), w)
         hess = ca.Function("point_hessian", [w, ca.vertcat(*om)], [H, grad])
-    return jac, hess, w.shape[0]
+    # evaluated at every point in every iteration: compiled to C once per machine (``skilib.ocp.compiled``)
+    return (None if jac is None else compiled_function(ca, jac)), \
+        (None if hess is None else compiled_function(ca, hess)), w.shape[0]
 
 
 def _blockdiag(ca, M, width):

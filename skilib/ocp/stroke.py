@@ -48,7 +48,7 @@ from ..physiology.force_velocity import limits_of
 from .adapter import SkiStroke
 from . import collocation
 from .collocation import HermiteSimpson
-from . import hessian
+from . import compiled, hessian
 
 __all__ = ["collocate_stroke", "StrokeSolution", "IPOPT_OPTIONS", "IPOPT_ALLOWED", "check_ipopt", "BUDGETS", "PowerBudget", "MeshProgram", "regrid",
            "resimulation_error", "check_budget", "one_blas_thread", "ipopt_progress", "prepare_stroke", "program_built",
@@ -813,7 +813,7 @@ def _key(adapter, bounds, power, nodes, opts, budget_kind, force_velocity, targe
     free = tuple(bounds)
     return (adapter.program_key(nodes), nodes, free, power is not None and bool(free), tuple(sorted(opts.items())),
             budget_kind, force_velocity, target, collocation.SEPARATED, hessian.POINT_HESSIAN,
-            hessian.POINT_JACOBIAN)
+            hessian.POINT_JACOBIAN, compiled.COMPILED)
 
 
 def prepare_stroke(adapter, *, bounds: dict | None = None, power: float | None = None, budget: str = "net",

@@ -37,7 +37,7 @@ generated: sgn(v_t) with its ``min_speed`` refusal is refused by ``compile_syste
 from __future__ import annotations
 
 from .compiled import CompiledSystem, compile_system
-from .kernel import BACKENDS, c_compiler, clear_kernel_cache, default_backend, kernel_cache_dir
+from .kernel import BACKENDS, c_compiler, c_library_file, clear_kernel_cache, default_backend, kernel_cache_dir
 
 __all__ = ["compile_system", "CompiledSystem", "clear_kernel_cache", "kernel_cache_dir", "default_backend",
-           "c_compiler", "BACKENDS"]
+           "c_compiler", "c_library_file", "BACKENDS"]

@@ -23,7 +23,8 @@ import numpy as np
 from ..system import MultibodySystem
 from .trace import trace_system, Walk
 
-__all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'c_library', 'clear_kernel_cache',
+__all__ = ['BACKENDS', 'KernelCacheWarning', 'BackendFallbackWarning', 'c_compiler', 'c_library', 'c_library_file',
+           'clear_kernel_cache',
            'default_backend', 'kernel_cache_dir']
 
 
@@ -152,8 +153,18 @@ def c_library(stem: str, src: str) -> ctypes.CDLL:
     ``<stem><digest>.so``, once per source, compiler target and format, and checked like a
     kernel before it is loaded (its sha256 in the metadata); ``RuntimeError`` without a
     working C compiler."""
-    digest = hashlib.sha256(repr((src, _FORMAT, sys.implementation.cache_tag, platform.machine())).encode()
-                            ).hexdigest()[:32]
+    return ctypes.CDLL(str(c_library_file(stem, src)))
+
+
+def c_library_file(stem: str, src: str, opt: str = "-O2") -> Path:
+    """The path of ``c_library``'s shared library for ``src`` compiled with optimisation ``opt``
+    ("-O1" or "-O2"), compiled into the kernel cache where it is not there yet or does not match
+    its metadata (damaged, truncated or foreign: a ``KernelCacheWarning``, then compiled again),
+    for a loader other than ctypes (CasADi's ``external``)."""
+    if opt not in ("-O1", "-O2"):
+        raise ValueError(f"opt: must be '-O1' or '-O2', got {opt!r}")
+    tag = (src, _FORMAT, sys.implementation.cache_tag, platform.machine()) + ((opt,) if opt != "-O2" else ())
+    digest = hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
     folder = kernel_cache_dir()
     so, meta_path = folder / f"{stem}{digest}.so", folder / f"{stem}{digest}.json"
     meta = _read_meta(meta_path, digest, so) if so.exists() and meta_path.exists() else None
@@ -163,16 +174,16 @@ def c_library(stem: str, src: str) -> ctypes.CDLL:
             raise RuntimeError(f"{stem}: no C compiler found: set $CC, or install cc/gcc")
         try:
             try:
-                _compile_c(cc, src, so, meta_path, {"digest": digest})
+                _compile_c(cc, src, so, meta_path, {"digest": digest}, opt)
             except _CacheUnwritable:
                 folder = _process_dir()
                 so, meta_path = folder / so.name, folder / meta_path.name
-                _compile_c(cc, src, so, meta_path, {"digest": digest})
+                _compile_c(cc, src, so, meta_path, {"digest": digest}, opt)
         except _BackendUnusable as exc:
             raise RuntimeError(f"{stem}: {exc}") from exc
         if _read_meta(meta_path, digest, so) is None:
             raise RuntimeError(f"{stem}: the library just compiled into {so} does not match its metadata")
-    return ctypes.CDLL(str(so))
+    return so
 
 
 class Kernel:
@@ -384,9 +395,10 @@ def _c_source(meta, body) -> str:
     return "\n".join(head + [body, _C_DRIVER])
 
 
-def _compile_c(cc: str, src: str, so: Path, meta_path: Path, meta: dict) -> None:
-    """Compile into temporary files, record the library's sha256 in the metadata, then rename
-    both into place (the library last): another process sees a complete kernel or none."""
+def _compile_c(cc: str, src: str, so: Path, meta_path: Path, meta: dict, opt: str = "-O2") -> None:
+    """Compile into temporary files (optimisation ``opt``), record the library's sha256 in the
+    metadata, then rename both into place (the library last): another process sees a complete
+    kernel or none."""
     tag = f"{os.getpid()}.{threading.get_ident()}"
     c_file, tmp_so = so.with_suffix(f".{tag}.c"), so.with_suffix(f".{tag}.so")
     tmp_meta = meta_path.with_suffix(f".{tag}.json")
@@ -397,7 +409,7 @@ def _compile_c(cc: str, src: str, so: Path, meta_path: Path, meta: dict) -> None
         raise _CacheUnwritable(str(exc)) from exc
     try:
         # -O2 without -ffast-math: IEEE arithmetic, so results do not depend on the flags' whims
-        cmd = [cc, "-O2", "-std=c99", "-shared", "-fPIC", "-o", str(tmp_so), str(c_file), "-lm"]
+        cmd = [cc, opt, "-std=c99", "-shared", "-fPIC", "-o", str(tmp_so), str(c_file), "-lm"]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True)
         except OSError as exc:

@@ -192,10 +192,10 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     actuator, i its work rate's row of ``work_rates``, jp and jp + 1 the indices in y of its
     positive and negative works, which the error norm does not see and which are split exactly
     in a step whose stage rates change sign (``skilib.engine.integrators.signed_method``, the
-    same split).  ``split=False`` leaves them unsplit, NaN after the start (a caller that needs
-    only the end state's q, q̇ and net works: a stroke map); the steps, and every other state,
-    are the same bit for bit, the interpolants of the split steps are not built (three fewer
-    evaluations each).  A system
+    same split).  ``split=False`` leaves them unsplit, numbers that mean nothing (for a caller that
+    needs only the end state's q, q̇ and net works, a stroke map, and says so: ``Stroke.run(works=False)``
+    sets them NaN at the stroke's end); the steps, and every other state, are the same bit for
+    bit, the interpolants of the split steps are not built (three fewer evaluations each).  A system
     ``why_not`` refuses is a ``ValueError`` naming the reason; a failed step a ``StepperFailure``;
     a ZXZ singularity the system's ``GimbalLockError``."""
     reason = why_not(system)
@@ -289,8 +289,6 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
         break
     t_all, Y, F = np.concatenate(ts), np.vstack(Ys), np.concatenate(Fs) if dense else None
     pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if split else {}
-    if signed and not split:  # not split: no number to read
-        Y[1:, n_checked:] = np.nan
     hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
     return StepperRun(t_all, Y, F, total, hit, pieces, which.value if status == 4 else 0)
 
