@@ -19,6 +19,8 @@ False (the reference), the SX function itself is used.
 """
 from __future__ import annotations
 
+import hashlib
+
 from ..engine.codegen import c_compiler, c_library_file
 
 __all__ = ["COMPILED", "compiled_function"]
@@ -30,6 +32,9 @@ COMPILED = True
 #: compiled with -O1: as fast as -O2 on these functions (2.26 against 2.21 ms on the edged
 #: skater's point Hessian), and 6.4 s to compile instead of 8.7
 _OPT = "-O1"
+
+#: the externals this process has loaded, by the sha256 of their generated source
+_LOADED: dict = {}
 
 
 def compiled_function(ca, fn):
@@ -43,4 +48,7 @@ def compiled_function(ca, fn):
     gen.add(fn)
     # the generated source names CasADi's version in its header: another CasADi compiles anew
     src = f"/* CasADi {ca.__version__} */\n" + gen.dump()
-    return ca.external(fn.name(), str(c_library_file("casadi_", src, opt=_OPT)))
+    key = hashlib.sha256(src.encode()).hexdigest()
+    if key not in _LOADED:  # a program built again (another mesh) loads its library once per process
+        _LOADED[key] = ca.external(fn.name(), str(c_library_file("casadi_", src, opt=_OPT)))
+    return _LOADED[key]

@@ -123,7 +123,7 @@ class PointDerivatives:
         self.w = [ca.Function("point_args", [x, p], [ca.vertcat(*rows.args)]).expand()(self.xs, self.ps)
                   for rows in self.groups]
         self.ng, self.nx, self.np = g.shape[0], x.shape[0], p.shape[0]
-        self._xpg, self._jacobians, self._phis = (x, p, g), {}, {}
+        self._xpg, self._jacobians, self._phis, self._points = (x, p, g), {}, {}, {}
 
     def _split(self, flat):
         out, i = [], 0
@@ -143,6 +143,14 @@ class PointDerivatives:
                                ca.Function("point_args_jac", [self.xs, self.ps], [ca.jacobian(ca.vec(W), v)]))
         return self._phis[key]
 
+    def _point(self, k: int, jacobian: bool, hessian: bool):
+        """``_one_point`` of group k's function, built (and compiled) once and shared by the
+        Jacobians in x and in p."""
+        key = (k, jacobian, hessian)
+        if key not in self._points:
+            self._points[key] = _one_point(self.ca, self.groups[k].function, jacobian, hessian)
+        return self._points[key]
+
     def _jacobian(self, wrt: str):
         """The Function (x, p) -> ∂g/∂x (``wrt`` "x") or ∂g/∂p ("p"): the rest's plus each
         group's, built once and shared by ``jacobian`` and ``gradient``."""
@@ -152,7 +160,7 @@ class PointDerivatives:
             X, P = ca.MX.sym("x", self.nx), ca.MX.sym("p", self.np)
             J = ca.Function("rest_jacobian", [self.xs, self.ps], [ca.jacobian(self.g_rest, v)])(X, P)
             for k, (rows, E) in enumerate(zip(self.groups, self.E)):
-                jpt, _, nw = _one_point(ca, rows.function, True, False)
+                jpt, _, nw = self._point(k, True, False)
                 args, jac = self._phi(k, wrt)
                 blocks = jpt.map(rows.count)(args(X, P))
                 blocks = blocks if isinstance(blocks, (list, tuple)) else [blocks]
@@ -195,7 +203,7 @@ class PointDerivatives:
         for k, (rows, W, E) in enumerate(zip(self.groups, self.w, self.E)):
             K = rows.count
             args, jac = self._phi(k, "x")
-            _, hpt, nw = _one_point(ca, rows.function, False, True)
+            _, hpt, nw = self._point(k, False, True)
             gam = ca.SX.sym("gamma", nw, K)
             Hphi = ca.Function("point_args_hess", [self.xs, self.ps, gam],
                                [ca.hessian(ca.dot(ca.vec(gam), ca.vec(W)), self.xs)[0]])
