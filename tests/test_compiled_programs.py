@@ -68,6 +68,20 @@ def test_a_compiled_point_function_is_the_virtual_machine_s_bit_for_bit(tmp_path
     assert compiled_function(ca, fn) is fn  # the reference: the virtual machine
 
 
+def test_a_compiler_that_fails_leaves_the_virtual_machine_with_a_warning(tmp_path, monkeypatch):
+    """CC=/nonexistent/cc with an empty cache: the function is not compiled, a
+    ``BackendFallbackWarning`` names the compiler, and the SX function itself is returned."""
+    from skilib.engine.codegen.kernel import BackendFallbackWarning
+    from skilib.ocp import compiled
+
+    monkeypatch.setenv("SKILIB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    monkeypatch.setattr(compiled, "_LOADED", {})
+    fn = _point_function()
+    with pytest.warns(BackendFallbackWarning, match=r"point_probe: not compiled .*/nonexistent/cc"):
+        assert compiled.compiled_function(ca, fn) is fn
+
+
 def test_a_program_with_compiled_point_functions_solves_to_the_same_bits(monkeypatch):
     """The free skater's fastest stroke for 200 W on 12 intervals, its Jacobian and Hessian from
     compiled point functions and from the virtual machine (two programs: the switch is in the

@@ -225,6 +225,8 @@ def test_a_stroke_map_without_the_split_is_the_same_map_bit_for_bit():
         assert saved > 0 and saved % 3 == 0
     with pytest.raises(ValueError, match="works: the signed works are left unsplit only without interpolants"):
         strokes_run.integrate_stroke(free, free.settings(), 0, *free.start(2.0), True, False)
+    with pytest.raises(ValueError, match="^works: must be True or False"):
+        strokes_run.integrate_stroke(free, free.settings(), 0, *free.start(2.0), False, "no")
     # the fixed points through unsplit maps against those through split ones
     split = functools.partial(strokes_run.integrate_stroke, works=True)
     found = {}

@@ -15,13 +15,16 @@ source, with the library's own sha256 in a metadata file beside it: a process th
 same source loads the library (a generation costs tens of milliseconds); a damaged, truncated or
 foreign library is rebuilt with a ``KernelCacheWarning``, never loaded
 (``skilib.engine.codegen.c_library_file``).  Where no C compiler is found, or with ``COMPILED``
-False (the reference), the SX function itself is used.
+False (the reference), the SX function itself is used; where the compiler fails, too, with a
+``BackendFallbackWarning`` naming its error (as the kernels fall back).
 """
 from __future__ import annotations
 
 import hashlib
+import warnings
 
 from ..engine.codegen import c_compiler, c_library_file
+from ..engine.codegen.kernel import BackendFallbackWarning
 
 __all__ = ["COMPILED", "compiled_function"]
 
@@ -50,5 +53,11 @@ def compiled_function(ca, fn):
     src = f"/* CasADi {ca.__version__} */\n" + gen.dump()
     key = hashlib.sha256(src.encode()).hexdigest()
     if key not in _LOADED:  # a program built again (another mesh) loads its library once per process
-        _LOADED[key] = ca.external(fn.name(), str(c_library_file("casadi_", src, opt=_OPT)))
+        try:
+            so = c_library_file("casadi_", src, opt=_OPT)
+        except RuntimeError as exc:  # a compiler that cannot be run or fails: the virtual machine
+            warnings.warn(f"{fn.name()}: not compiled ({exc}); CasADi's virtual machine evaluates it",
+                          BackendFallbackWarning, stacklevel=2)
+            return fn
+        _LOADED[key] = ca.external(fn.name(), str(so))
     return _LOADED[key]

@@ -17,8 +17,9 @@ and the chain rule gives, with J_φ = ∂(φ_1, …, φ_K)/∂x, ω_k = point k'
     ∇²ₓ λᵀg    = ∇²ₓ λᵀg_r + J_φᵀ diag_k(∇²_w ℓ(w_k, ω_k)) J_φ + ∇²ₓ Σ_k γ_kᵀ φ_k(x)|_{γ_k fixed}.
 
 So ∂F/∂w and ∇²_w ℓ are differentiated once, for one point (a few thousand instructions), and
-evaluated at every point by a map (compiled to C once per machine: ``skilib.ocp.compiled``); the arguments φ_k (slices of the variables, the controls'
-splines, the times of a free stroke time) are small expressions whose own Jacobian and Hessian
+evaluated at every point by a map (compiled to C once per machine: ``skilib.ocp.compiled``);
+the arguments φ_k (slices of the variables, the controls' splines, the times of a free stroke
+time) are small expressions whose own Jacobian and Hessian
 CasADi forms in milliseconds; g_r (the program with the points' outputs set to zero: the budget,
 the caps, Simpson's rule's linear terms) and the objective keep CasADi's derivatives of their own
 graph.  E is not taken on trust: it is CasADi's Jacobian of g with respect to the mapped outputs,

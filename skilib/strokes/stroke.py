@@ -36,7 +36,7 @@ from ..engine.errors import BudgetExceededError, IntegrationError
 from ..engine.integrators import ProjectedRK, signed_method
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
-from ..engine.validation import check_number
+from ..engine.validation import check_bool, check_number
 from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
@@ -348,9 +348,10 @@ class Stroke:
         ``phase_event(system)`` may end its phase early (recorded in ``phase_ends``).  The
         friction mode carries over from one phase to the next."""
         n, m = self.n, self.model
+        works = check_bool("works", works)
         if dense and not works:
             raise ValueError("works: the signed works are left unsplit only without interpolants (dense=False)")
-        self.split_works = bool(works)
+        self.split_works = works
         tau, y = 0.0, np.array(y0, dtype=float)
         phases = m.phases(T) if hasattr(m, "phases") else ((None, T),)
         segments, events, mode = [], [], None
