@@ -155,6 +155,14 @@ def stroke_rhs(system, ledger: WorkLedger, cm: int, n: int, n_extra: int, alpha:
     return rhs
 
 
+def _signed_columns(model, n: int) -> list:
+    """(actuator, jp) for each of ``model``'s actuators: jp and jp + 1 are the indices of its
+    positive and negative works in a stroke's y = [q; q̇; extra states] (n coordinates), last
+    among the extra states (``signed_method``, ``dop853_steps(signed=)``)."""
+    names = model.extra_states
+    return [(a, 2 * n + names.index(f"{a}_positive")) for a in getattr(model, "actuators", ())]
+
+
 class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
@@ -246,12 +254,12 @@ class Stroke:
             return self._segment_in_c(system, rows, ledger, mode, tau, y, T, dense)
         # the actuators' positive and negative works, last among the extra states (``signed_method``)
         names, k = m.extra_states, 2 * n
-        actuators = getattr(m, "actuators", ())
-        signed = [(ledger.names.index(a), k + names.index(f"{a}_positive")) for a in actuators]
+        columns = _signed_columns(m, n)
+        signed = [(ledger.names.index(a), jp) for a, jp in columns]
         rhs = stroke_rhs(system, ledger, rows.cm, n, len(names), self.alpha, self.beta, self.budget, signed)
         ig = self.integ
-        method = signed_method(ig.method, k + len(names) - 2 * len(actuators),
-                               [(k + names.index(a), jp) for a, (_, jp) in zip(actuators, signed)])
+        method = signed_method(ig.method, k + len(names) - 2 * len(columns),
+                               [(k + names.index(a), jp) for a, jp in columns])
         events = [self._event(system, rows, mode)]
         phase_event = m.phase_event(system) if hasattr(m, "phase_event") else None
         if phase_event is not None:  # the phase may end before its time (a pole lifted early)
@@ -304,8 +312,8 @@ class Stroke:
             axis = (body, n + i)
         phase = m.phase_event(system) if hasattr(m, "phase_event") else None
         event2 = None if phase is None else (*phase.linear, phase.direction)
-        names = m.extra_states  # the actuators' W⁺, W⁻: split as signed_method splits them
-        signed = [(ledger.names.index(a), 2 * n + names.index(f"{a}_positive")) for a in getattr(m, "actuators", ())]
+        # the actuators' W⁺, W⁻: split as signed_method splits them
+        signed = [(ledger.names.index(a), jp) for a, jp in _signed_columns(m, n)]
         ig, budget = self.integ, self.budget
         try:
             run = dop853_steps(system, (tau, T), y, alpha=self.alpha, beta=self.beta, rtol=ig.rtol, atol=ig.atol,
@@ -366,10 +374,8 @@ class Stroke:
             tau, y, mode = self._phase(name, tau, y, end, mode, dense, segments, events)
         self.active = m
         if not works:  # not split: no number to read
-            names = m.extra_states
-            for a in getattr(m, "actuators", ()):
-                j = 2 * n + names.index(f"{a}_positive")
-                y[j: j + 2] = np.nan
+            for _, jp in _signed_columns(m, n):
+                y[jp: jp + 2] = np.nan
         return segments, y, events
 
     def _phase(self, name, tau, y, end, mode, dense, segments, events):

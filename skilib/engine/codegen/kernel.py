@@ -163,6 +163,7 @@ def c_library_file(stem: str, src: str, opt: str = "-O2") -> Path:
     for a loader other than ctypes (CasADi's ``external``)."""
     if opt not in ("-O1", "-O2"):
         raise ValueError(f"opt: must be '-O1' or '-O2', got {opt!r}")
+    # -O2's tag is the one c_library always had: the libraries it compiled keep their names
     tag = (src, _FORMAT, sys.implementation.cache_tag, platform.machine()) + ((opt,) if opt != "-O2" else ())
     digest = hashlib.sha256(repr(tag).encode()).hexdigest()[:32]
     folder = kernel_cache_dir()
