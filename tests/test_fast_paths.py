@@ -11,7 +11,9 @@
 - a stroke map that is not tabulated with its signed works unsplit: the same end state and the same
   periodic strokes bit for bit;
 - the screen of seeded starts run in a forked process while the collocated program is built
-  (``skilib.studies.beside``): the same starts, and the same coach's answer, bit for bit.
+  (``skilib.studies.beside``): the same starts, and the same coach's answer, bit for bit;
+- the thesis skier's periodic stroke found without its tables (``steady_means``, what the Sobol
+  study asks for) against ``steady_state``: the same u0, means, residual and iterations bit for bit.
 """
 from __future__ import annotations
 
@@ -328,3 +330,75 @@ def test_coach_question_with_the_program_built_beside_the_screen_is_the_same_bit
     cleared): the same power, speed and technique, bit for bit."""
     out = _beside("question")
     assert out["forked"] == out["in_turn"]
+
+
+def _sobol_design(k):
+    """``k`` rows of the sensitivity chapter's Sobol design spread over it (its factors and the
+    leg laws: a sweep's parameter table)."""
+    from skilib.models.thesis.laws import with_leg_laws
+    from skilib.models.thesis.sobol_study import SOBOL_RANGES, SOBOL_SEED
+    from skilib.studies.sensitivity import sobol_design
+
+    design = with_leg_laws(sobol_design(dict(SOBOL_RANGES), 16, seed=SOBOL_SEED))
+    return design.iloc[np.linspace(0, len(design) - 1, k).round().astype(int)]
+
+
+def _sobol_rows(k):
+    """``_sobol_design(k)`` as (SkierParams, force_scale) pairs."""
+    rows = []
+    for _, r in _sobol_design(k).iterrows():
+        r = dict(r)
+        fs = r.pop("force_scale")
+        rows.append((sk.SkierParams(**r), fs))
+    return rows
+
+
+def test_steady_means_are_the_steady_states_bit_for_bit(monkeypatch):
+    """The thesis skier's periodic stroke found without its tables (``steady_means``) against
+    ``steady_state`` on rows of the Sobol design (with little and with much friction; each search's
+    first map from rest) and at table 9: u0, the mean speed and power, the residual and the number of stroke
+    maps equal bit for bit (the means are the stroke's integrals at its end, the same stroke);
+    no stroke is tabulated or integrated again."""
+    from skilib.models.thesis.sobol_study import SOBOL_SOLVER
+    from skilib.models.thesis.steady import steady_means, steady_state
+    import skilib.strokes.periodic as periodic
+
+    cases = [(sk.SkierParams(), 1.0, {})] + [(p, fs, SOBOL_SOLVER) for p, fs in _sobol_rows(8)]
+    full = [steady_state(p, force_scale=fs, **kw) for p, fs, kw in cases]
+    assert all(f.history["u"].iloc[0] == 0.0 for f in full)  # each search's first map starts from rest
+    assert any(p.friction < 2.0 for p, _, _ in cases) and any(p.friction > 10.0 for p, _, _ in cases)
+
+    def refuse(*a, **k):
+        raise AssertionError("a stroke tabulated")
+
+    maps = []
+    integrate = periodic.integrate_stroke
+    monkeypatch.setattr(periodic, "tabulate_stroke", refuse)
+    monkeypatch.setattr(periodic, "integrate_stroke", lambda *a, **k: maps.append(a[6]) or integrate(*a, **k))
+    for (p, fs, kw), f in zip(cases, full):
+        maps.clear()
+        m = steady_means(p, force_scale=fs, **kw)
+        assert (m.u0, m.mean_speed, m.mean_power, m.residual, m.iterations) == \
+               (f.u0, f.mean_speed, f.mean_power, f.residual, f.iterations)
+        assert len(maps) == m.iterations and not any(maps)  # one stroke per map, none with dense output
+
+
+def test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit():
+    """``sweep_skier(strokes="steady", outputs=...)`` asked only for the means (the Sobol study's
+    outputs) gives the full sweep's columns bit for bit; a run from rest asked for some columns
+    gives those of its full summary."""
+    from skilib.models.thesis.sobol_study import SOBOL_SOLVER
+    from skilib.studies.skier_sweep import MEANS_COLUMNS, run_summary
+
+    rows = _sobol_design(4)
+    full = sk.sweep_skier(rows, strokes="steady", solver=SOBOL_SOLVER, scheduler="serial", progress=False).frame
+    cols = [c for c in MEANS_COLUMNS if c != "runtime_s"]
+    lean = sk.sweep_skier(rows, strokes="steady", solver=SOBOL_SOLVER, outputs=cols, scheduler="serial",
+                          progress=False).frame
+    assert [c for c in lean.columns if c in MEANS_COLUMNS] == cols
+    for c in cols:
+        assert np.array_equal(lean[c].to_numpy(), full[c].to_numpy()), c
+    row = dict(rows.iloc[0])
+    some = run_summary(row, strokes=2, outputs=("mean_speed", "distance_x"))
+    whole = run_summary(row, strokes=2)
+    assert some == {k: whole[k] for k in ("mean_speed", "distance_x")}

@@ -100,6 +100,24 @@ def test_sweep_skier_refuses_to_replace_its_output(tmp_path):
     assert out.read_bytes() == b"not yours to replace"
 
 
+@pytest.mark.parametrize("outputs, strokes, what", [
+    (["mean_speed", "nope"], "steady", "not columns"), ("mean_speed", "steady", "sequence of column names"),
+    ([], "steady", "distinct"), (["u0", "u0"], "steady", "distinct"), (["u0"], 2, "not columns"),
+])
+def test_sweep_skier_names_outputs_it_does_not_have(outputs, strokes, what, monkeypatch):
+    """sweep_skier's outputs= must name distinct columns of the run's summary (``u0`` only for
+    a steady run): a ValueError naming outputs, before any run."""
+    import pandas as pd
+
+    import skilib.studies.skier_sweep as skier_sweep
+    from skilib.studies import sweep_skier
+
+    monkeypatch.setattr(skier_sweep, "run_summary", lambda *a, **k: pytest.fail("a run started"))
+    with pytest.raises(ValueError, match=f"outputs: .*{what}"):
+        sweep_skier(pd.DataFrame({"mass": [75.0]}), strokes=strokes, outputs=outputs, scheduler="serial",
+                    progress=False)
+
+
 NAMED_DIRECTLY = [  # options built directly, fixed-point arguments, an absurd field value
     *[(lambda v=v: __import__("skilib").Integrator(rtol=v), "rtol") for v in (NAN, INF, -1.0, 0.0, "1e-8", None, True)],
     *[(lambda v=v: __import__("skilib").Integrator(atol=v), "atol") for v in (NAN, -1.0, 0.0, "1", None)],

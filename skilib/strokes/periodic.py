@@ -201,16 +201,18 @@ def check_fixed_point_args(*, tol, max_iter, max_speed, **start):
 
 class PeriodicStroke:
     """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
-    (``iterations``; ``history`` (u, Φ(u)) of each) and the periodic stroke's tables (one stroke
-    from u0, ``RunTables``)."""
+    (``iterations``; ``history`` (u, Φ(u)) of each), the periodic stroke's tables (one stroke
+    from u0, ``RunTables``; None where not asked for) and its ``end``: (the stroke's model, y at
+    its start, y at its end), from which the stroke's means are read without its tables
+    (``skilib.strokes.run.stroke_means``)."""
 
-    def __init__(self, u0, residual, iterations, history, tables, events):
+    def __init__(self, u0, residual, iterations, history, tables, events, end=None):
         self.u0, self.residual, self.iterations, self.history = u0, residual, iterations, history
-        self.tables, self.events = tables, events
+        self.tables, self.events, self.end = tables, events, end
 
 
 def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
-                    max_speed: float, who: str, progress: bool = False) -> PeriodicStroke:
+                    max_speed: float, who: str, progress: bool = False, tables: bool = True) -> PeriodicStroke:
     """The fixed point u0 = Φ(u0) of ``skating``'s stroke map (module docstring) by
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
@@ -222,11 +224,15 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     (``u_guess`` its ``ua``) before any stroke is integrated.
 
     ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
-    last u and Φ(u) − u in m/s).
+    last u and Φ(u) − u in m/s).  ``tables`` False: no stroke is tabulated (none keeps an
+    interpolant, none is integrated again), and the result's ``tables`` is None; its ``end`` is the
+    same stroke's, bit for bit, so the means read from it are the tabulated run's
+    (``skilib.strokes.run.stroke_means``): a study that asks only for those skips the tables.
     """
     u_guess, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
                                                                max_speed=max_speed)
     progress = check_bool("progress", progress)
+    tables = check_bool("tables", tables)
     if not isinstance(settings, RunSettings):
         raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     history = []
@@ -234,7 +240,7 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
 
     def g(u):
         r = [abs(phi - v) for v, phi in history[-3:]]
-        dense = len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
+        dense = tables and len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
         model, q, qd = skating.start(u)
         settings.budget.start()
         # only a stroke that may be tabulated splits its signed works (the rest read q, q̇ at its end)
@@ -251,10 +257,12 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
                                                         max_speed=max_speed, who=who)
     bar.close()
     model, stroke, y0, segments, y_end, events, dense = payload
+    if not tables:
+        return PeriodicStroke(u0, resid, iterations, history, None, events, (model, y0, y_end))
     if not dense:  # again, with the interpolant
         settings.budget.start()
         stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, y0[:model.nq],
                                                                y0[model.nq: 2 * model.nq])
-    tables = RunTables([], [], [], [], [])
-    tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, tables)
-    return PeriodicStroke(u0, resid, iterations, history, tables, events)
+    out = RunTables([], [], [], [], [])
+    tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, out)
+    return PeriodicStroke(u0, resid, iterations, history, out, events, (model, y0, y_end))

@@ -43,7 +43,7 @@ from .poles import POLE_WORK_TERMS, POLES, Poled, pole_summary
 from .stroke import Budget, Stroke
 from .work import cost_of_work, signed_names
 
-__all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke",
+__all__ = ["Skating", "RunSettings", "RunTables", "run_strokes", "integrate_stroke", "tabulate_stroke", "stroke_means",
            "stroke_summary", "cost_columns", "physiology_columns", "climb_work", "EVENT_COLUMNS", "progress_bar"]
 
 #: the columns of a run's ``events`` table (one row per friction-mode switch)
@@ -134,14 +134,25 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     extremes = {key: float(getattr(frame[col], how)()) for key, (col, how) in skating.admissibility.items()}
     climb = climb_work(system, q0, q)
     signed = signed_names(getattr(model, "actuators", ()))  # last, with the cost of work (``cost_columns``)
-    return dict(stroke=k + 1, side=model.side, mean_speed=W["int_speed"] / T, mean_vx=progress,
+    mean_speed, mean_power = stroke_means(skating, model, y_end)
+    return dict(stroke=k + 1, side=model.side, mean_speed=mean_speed, mean_vx=progress,
                 progress_speed=progress, mean_vy=float(q[cm][1] - q0[cm][1]) / T,
-                mean_power=W[skating.power_term] / T, distance_x=float(q[cm][0] - q0[cm][0]),
+                mean_power=mean_power, distance_x=float(q[cm][0] - q0[cm][0]),
                 mean_abs_vx=W["int_abs_vx"] / T, mean_abs_vy=W["int_abs_vy"] / T,
                 ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
                                                      if key.startswith("work_") and key not in signed},
                 projection_energy=W["projection_energy"], energy_residual=residual,
                 max_constraint_norm=float(frame["constraint_norm"].max()), mean_climb_power=climb / T, **extremes)
+
+
+def stroke_means(skating: Skating, model, y_end) -> tuple:
+    """(mean_speed, mean_power) of a stroke from its end state alone: the integral of the centre
+    of mass's speed and ``power_term``'s work, extra states of the integration, over T.  The
+    strokes table's columns (``stroke_summary``), and a periodic stroke's found without tables
+    (``skilib.strokes.periodic.periodic_stroke(tables=False)``)."""
+    T, k = skating.stroke_time, 2 * model.nq
+    return (y_end[k + model.extra_states.index("int_speed")] / T,
+            y_end[k + model.extra_states.index(skating.power_term)] / T)
 
 
 def cost_columns(skating: Skating, model, y_end) -> dict:

@@ -21,10 +21,10 @@ import pandas as pd
 
 from ..engine.validation import check_number
 from ..models.thesis.params import SkierParams
-from .sweeps import STEADY, SweepResult, check_parameter_frame, plain, run_sweep
+from .sweeps import STEADY, SweepResult, check_outputs, check_parameter_frame, plain, run_sweep
 
 __all__ = ["sweep_skier", "SkierRun", "run_summary", "data_checksum", "PARAMETER_COLUMNS", "SUMMARY_COLUMNS",
-           "STEADY_COLUMNS"]
+           "STEADY_COLUMNS", "MEANS_COLUMNS"]
 
 #: columns a parameter DataFrame may have: every SkierParams field and simulate_run's
 #: per-run keywords
@@ -49,6 +49,9 @@ SUMMARY_COLUMNS = (
 #: with strokes="steady": the periodic stroke's start speed ṡ = u0 [m/s] and the number of
 #: strokes the root finder simulated
 STEADY_COLUMNS = SUMMARY_COLUMNS + ("u0", "steady_iterations")
+#: the periodic stroke's columns its tables are not needed for (``steady_means``): a steady sweep
+#: that asks only for these (``outputs=``) tabulates no stroke, with the same values bit for bit
+MEANS_COLUMNS = ("mean_speed", "mean_power", "speed_change_last", "u0", "steady_iterations", "runtime_s")
 _SOLVER_KEYWORDS = ("method", "rtol", "atol", "h", "dt_out", "n_out", "compiled", "rotation", "stabilization",
                     "projection_tol")
 
@@ -61,13 +64,16 @@ def data_checksum(path=None) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
 
 
-def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | None = None) -> dict:
+def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | None = None,
+                outputs=None) -> dict:
     """One run of ``simulate_run`` for one parameter set, summarised (``SUMMARY_COLUMNS``).
 
     ``parameters``: SkierParams fields and the keywords strokes, force_scale, v0, first_ski
     (a ``strokes`` entry overrides the keyword).  ``strokes="steady"`` summarises the periodic
     stroke (``steady_state``; ``STEADY_COLUMNS``) instead of the last stroke of a run from rest.
-    Raises what ``simulate_run`` raises.
+    ``outputs``: the columns to return (default all); a steady run asked only for
+    ``MEANS_COLUMNS`` finds the periodic stroke without its tables (``steady_means``: the same
+    values bit for bit).  Raises what ``simulate_run`` raises.
     """
     from ..models.thesis.run import simulate_run
 
@@ -78,6 +84,11 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
     n = p.pop("strokes", strokes)
     run_kw = {k: p.pop(k) for k in ("force_scale", "v0", "first_ski") if k in p}
     t0 = time.perf_counter()
+    if n == STEADY and outputs is not None and set(outputs) <= set(MEANS_COLUMNS):
+        return {k: v for k, v in _steady_means(SkierParams(**p), push_force, run_kw, solver, t0).items() if k in outputs}
+    if outputs is not None:
+        return {k: v for k, v in run_summary(parameters, strokes=strokes, push_force=push_force,
+                                             solver=solver).items() if k in outputs}
     if n == STEADY:
         return _steady_summary(SkierParams(**p), push_force, run_kw, solver, t0)
     res = simulate_run(SkierParams(**p), strokes=n, push_force=push_force, **run_kw, **(solver or {}))
@@ -122,6 +133,17 @@ def _steady_summary(params, push_force, run_kw, solver, t0) -> dict:
     }
 
 
+def _steady_means(params, push_force, run_kw, solver, t0) -> dict:
+    """``MEANS_COLUMNS`` of the periodic stroke, found without its tables (``steady_means``)."""
+    from ..models.thesis.steady import steady_means
+
+    run_kw = {k: v for k, v in run_kw.items() if k != "v0"}  # the periodic stroke sets its own start
+    sm = steady_means(params, push_force=push_force, **run_kw, **(solver or {}))
+    return {"mean_speed": sm.mean_speed, "mean_power": sm.mean_power,
+            "speed_change_last": sm.residual / sm.u0 if sm.u0 else math.nan, "u0": sm.u0,
+            "steady_iterations": sm.iterations, "runtime_s": time.perf_counter() - t0}
+
+
 def _change_loss(ss) -> float:
     """Kinetic energy lost at the change of ski that ends the periodic stroke [J]: KE at the
     end of the stroke minus KE at its start (the next stroke starts as this one did)."""
@@ -141,11 +163,13 @@ class SkierRun:
         F(τ) [N] used for every run.
     solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled, rotation,
         stabilization, projection_tol).
+    outputs : None (every column) or the columns each row returns (``run_summary``).
     """
 
     strokes: int = 6
     push_force: object = None
     solver: dict | None = None
+    outputs: tuple | None = None
 
     def __post_init__(self):
         s = self.strokes
@@ -154,9 +178,27 @@ class SkierRun:
         object.__setattr__(self, "solver", _check_solver(self.solver))
         if self.push_force is not None and not callable(self.push_force):
             raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {self.push_force!r}")
+        object.__setattr__(self, "outputs", _check_skier_outputs(self.outputs, self.strokes))
+
+    @property
+    def columns(self) -> tuple:
+        """The columns each row returns."""
+        return self.outputs or (STEADY_COLUMNS if self.strokes == STEADY else SUMMARY_COLUMNS)
 
     def __call__(self, row: dict) -> dict:
-        return run_summary(row, strokes=self.strokes, push_force=self.push_force, solver=self.solver)
+        return run_summary(row, strokes=self.strokes, push_force=self.push_force, solver=self.solver,
+                           outputs=self.outputs)
+
+
+def _check_skier_outputs(outputs, strokes) -> tuple | None:
+    """None, or distinct names of the run's summary columns (``STEADY_COLUMNS`` for a steady run,
+    else ``SUMMARY_COLUMNS``); ``ValueError`` naming ``outputs`` otherwise."""
+    outputs = check_outputs(outputs, ())
+    allowed = STEADY_COLUMNS if strokes == STEADY else SUMMARY_COLUMNS
+    unknown = [k for k in outputs or () if k not in allowed]
+    if unknown:
+        raise ValueError(f"outputs: {unknown} are not columns of the run's summary; allowed: {list(allowed)}")
+    return outputs
 
 
 def _check_parameters(parameters) -> pd.DataFrame:
@@ -181,8 +223,8 @@ def _check_solver(solver) -> dict:
 
 
 def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
-                scheduler=None, n_workers: int | None = None, batch: int = 1, output=None, overwrite: bool = False,
-                progress: bool = True) -> SweepResult:
+                outputs=None, scheduler=None, n_workers: int | None = None, batch: int = 1, output=None,
+                overwrite: bool = False, progress: bool = True) -> SweepResult:
     """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
 
     Parameters
@@ -193,20 +235,24 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
         defaults (SkierParams(), table 9).  The index labels the runs (must be unique).
     strokes, push_force, solver : see :class:`SkierRun` (``strokes="steady"``: each row's
         periodic stroke, ``STEADY_COLUMNS``).
+    outputs : None (every column) or the summary columns to keep; a steady sweep asked only for
+        ``MEANS_COLUMNS`` (the means, u0, the residual) tabulates no stroke (``steady_means``,
+        the same values bit for bit, in about three quarters of the time: what the sensitivity
+        chapter's Sobol study asks for).
     scheduler, n_workers, batch, output, overwrite, progress : see :func:`skilib.studies.sweep` (an
         existing ``output`` file is replaced only with ``overwrite=True``).
 
-    Returns a ``SweepResult`` whose frame has the ``SUMMARY_COLUMNS`` (NaN for failed runs)
+    Returns a ``SweepResult`` whose frame has the ``SUMMARY_COLUMNS`` (or ``outputs``; NaN for failed runs)
     and ``data_sha256`` (the force data's checksum, or 'user push_force'), and whose info also
     records data_sha256, push_force, strokes and solver.
     """
     params = _check_parameters(parameters)
-    run = SkierRun(strokes=strokes, push_force=push_force, solver=solver)
+    run = SkierRun(strokes=strokes, push_force=push_force, solver=solver, outputs=outputs)
     checksum = data_checksum() if push_force is None else None
     provenance = dict(data_sha256=checksum,
                       push_force="synthetic force data fit" if push_force is None else repr(push_force),
                       strokes=run.strokes, solver=run.solver)
-    return run_sweep(run, params, outputs=STEADY_COLUMNS if run.strokes == STEADY else SUMMARY_COLUMNS, provenance=provenance,
+    return run_sweep(run, params, outputs=run.columns, provenance=provenance,
                   columns={"data_sha256": checksum if checksum is not None else "user push_force"},
                   scheduler=scheduler, n_workers=n_workers, batch=batch, output=output, overwrite=overwrite,
                   progress=progress)

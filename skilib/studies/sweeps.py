@@ -208,7 +208,7 @@ def check_parameter_frame(parameters) -> pd.DataFrame:
     return parameters
 
 
-def _check_outputs(outputs, reserved) -> tuple | None:
+def check_outputs(outputs, reserved) -> tuple | None:
     if outputs is None:
         return None
     if isinstance(outputs, str) or not all(isinstance(k, str) for k in outputs):
@@ -332,7 +332,7 @@ def run_sweep(fn, parameters, *, summarize=None, outputs=None, provenance=None, 
         raise ValueError(f"summarize: must be None or a callable, got {summarize!r}")
     columns = dict(columns or {})
     reserved = frozenset(str(c) for c in params.columns) | set(_SWEEP_COLUMNS) | set(columns)
-    outputs = _check_outputs(outputs, reserved)
+    outputs = check_outputs(outputs, reserved)
     if provenance is not None and not isinstance(provenance, Mapping):
         raise ValueError(f"provenance: expected a dict, got {type(provenance).__name__}")
     provenance = {str(k): v for k, v in (provenance or {}).items()}

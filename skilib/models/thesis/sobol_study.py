@@ -58,8 +58,10 @@ REFERENCE_TOL = 1e-12
 def _run(design, scheduler=None, n_workers=None, progress=True, solver=SOBOL_SOLVER):
     import skilib as sk  # the sweep of the skier (skilib.studies.skier_sweep)
 
-    runs = sk.sweep_skier(with_leg_laws(design), strokes="steady", solver=solver, scheduler=scheduler,
-                          n_workers=n_workers, batch=SOBOL_BATCH, progress=progress)
+    # only the means are kept: each row's periodic stroke is found without its tables (the same
+    # values bit for bit, ``skilib.models.thesis.steady.steady_means``)
+    runs = sk.sweep_skier(with_leg_laws(design), strokes="steady", solver=solver, outputs=SOBOL_OUTPUTS,
+                          scheduler=scheduler, n_workers=n_workers, batch=SOBOL_BATCH, progress=progress)
     if len(runs.failed):
         raise RuntimeError(f"failed runs of the Sobol design:\n{runs.failed[['run', 'error']]}")
     out = design.reset_index(drop=True).copy()

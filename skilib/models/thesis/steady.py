@@ -27,9 +27,10 @@ from ...strokes.periodic import check_fixed_point_args, periodic_stroke
 from ...strokes.result import SimResult
 from ...vocabulary import HasUnits
 from .params import SkierParams, ski_heading
+from ...strokes.run import stroke_means
 from .run import ThesisSkating, change_row, options_of, simulate_run, stroke_change
 
-__all__ = ["SteadyState", "steady_state", "stroke_map", "change_after"]
+__all__ = ["SteadyState", "steady_state", "SteadyMeans", "steady_means", "stroke_map", "change_after"]
 
 
 @dataclass
@@ -153,17 +154,52 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
     >>> abs(st.residual) <= 1e-10 and st.mean_speed > 0
     True
     """
-    for k in ("strokes", "v0"):
-        if k in run_kwargs:
-            raise ValueError(f"{k}: set by steady_state (one stroke from ṡ = u), not an argument")
-    ua, tol, max_iter, max_speed = check_fixed_point_args(u0_guess=0.0 if u0_guess is None else u0_guess, tol=tol,
-                                                          max_iter=max_iter, max_speed=max_speed)
     t_start = time.perf_counter()
-    o = options_of(params, run_kwargs)
-    found = periodic_stroke(ThesisSkating(o), o.settings(), u_guess=ua, tol=tol, max_iter=max_iter,
-                            max_speed=max_speed, who="steady_state", progress=progress)
+    o, _, found = _periodic(params, u0_guess, tol, max_iter, max_speed, progress, run_kwargs, True, "steady_state")
     res = o.result(found.tables, t_start)
     s = res.strokes.iloc[0]
     history = pd.DataFrame([dict(u=u, phi=phi, residual=phi - u) for u, phi in found.history])
     return SteadyState(u0=float(found.u0), mean_speed=float(s["mean_speed"]), mean_power=float(s["mean_power"]),
                        residual=float(found.residual), iterations=found.iterations, history=history, result=res)
+
+
+@dataclass(frozen=True)
+class SteadyMeans:
+    """The periodic stroke's means without its tables (``steady_means``): u0 [m/s], mean_speed
+    (the time average of |Ṙ³|) [m/s], mean_power (of the push-off F·Ṙ³) [W], residual Φ(u0) − u0
+    [m/s] and iterations (stroke-map evaluations), each ``steady_state``'s bit for bit."""
+
+    u0: float
+    mean_speed: float
+    mean_power: float
+    residual: float
+    iterations: int
+
+
+def _periodic(params, u0_guess, tol, max_iter, max_speed, progress, run_kwargs, tables, who):
+    """The checked options and ``periodic_stroke`` of ``steady_state`` and ``steady_means``."""
+    for k in ("strokes", "v0"):
+        if k in run_kwargs:
+            raise ValueError(f"{k}: set by {who} (one stroke from ṡ = u), not an argument")
+    ua, tol, max_iter, max_speed = check_fixed_point_args(u0_guess=0.0 if u0_guess is None else u0_guess, tol=tol,
+                                                          max_iter=max_iter, max_speed=max_speed)
+    o = options_of(params, run_kwargs)
+    skating = ThesisSkating(o)
+    return o, skating, periodic_stroke(skating, o.settings(), u_guess=ua, tol=tol, max_iter=max_iter,
+                                       max_speed=max_speed, who=who, progress=progress, tables=tables)
+
+
+def steady_means(params: SkierParams | None = None, *, u0_guess: float | None = None, tol: float = 1e-10,
+                 max_iter: int = 30, max_speed: float = 30.0, progress: bool = False, **run_kwargs) -> SteadyMeans:
+    """``steady_state``'s u0, mean_speed, mean_power, residual and iterations, bit for bit, without
+    the periodic stroke's tables: the means are the integrals the stroke carries as states (its
+    CM speed's and its push's work) at the stroke's end, so no stroke is tabulated or integrated
+    again, and no frame, summary or energy balance is built (about a third of a ``steady_state``;
+    what a study that keeps only the means, such as the sensitivity chapter's Sobol study, asks
+    for).  Arguments, checks and exceptions as ``steady_state``'s."""
+    _, skating, found = _periodic(params, u0_guess, tol, max_iter, max_speed, progress, run_kwargs, False,
+                                  "steady_means")
+    model, _, y_end = found.end
+    mean_speed, mean_power = stroke_means(skating, model, y_end)
+    return SteadyMeans(u0=float(found.u0), mean_speed=float(mean_speed), mean_power=float(mean_power),
+                       residual=float(found.residual), iterations=found.iterations)
