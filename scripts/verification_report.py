@@ -58,6 +58,7 @@ VERIFICATION_FILES = (
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
     "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py", "test_fast_paths.py",
+    "test_reduced.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -109,6 +110,11 @@ EXEMPT = {
                                                                "equal bits, asserted exactly",
         "test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit": "the same strokes read without their "
                                                                           "tables: equal bits, asserted exactly",
+    },
+    "test_reduced.py": {
+        "test_what_the_quadrature_does_not_follow_is_refused_by_name": _EXCEPTIONS,
+        "test_a_reduced_sweep_takes_the_engines_path_where_the_quadrature_does_not_hold":
+            "which path each row took, and the same numbers as the call it makes: equal bits, asserted exactly",
     },
     "test_strokes.py": {
         "test_mirroring_and_sides": "definitions: a sign and the order of the sides, exact",
@@ -327,7 +333,7 @@ SECTIONS = (
             ("test_optimum.py", "test_required_power.py", "test_optimum_ridge.py")),
     Section("skier", "The skier model (thesis ch. 4–5)",
             ("test_skier.py", "test_steady.py", "test_stroke_change.py", "test_sweeps.py", "test_cases.py",
-             "test_artefacts.py", "test_thesis_energy_account.py", "test_one_dof.py")),
+             "test_artefacts.py", "test_thesis_energy_account.py", "test_one_dof.py", "test_reduced.py")),
     Section("codegen", "Generated code",
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py", "test_stepper.py")),

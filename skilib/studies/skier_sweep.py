@@ -65,7 +65,7 @@ def data_checksum(path=None) -> str:
 
 
 def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | None = None,
-                outputs=None) -> dict:
+                outputs=None, method: str = "engine") -> dict:
     """One run of ``simulate_run`` for one parameter set, summarised (``SUMMARY_COLUMNS``).
 
     ``parameters``: SkierParams fields and the keywords strokes, force_scale, v0, first_ski
@@ -73,7 +73,11 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
     stroke (``steady_state``; ``STEADY_COLUMNS``) instead of the last stroke of a run from rest.
     ``outputs``: the columns to return (default all); a steady run asked only for
     ``MEANS_COLUMNS`` finds the periodic stroke without its tables (``steady_means``: the same
-    values bit for bit).  Raises what ``simulate_run`` raises.
+    values bit for bit).  ``method="reduced"`` (a steady run asked only for ``MEANS_COLUMNS``)
+    finds it by quadrature in its one degree of freedom (``reduced_steady_means``; to the
+    engine's own error, ~1e-11) and, where the quadrature does not hold (``NotReducible``: air
+    drag, stick/slip, ...), by the engine; the extra output ``path`` says which ("reduced" or
+    "engine").  Raises what ``simulate_run`` raises.
     """
     from ..models.thesis.run import simulate_run
 
@@ -84,6 +88,12 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
     n = p.pop("strokes", strokes)
     run_kw = {k: p.pop(k) for k in ("force_scale", "v0", "first_ski") if k in p}
     t0 = time.perf_counter()
+    if method == "reduced":
+        if n != STEADY or outputs is None or not set(outputs) <= set(MEANS_COLUMNS):
+            raise ValueError(f"method: 'reduced' finds a periodic stroke's means (strokes='steady', outputs among "
+                             f"{list(MEANS_COLUMNS)}), got strokes={n!r}, outputs={outputs!r}")
+        row = _steady_means(SkierParams(**p), push_force, run_kw, solver, t0, reduced=True)
+        return {k: v for k, v in row.items() if k in outputs or k == "path"}
     if n == STEADY and outputs is not None and set(outputs) <= set(MEANS_COLUMNS):
         return {k: v for k, v in _steady_means(SkierParams(**p), push_force, run_kw, solver, t0).items() if k in outputs}
     if outputs is not None:
@@ -133,15 +143,24 @@ def _steady_summary(params, push_force, run_kw, solver, t0) -> dict:
     }
 
 
-def _steady_means(params, push_force, run_kw, solver, t0) -> dict:
-    """``MEANS_COLUMNS`` of the periodic stroke, found without its tables (``steady_means``)."""
+def _steady_means(params, push_force, run_kw, solver, t0, reduced: bool = False) -> dict:
+    """``MEANS_COLUMNS`` of the periodic stroke, found without its tables (``steady_means``), or
+    with ``reduced`` by quadrature where it holds (``reduced_steady_means``), and its ``path``."""
+    from ..models.thesis.reduced import NotReducible, reduced_steady_means
     from ..models.thesis.steady import steady_means
 
     run_kw = {k: v for k, v in run_kw.items() if k != "v0"}  # the periodic stroke sets its own start
-    sm = steady_means(params, push_force=push_force, **run_kw, **(solver or {}))
+    sm, path = None, "engine"
+    if reduced:
+        try:
+            sm, path = reduced_steady_means(params, push_force=push_force, **run_kw, **(solver or {})), "reduced"
+        except NotReducible:  # the engine's path: air drag, stick/slip, another stroke change, ...
+            pass
+    if sm is None:
+        sm = steady_means(params, push_force=push_force, **run_kw, **(solver or {}))
     return {"mean_speed": sm.mean_speed, "mean_power": sm.mean_power,
             "speed_change_last": sm.residual / sm.u0 if sm.u0 else math.nan, "u0": sm.u0,
-            "steady_iterations": sm.iterations, "runtime_s": time.perf_counter() - t0}
+            "steady_iterations": sm.iterations, "runtime_s": time.perf_counter() - t0, "path": path}
 
 
 def _change_loss(ss) -> float:
@@ -164,12 +183,15 @@ class SkierRun:
     solver : simulate_run keywords (method, rtol, atol, h, dt_out, n_out, compiled, rotation,
         stabilization, projection_tol).
     outputs : None (every column) or the columns each row returns (``run_summary``).
+    method : "engine" (the multibody engine) or "reduced" (a steady run's means by quadrature
+        where it holds, ``run_summary``; adds the column ``path``).
     """
 
     strokes: int = 6
     push_force: object = None
     solver: dict | None = None
     outputs: tuple | None = None
+    method: str = "engine"
 
     def __post_init__(self):
         s = self.strokes
@@ -179,15 +201,23 @@ class SkierRun:
         if self.push_force is not None and not callable(self.push_force):
             raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {self.push_force!r}")
         object.__setattr__(self, "outputs", _check_skier_outputs(self.outputs, self.strokes))
+        if self.method not in ("engine", "reduced"):
+            raise ValueError(f"method: must be 'engine' or 'reduced', got {self.method!r}")
+        if self.method == "reduced" and (self.strokes != STEADY or self.outputs is None
+                                         or not set(self.outputs) <= set(MEANS_COLUMNS)):
+            raise ValueError(f"method: 'reduced' finds a periodic stroke's means: it needs strokes='steady' and "
+                             f"outputs among {list(MEANS_COLUMNS)}, got strokes={self.strokes!r}, "
+                             f"outputs={self.outputs!r}")
 
     @property
     def columns(self) -> tuple:
         """The columns each row returns."""
-        return self.outputs or (STEADY_COLUMNS if self.strokes == STEADY else SUMMARY_COLUMNS)
+        cols = self.outputs or (STEADY_COLUMNS if self.strokes == STEADY else SUMMARY_COLUMNS)
+        return cols + ("path",) if self.method == "reduced" else cols
 
     def __call__(self, row: dict) -> dict:
         return run_summary(row, strokes=self.strokes, push_force=self.push_force, solver=self.solver,
-                           outputs=self.outputs)
+                           outputs=self.outputs, method=self.method)
 
 
 def _check_skier_outputs(outputs, strokes) -> tuple | None:
@@ -223,7 +253,7 @@ def _check_solver(solver) -> dict:
 
 
 def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
-                outputs=None, scheduler=None, n_workers: int | None = None, batch: int = 1, output=None,
+                outputs=None, method: str = "engine", scheduler=None, n_workers: int | None = None, batch: int = 1, output=None,
                 overwrite: bool = False, progress: bool = True) -> SweepResult:
     """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
 
@@ -239,6 +269,9 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
         ``MEANS_COLUMNS`` (the means, u0, the residual) tabulates no stroke (``steady_means``,
         the same values bit for bit, in about three quarters of the time: what the sensitivity
         chapter's Sobol study asks for).
+    method : "engine" (default) or "reduced": a steady sweep's means by quadrature in the one
+        degree of freedom where it holds, by the engine elsewhere (``run_summary``), with a
+        column ``path`` saying which.
     scheduler, n_workers, batch, output, overwrite, progress : see :func:`skilib.studies.sweep` (an
         existing ``output`` file is replaced only with ``overwrite=True``).
 
@@ -247,11 +280,11 @@ def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, 
     records data_sha256, push_force, strokes and solver.
     """
     params = _check_parameters(parameters)
-    run = SkierRun(strokes=strokes, push_force=push_force, solver=solver, outputs=outputs)
+    run = SkierRun(strokes=strokes, push_force=push_force, solver=solver, outputs=outputs, method=method)
     checksum = data_checksum() if push_force is None else None
     provenance = dict(data_sha256=checksum,
                       push_force="synthetic force data fit" if push_force is None else repr(push_force),
-                      strokes=run.strokes, solver=run.solver)
+                      strokes=run.strokes, solver=run.solver, method=run.method)
     return run_sweep(run, params, outputs=run.columns, provenance=provenance,
                   columns={"data_sha256": checksum if checksum is not None else "user push_force"},
                   scheduler=scheduler, n_workers=n_workers, batch=batch, output=output, overwrite=overwrite,

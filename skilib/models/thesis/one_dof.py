@@ -62,6 +62,31 @@ class OneDofStroke:
         ell, elld, elldd = self.params.leg_length(tau)
         return (u, udd), elld * u + ell * ud, elldd * u + 2.0 * elld * ud + ell * udd
 
+    def kinematics_at(self, tau: np.ndarray) -> dict:
+        """``_kinematics`` at many phase times at once, for the quadratures of
+        ``skilib.models.thesis.reduced``: arrays (n, 3) of u, ü, (ℓu)˙, (ℓu)¨ and (n,) of ℓ̇
+        (the laws evaluated point by point, u(τ) = cos γ ẑ + sin γ d as ``SkierModel.leg_axis``)."""
+        tau = np.asarray(tau, dtype=float)
+        g, gd, gdd = np.array([self.params.leg_angle(float(t)) for t in tau]).T
+        ell, elld, elldd = np.array([self.params.leg_length(float(t)) for t in tau]).T
+        d, z = self.model.d, np.array([0.0, 0.0, 1.0])
+        u = np.outer(np.cos(g), z) + np.outer(np.sin(g), d)
+        ug = -np.outer(np.sin(g), z) + np.outer(np.cos(g), d)  # ∂u/∂γ
+        ud = gd[:, None] * ug
+        udd = gdd[:, None] * ug - (gd * gd)[:, None] * u
+        return dict(u=u, udd=udd, cd=elld[:, None] * u + ell[:, None] * ud,
+                    cdd=elldd[:, None] * u + 2.0 * elld[:, None] * ud + ell[:, None] * udd, elld=elld)
+
+    def driving_at(self, tau: np.ndarray, kin: dict | None = None) -> np.ndarray:
+        """``driving`` without air drag at many phase times (its force depends on τ alone)."""
+        if self.drag:
+            raise ValueError("driving_at: with air drag the driving force depends on the ski's speed")
+        kin = self.kinematics_at(tau) if kin is None else kin
+        e = self.e
+        F = np.asarray(self.model.push_force(np.asarray(tau, dtype=float)), dtype=float)
+        return F * (kin["u"] @ e) - self.m2 * self.params.l1 * (kin["udd"] @ e) - self.m3 * (kin["cdd"] @ e) \
+            + self.weight_e
+
     def driving(self, tau, sdot) -> float:
         """The net force along e without friction [N]."""
         return self._driving(tau, sdot, self._kinematics(tau))
