@@ -48,6 +48,27 @@ def rng():
     return np.random.default_rng(20121122)
 
 
+@pytest.fixture
+def sobol_sample():
+    """``sample(k)``: k rows spread over the sensitivity chapter's Sobol design (N = 16, its seed,
+    with the leg laws), a sweep's parameter table; ``sample(k, params=True)``: the same rows as
+    (SkierParams, force_scale) pairs."""
+    import skilib as sk
+    from skilib.models.thesis.laws import with_leg_laws
+    from skilib.models.thesis.sobol_study import SOBOL_RANGES, SOBOL_SEED
+    from skilib.studies.sensitivity import sobol_design
+
+    def sample(k, params=False):
+        design = with_leg_laws(sobol_design(dict(SOBOL_RANGES), 16, seed=SOBOL_SEED))
+        rows = design.iloc[np.linspace(0, len(design) - 1, k).round().astype(int)]
+        if not params:
+            return rows
+        return [(sk.SkierParams(**{c: v for c, v in r.items() if c != "force_scale"}), r["force_scale"])
+                for r in rows.to_dict("records")]
+
+    return sample
+
+
 # -- measured: assert an error against its tolerance, and keep both ------------------------
 class Measured:
     """The comparisons of one test.  Each method asserts, and records when recording is on.

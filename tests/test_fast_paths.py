@@ -332,28 +332,7 @@ def test_coach_question_with_the_program_built_beside_the_screen_is_the_same_bit
     assert out["forked"] == out["in_turn"]
 
 
-def _sobol_design(k):
-    """``k`` rows of the sensitivity chapter's Sobol design spread over it (its factors and the
-    leg laws: a sweep's parameter table)."""
-    from skilib.models.thesis.laws import with_leg_laws
-    from skilib.models.thesis.sobol_study import SOBOL_RANGES, SOBOL_SEED
-    from skilib.studies.sensitivity import sobol_design
-
-    design = with_leg_laws(sobol_design(dict(SOBOL_RANGES), 16, seed=SOBOL_SEED))
-    return design.iloc[np.linspace(0, len(design) - 1, k).round().astype(int)]
-
-
-def _sobol_rows(k):
-    """``_sobol_design(k)`` as (SkierParams, force_scale) pairs."""
-    rows = []
-    for _, r in _sobol_design(k).iterrows():
-        r = dict(r)
-        fs = r.pop("force_scale")
-        rows.append((sk.SkierParams(**r), fs))
-    return rows
-
-
-def test_steady_means_are_the_steady_states_bit_for_bit(monkeypatch):
+def test_steady_means_are_the_steady_states_bit_for_bit(monkeypatch, sobol_sample):
     """The thesis skier's periodic stroke found without its tables (``steady_means``) against
     ``steady_state`` on rows of the Sobol design (with little and with much friction; each search's
     first map from rest) and at table 9: u0, the mean speed and power, the residual and the number of stroke
@@ -363,7 +342,7 @@ def test_steady_means_are_the_steady_states_bit_for_bit(monkeypatch):
     from skilib.models.thesis.steady import steady_means, steady_state
     import skilib.strokes.periodic as periodic
 
-    cases = [(sk.SkierParams(), 1.0, {})] + [(p, fs, SOBOL_SOLVER) for p, fs in _sobol_rows(8)]
+    cases = [(sk.SkierParams(), 1.0, {})] + [(p, fs, SOBOL_SOLVER) for p, fs in sobol_sample(8, params=True)]
     full = [steady_state(p, force_scale=fs, **kw) for p, fs, kw in cases]
     assert all(f.history["u"].iloc[0] == 0.0 for f in full)  # each search's first map starts from rest
     assert any(p.friction < 2.0 for p, _, _ in cases) and any(p.friction > 10.0 for p, _, _ in cases)
@@ -383,14 +362,14 @@ def test_steady_means_are_the_steady_states_bit_for_bit(monkeypatch):
         assert len(maps) == m.iterations and not any(maps)  # one stroke per map, none with dense output
 
 
-def test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit():
+def test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit(sobol_sample):
     """``sweep_skier(strokes="steady", outputs=...)`` asked only for the means (the Sobol study's
     outputs) gives the full sweep's columns bit for bit; a run from rest asked for some columns
     gives those of its full summary."""
     from skilib.models.thesis.sobol_study import SOBOL_SOLVER
     from skilib.studies.skier_sweep import MEANS_COLUMNS, run_summary
 
-    rows = _sobol_design(4)
+    rows = sobol_sample(4)
     full = sk.sweep_skier(rows, strokes="steady", solver=SOBOL_SOLVER, scheduler="serial", progress=False).frame
     cols = [c for c in MEANS_COLUMNS if c != "runtime_s"]
     lean = sk.sweep_skier(rows, strokes="steady", solver=SOBOL_SOLVER, outputs=cols, scheduler="serial",

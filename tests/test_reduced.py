@@ -13,39 +13,23 @@ import pandas as pd
 import pytest
 
 import skilib as sk
-from skilib.models.thesis.laws import with_leg_laws
 from skilib.models.thesis.model import SkierModel
 from skilib.models.thesis.one_dof import OneDofStroke, one_dof_run
 from skilib.models.thesis.params import ski_heading
 from skilib.models.thesis.push import ScaledPush, thesis_push_force
 from skilib.models.thesis.reduced import NotReducible, reduced_steady_means
-from skilib.models.thesis.sobol_study import SOBOL_RANGES, SOBOL_SEED, SOBOL_SOLVER
+from skilib.models.thesis.sobol_study import SOBOL_SOLVER
 from skilib.models.thesis.steady import steady_means
-from skilib.studies.sensitivity import sobol_design
 
 #: the quadrature against the engine's periodic stroke: the margin rule of tests/conftest.py ("Margins")
 pytestmark = pytest.mark.cross_path
 
 
-def _design(k):
-    design = with_leg_laws(sobol_design(dict(SOBOL_RANGES), 16, seed=SOBOL_SEED))
-    return design.iloc[np.linspace(0, len(design) - 1, k).round().astype(int)]
-
-
-def _rows(k):
-    out = []
-    for _, r in _design(k).iterrows():
-        r = dict(r)
-        fs = r.pop("force_scale")
-        out.append((sk.SkierParams(**r), fs))
-    return out
-
-
-def test_the_quadrature_is_the_engines_periodic_stroke(measured):
+def test_the_quadrature_is_the_engines_periodic_stroke(measured, sobol_sample):
     """On 12 rows spread over the Sobol design (skating angle 30–70°, phase 0.7–1.5 s, force ×0.5–1.5,
     friction 0–20 N, mass 60–90 kg) and at table 9: u0, the mean speed and the mean push power by
     quadrature equal the engine's periodic stroke to the engine's own error (module docstring)."""
-    cases = [(sk.SkierParams(), 1.0, {})] + [(p, fs, SOBOL_SOLVER) for p, fs in _rows(12)]
+    cases = [(sk.SkierParams(), 1.0, {})] + [(p, fs, SOBOL_SOLVER) for p, fs in sobol_sample(12, params=True)]
     worst = {"u0": 0.0, "mean_speed": 0.0, "mean_power": 0.0}
     for p, fs, kw in cases:
         fast, ref = reduced_steady_means(p, force_scale=fs, **kw), steady_means(p, force_scale=fs, **kw)

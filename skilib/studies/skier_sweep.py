@@ -88,10 +88,7 @@ def run_summary(parameters: dict, *, strokes=6, push_force=None, solver: dict | 
     n = p.pop("strokes", strokes)
     run_kw = {k: p.pop(k) for k in ("force_scale", "v0", "first_ski") if k in p}
     t0 = time.perf_counter()
-    if method == "reduced":
-        if n != STEADY or outputs is None or not set(outputs) <= set(MEANS_COLUMNS):
-            raise ValueError(f"method: 'reduced' finds a periodic stroke's means (strokes='steady', outputs among "
-                             f"{list(MEANS_COLUMNS)}), got strokes={n!r}, outputs={outputs!r}")
+    if _check_method(method, n, outputs) == "reduced":
         row = _steady_means(SkierParams(**p), push_force, run_kw, solver, t0, reduced=True)
         return {k: v for k, v in row.items() if k in outputs or k == "path"}
     if n == STEADY and outputs is not None and set(outputs) <= set(MEANS_COLUMNS):
@@ -201,13 +198,7 @@ class SkierRun:
         if self.push_force is not None and not callable(self.push_force):
             raise ValueError(f"push_force: must be None or a callable F(τ) [N], got {self.push_force!r}")
         object.__setattr__(self, "outputs", _check_skier_outputs(self.outputs, self.strokes))
-        if self.method not in ("engine", "reduced"):
-            raise ValueError(f"method: must be 'engine' or 'reduced', got {self.method!r}")
-        if self.method == "reduced" and (self.strokes != STEADY or self.outputs is None
-                                         or not set(self.outputs) <= set(MEANS_COLUMNS)):
-            raise ValueError(f"method: 'reduced' finds a periodic stroke's means: it needs strokes='steady' and "
-                             f"outputs among {list(MEANS_COLUMNS)}, got strokes={self.strokes!r}, "
-                             f"outputs={self.outputs!r}")
+        _check_method(self.method, self.strokes, self.outputs)
 
     @property
     def columns(self) -> tuple:
@@ -218,6 +209,17 @@ class SkierRun:
     def __call__(self, row: dict) -> dict:
         return run_summary(row, strokes=self.strokes, push_force=self.push_force, solver=self.solver,
                            outputs=self.outputs, method=self.method)
+
+
+def _check_method(method, strokes, outputs) -> str:
+    """``method``: "engine", or "reduced" for a steady run asked only for ``MEANS_COLUMNS``;
+    ``ValueError`` naming it otherwise."""
+    if method not in ("engine", "reduced"):
+        raise ValueError(f"method: must be 'engine' or 'reduced', got {method!r}")
+    if method == "reduced" and (strokes != STEADY or outputs is None or not set(outputs) <= set(MEANS_COLUMNS)):
+        raise ValueError(f"method: 'reduced' finds a periodic stroke's means: it needs strokes='steady' and outputs "
+                         f"among {list(MEANS_COLUMNS)}, got strokes={strokes!r}, outputs={outputs!r}")
+    return method
 
 
 def _check_skier_outputs(outputs, strokes) -> tuple | None:
@@ -253,8 +255,8 @@ def _check_solver(solver) -> dict:
 
 
 def sweep_skier(parameters: pd.DataFrame, *, strokes: int = 6, push_force=None, solver: dict | None = None,
-                outputs=None, method: str = "engine", scheduler=None, n_workers: int | None = None, batch: int = 1, output=None,
-                overwrite: bool = False, progress: bool = True) -> SweepResult:
+                outputs=None, method: str = "engine", scheduler=None, n_workers: int | None = None,
+                batch: int = 1, output=None, overwrite: bool = False, progress: bool = True) -> SweepResult:
     """Run ``simulate_run`` for every row of ``parameters`` and summarise each run.
 
     Parameters

@@ -77,13 +77,14 @@ class OneDofStroke:
         return dict(u=u, udd=udd, cd=elld[:, None] * u + ell[:, None] * ud,
                     cdd=elldd[:, None] * u + 2.0 * elld[:, None] * ud + ell[:, None] * udd, elld=elld)
 
-    def driving_at(self, tau: np.ndarray, kin: dict | None = None) -> np.ndarray:
-        """``driving`` without air drag at many phase times (its force depends on τ alone)."""
+    def driving_at(self, tau: np.ndarray, kin: dict | None = None, F: np.ndarray | None = None) -> np.ndarray:
+        """``driving`` without air drag at many phase times (its force depends on τ alone);
+        ``kin`` (``kinematics_at``) and ``F`` (the push-off) at ``tau`` where the caller has them."""
         if self.drag:
             raise ValueError("driving_at: with air drag the driving force depends on the ski's speed")
         kin = self.kinematics_at(tau) if kin is None else kin
         e = self.e
-        F = np.asarray(self.model.push_force(np.asarray(tau, dtype=float)), dtype=float)
+        F = np.asarray(self.model.push_force(np.asarray(tau, dtype=float)), dtype=float) if F is None else F
         return F * (kin["u"] @ e) - self.m2 * self.params.l1 * (kin["udd"] @ e) - self.m3 * (kin["cdd"] @ e) \
             + self.weight_e
 

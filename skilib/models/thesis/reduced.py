@@ -91,19 +91,20 @@ def reduced_steady_means(params: SkierParams | None = None, **run_kwargs) -> Ste
     this, nxt = (OneDofStroke(SkierModel(p, *ski_heading(p, k, o.first_ski), np.zeros(3), o.push, rotation=o.rotation))
                  for k in (0, 1))
     e, domain = this.e, [0.0, T]
+    alpha = float(nxt.e @ e)
+    if not alpha < 1.0:
+        raise NotReducible(f"skating_angle_deg: the skis are parallel (e′·e = {alpha!r}): no fixed point")
+    offset = this.cm_offset(T)[0] - nxt.cm_offset(0.0)[0]  # (ℓu)˙(T) − (ℓu)˙′(0)
     for deg in _DEGREES:
         tau = T * (chebpts1(deg + 1) + 1.0) / 2.0  # the Chebyshev points on [0, T]
         kin = this.kinematics_at(tau)
-        sdd = Chebyshev(_series((this.driving_at(tau, kin) - this.mu) / this.mass), domain)
+        F = np.asarray(o.push(tau), dtype=float)
+        sdd = Chebyshev(_series((this.driving_at(tau, kin, F) - this.mu) / this.mass), domain)
         A = sdd.integ(lbnd=0.0)
-        alpha = float(nxt.e @ e)
-        if not alpha < 1.0:
-            raise NotReducible(f"skating_angle_deg: the skis are parallel (e′·e = {alpha!r}): no fixed point")
-        beta = float(nxt.e @ (A(T) * e + this.cm_offset(T)[0] - nxt.cm_offset(0.0)[0]))
+        beta = float(nxt.e @ (A(T) * e + offset))
         u0 = beta / (1.0 - alpha)
         sdot = u0 + A(tau)
         speed = _series(np.linalg.norm(sdot[:, None] * e + kin["cd"], axis=1))
-        F = np.asarray(o.push(tau), dtype=float)
         power = _series(F * (sdot * (kin["u"] @ e) + kin["elld"]))
         if all(_resolved(c) for c in (sdd.coef, speed, power)):
             break
