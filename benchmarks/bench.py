@@ -206,8 +206,10 @@ def bench_free_steady(repeat):
     import skilib as sk
 
     ss = sk.free_steady_state()
+    sk.free_steady_state(multiplier=True)  # builds the variational equations' functions
     return {"seconds": median_time(sk.free_steady_state, repeat=repeat, warmup=0), "u0": ss.u0,
-            "stroke_maps": ss.iterations}
+            "stroke_maps": ss.iterations,
+            "seconds_multiplier": median_time(lambda: sk.free_steady_state(multiplier=True), repeat=repeat, warmup=0)}
 
 
 def bench_edge_steady(repeat):
@@ -218,6 +220,8 @@ def bench_edge_steady(repeat):
     ss = sk.edge_steady_state(multipliers=False)
     return {"seconds": median_time(lambda: sk.edge_steady_state(multipliers=False), repeat=repeat, warmup=0),
             "seconds_multipliers": median_time(sk.edge_steady_state, repeat=repeat, warmup=0),
+            "seconds_variational": median_time(lambda: sk.edge_steady_state(jacobian="variational"), repeat=repeat,
+                                               warmup=1),
             "stroke_maps": ss.iterations, "u0": ss.u0}
 
 
@@ -566,6 +570,10 @@ def table(r) -> str:
                      f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms, {STEADY_DENSE_ELIMINATION['free']:g} ms (dense "
                      f"elimination), {STEADY_SPLIT_EVERY_MAP['free']:g} ms (every map split); {fs['stroke_maps']} stroke maps (the last "
                      f"one tabulated), u0 {fs['u0']:.4f} m/s"))
+        if "seconds_multiplier" in fs:
+            rows.append(("free skater steady state with its multiplier Φ′(u0), variational [ms]",
+                         f"{1e3 * fs['seconds_multiplier']:.0f}", "no target; the stroke map's slope from the "
+                         "variational equations (one more stroke, stepped in Python with CasADi's derivatives)"))
     es = r.get("edge_steady")
     if es:
         rows.append(("edged skater steady state [s]", f"{es['seconds']:.2f}",
@@ -578,6 +586,10 @@ def table(r) -> str:
                          f"{STEADY_DENSE_ELIMINATION['edge_multipliers']:g} s (dense elimination), "
                          f"{STEADY_SPLIT_EVERY_MAP['edge_multipliers']:g} s (every map split); the periodic stroke and the "
                          "stroke map's derivatives by differences"))
+        if "seconds_variational" in es:
+            rows.append(("edged skater steady state with its multipliers, variational Jacobian [s]",
+                         f"{es['seconds_variational']:.2f}", "no target; the accurate path (the Jacobian exact to "
+                         "the integration tolerance; differences ~2e-7): one stroke with four directions"))
     co = r.get("collocation")
     if co:
         per = max(x["seconds"] for x in co["powers"])

@@ -58,7 +58,7 @@ VERIFICATION_FILES = (
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
     "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py", "test_fast_paths.py",
-    "test_reduced.py",
+    "test_reduced.py", "test_variational.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -95,6 +95,10 @@ _CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error o
 _API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
 _INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
 EXEMPT = {
+    "test_variational.py": {
+        "test_variational_flow_refuses_bad_input": _EXCEPTIONS,
+        "test_stroke_map_jacobian_refuses_a_stroke_in_phases": _EXCEPTIONS,
+    },
     "test_fast_paths.py": {
         "test_stances_are_kept_per_parameter_set": _API,
         "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
@@ -341,6 +345,8 @@ SECTIONS = (
                           "screen beside the program's construction)",
             ("test_fast_paths.py",)),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
+    Section("variational", "The variational equations: flows' and stroke maps' derivatives",
+            ("test_variational.py",)),
     Section("collocation", "Collocation and optimal control (beyond the thesis)",
             ("test_collocation.py", "test_edge_collocation.py", "test_poles_collocation.py", "test_optimal_control.py")),
     Section("fourier", "Fourier fit of the push-off (eqs. 102–103)", ("test_fourier.py", "test_forcedata.py")),

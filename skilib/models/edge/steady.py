@@ -34,6 +34,7 @@ from ...strokes.periodic import NoSteadyState, newton_fixed_point
 from ...engine.validation import check_bool, check_number
 from ...strokes.laws import side_of
 from ...strokes.run import RunTables, integrate_stroke, progress_bar, tabulate_stroke
+from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
 from .balance import BalanceRule, touchdown_measure
 from .model import SkiStopped
@@ -63,7 +64,8 @@ class EdgeSteadyState(HasUnits):
     - x0 : (u0 [m/s], lean_rate0 [rad/s, + inwards], cm_height0 [m], landing offset d0 [m]) at
       touch-down (d0 is the parameter with a fixed offset, the rule's choice with one); residual :
       Φ(x0) − x0; iterations : stroke maps evaluated; multipliers : the eigenvalues of ∂Φ/∂x
-      at x0 (central differences), |·| > 1 unstable (with a fixed offset one of the four is 0:
+      at x0 (central differences, or the variational equations with ``jacobian="variational"``),
+      |·| > 1 unstable (with a fixed offset one of the four is 0:
       the offset does not depend on the state).
     - frame, strokes : one periodic stroke (``simulate_edge``'s tables; strokes also has
       ke_loss_at_touchdown, the loss of the touch-down that ends it); change : that touch-down
@@ -317,6 +319,7 @@ def edge_stroke_map(skating: EdgeSkating):
             bar.update(1)
         return x_next, (model, out, change, m)
 
+    phi.skating = skating  # the map's model, for its Jacobian by the variational equations
     return phi
 
 
@@ -353,10 +356,14 @@ def edge_stroke(params: EdgeSkaterParams | None, x, *, laws=None, **kwargs) -> t
     return x_next, dict(tables.strokes[0])
 
 
-def _jacobians(phi, x0, steps):
+def _jacobians(phi, x0, steps, method: str = "differences"):
     """A = ∂Φ/∂x and M = ∂m/∂x at x0 (m: the touch-down measure, the payload's last entry) by
     central differences from the same stroke maps (steps ten times the Newton steps: error
-    O(h²), rounding O(ε_stroke/h) ≈ 1e-4 of the entries at the 1e-10 integration tolerance)."""
+    O(h²) ≈ 2e-7 of the entries at the defaults, measured against the variational Jacobian,
+    rounding O(ε_stroke/h) below it), or with ``method="variational"`` from the variational
+    equations (``_variational_jacobians``)."""
+    if method == "variational":
+        return _variational_jacobians(phi, x0)
     n = len(x0)
     A, M = np.empty((n, n)), np.empty((n, n))
     for k, h in enumerate(steps):
@@ -368,9 +375,35 @@ def _jacobians(phi, x0, steps):
     return A, M
 
 
+def _variational_jacobians(phi, x0):
+    """(A, M) of ``edge_stroke_map``'s ``phi`` at x0 from the variational equations
+    (``skilib.strokes.variational``: the stroke's flow differentiated exactly to the run's
+    integration tolerance; the start from x, the touch-down with the map's rule and the measure
+    m just before it are algebraic and differenced).  Its entries agree with central differences
+    of the map at the Newton steps to ~1e-8 (entries up to 10) at the defaults."""
+    skating = phi.skating
+    p, side = skating.o.params, side_of(skating.o.first_ski, 1)
+
+    def after(model, q, qd):
+        m = touchdown_measure(p, side, q, qd, model)
+        new, q1, qd1, _ = skating.touch_down(1, model, q, qd)
+        return np.concatenate([skating.state_of(new, q1, qd1), np.ravel(m)])
+
+    settings = skating.settings()
+    _, J = stroke_map_jacobian(skating, settings, skating.start_from, after, x0, rtol=settings.integrator.rtol,
+                               atol=settings.integrator.atol)
+    n = len(x0)
+    return J[:n], J[n:]
+
+
+#: how ``edge_steady_state`` takes the stroke map's Jacobian for its multipliers and a rule's design
+JACOBIANS = ("differences", "variational")
+
+
 def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_GUESS, tol: float = 1e-10,
                       max_iter: int = 30, multipliers: bool = True, balance=None, poles=None,
-                      check: bool = True, progress: bool = False, **kwargs) -> EdgeSteadyState:
+                      check: bool = True, progress: bool = False, jacobian: str = "differences",
+                      **kwargs) -> EdgeSteadyState:
     """The periodic stroke of the edged skater (the module's docstring) from ``guess`` =
     (u [m/s], φ̇ [rad/s], z_B [m]) at touch-down.
 
@@ -388,6 +421,11 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     - kwargs : ``simulate_edge``'s solver keywords (method, rtol, atol, stabilization, compiled,
       ...); ``compiled=True`` (the default) runs every stroke map with the compiled kernels,
       False with the numeric engine (the same fixed point to ~1e-12, about 30 times slower).
+    - jacobian : "differences" (default: central differences of the map, eight stroke maps, ~50 ms
+      at the defaults, entries good to ~2e-7) or "variational" (the variational equations:
+      ``skilib.strokes.variational``, exact to the integration tolerance, ~1e-8 at the defaults,
+      about ten times slower; needs CasADi, ``skilib[ocp]``) for the multipliers, a rule's
+      design and the balanced multipliers.  The search's Newton steps take differences either way.
     - progress : a bar on stderr counting the stroke maps evaluated (the search's, its
       continuation's, the periodic stroke's tabulation, the multipliers' and the balance rule's),
       with the last one's max|Φ(x) − x|; off by default.  The result is the same bit for bit.
@@ -423,6 +461,8 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
     check = check_bool("check", check)
     multipliers = check_bool("multipliers", multipliers)
     progress = check_bool("progress", progress)
+    if jacobian not in JACOBIANS:
+        raise ValueError(f"jacobian: must be one of {JACOBIANS}, got {jacobian!r}")
     skating = EdgeSkating(edge_run_options(p, strokes=1, v0=float(g[0]), balance=balance, **solver))
     phi = edge_stroke_map(skating)
 
@@ -460,9 +500,9 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
         if check:
             check_admissible(row, p, "edge_steady_state")
         # with a fixed offset, A and M of this map serve the multipliers and the rule's design alike
-        jac = _jacobians(phi, x0, _STEPS) if (multipliers or poles is not None) and balance is None else None
+        jac = _jacobians(phi, x0, _STEPS, jacobian) if (multipliers or poles is not None) and balance is None else None
         if multipliers:
-            mult = np.linalg.eigvals(jac[0] if jac is not None else _jacobians(phi, x0, _STEPS)[0])
+            mult = np.linalg.eigvals(jac[0] if jac is not None else _jacobians(phi, x0, _STEPS, jacobian)[0])
         else:
             mult = np.full(4, np.nan)
         rule, balanced = None, np.full(4, np.nan)
@@ -470,12 +510,12 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
             if auto:  # the fixed-offset map's multipliers decide which to keep
                 if jac is None:  # a map with a rule: the fixed offset's Jacobians from its own map
                     fixed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), **solver)))
-                    jac = _jacobians(fixed, x0, _STEPS)
+                    jac = _jacobians(fixed, x0, _STEPS, jacobian)
                 poles = auto_poles(np.linalg.eigvals(jac[0]))
             rule = design_balance(p, x0, m_star, solver, poles, jacobians=jac)
             closed = edge_stroke_map(EdgeSkating(edge_run_options(p, strokes=1, v0=float(x0[0]), balance=rule,
                                                                   **solver)))
-            balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS)[0])
+            balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS, jacobian)[0])
         return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
                                frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
                                touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...engine.validation import check_number
+from ...engine.validation import check_bool, check_number
 from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
+from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
 from .params import FreeSkaterParams, with_overrides
 from .run import FreeSkating, free_options_of
@@ -37,6 +38,9 @@ class FreeSteadyState(HasUnits):
       ``changes`` table (ke_before, ke_after, ke_loss and, under ``touchdown="plastic"``, its
       shares ke_loss_merge and ke_loss_projection [J]; u_after = u0 to the residual).
     - touchdown : the touch-down rule ("along_ski" or "plastic", ``simulate_free``'s).
+    - multiplier : Φ′(u0), the stroke map's slope at the periodic stroke, by the variational
+      equations (``free_steady_state(multiplier=True)``; NaN otherwise): a run's distance from
+      the periodic stroke shrinks by this factor per stroke where |Φ′(u0)| < 1.
     - mean_positive_power, metabolic_power, gross_efficiency (properties, from ``strokes``): the
       cost of the drivers' work (leg, heading), ``skilib.strokes.work``; metabolic_total and
       gross_efficiency_total: the whole physiological cost (``skilib.physiology``).
@@ -60,6 +64,7 @@ class FreeSteadyState(HasUnits):
     history: list
     change: dict
     touchdown: str
+    multiplier: float = float("nan")
 
     @property
     def mean_leg_power(self) -> float:
@@ -97,7 +102,7 @@ class FreeSteadyState(HasUnits):
 
 def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float = 3.0, tol: float = 1e-10,
                       max_iter: int = 30, max_speed: float = 30.0, progress: bool = False,
-                      **kwargs) -> FreeSteadyState:
+                      multiplier: bool = False, **kwargs) -> FreeSteadyState:
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: trust region,
@@ -119,6 +124,12 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     - max_iter : stroke-map evaluations at most; max_speed : the iterates must stay within
       |u| ≤ max_speed [m/s].  ``NoSteadyState`` (a RuntimeError) beyond either.
     - progress : a bar on stderr, one step per stroke-map evaluation (u and Φ(u) − u in m/s).
+    - multiplier : also Φ′(u0), the stroke map's slope at the periodic stroke (the stability of
+      the periodic stroke, thesis §5.6: a run approaches it where |Φ′(u0)| < 1), from the
+      variational equations integrated with one more stroke (``skilib.strokes.variational``:
+      the derivative of the flow exact to the run's tolerance, the start's and the touch-down's
+      by differences of those algebraic maps); it needs CasADi (``skilib[ocp]``).  A stroke that
+      switches friction mode is a ValueError (its slope: differences of the map).
 
     A periodic stroke is a gliding skating stroke only if the ski lands moving forwards
     (u0 > 0) and keeps sliding forwards to the next touch-down (the ski's speed never reaches
@@ -134,6 +145,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     True
     """
     p = with_overrides(params)
+    multiplier = check_bool("multiplier", multiplier)
     u_a, tol, max_iter, max_speed = check_fixed_point_args(u_guess=u_guess, tol=tol, max_iter=max_iter,
                                                            max_speed=max_speed)
     u_a = check_number("u_guess", u_a, positive=True, unit="m/s")  # a gliding stroke starts moving forwards
@@ -153,10 +165,26 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     q = end[[f"q{j}" for j in range(model.nq)]].to_numpy(dtype=float)
     qd = end[[f"qd{j}" for j in range(model.nq)]].to_numpy(dtype=float)
     change = skating.touch_down(1, model, np.asarray(q), np.asarray(qd))[3]
+    slope = _multiplier(skating, found.u0) if multiplier else float("nan")
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
                            frame=frame, strokes=strokes, iterations=found.iterations, residual=abs(found.residual),
-                           history=found.history, change=change, touchdown=skating.o.touchdown)
+                           history=found.history, change=change, touchdown=skating.o.touchdown,
+                           multiplier=slope)
+
+
+def _multiplier(skating: FreeSkating, u0: float) -> float:
+    """Φ′(u0) of the free skater's stroke map from the variational equations (at the run's
+    integration tolerance): start(u) and the touch-down's start speed are the algebraic maps
+    around the stroke's flow."""
+    def after(model, q, qd):
+        new, q1, qd1, _ = skating.touch_down(1, model, q, qd)
+        return [skating.start_speed(new, q1, qd1)]
+
+    ig = skating.o.integrator
+    _, J = stroke_map_jacobian(skating, skating.settings(), lambda x: skating.start(float(x[0])), after, [u0],
+                               rtol=ig.rtol, atol=ig.atol)
+    return float(J[0, 0])
 
 
 def check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, events) -> None:
