@@ -381,3 +381,15 @@ def test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit(sobol_sample)
     some = run_summary(row, strokes=2, outputs=("mean_speed", "distance_x"))
     whole = run_summary(row, strokes=2)
     assert some == {k: whole[k] for k in ("mean_speed", "distance_x")}
+
+
+def test_stacked_rotation_matrices_are_the_point_by_point_ones_bit_for_bit():
+    """ZXZ's A and G at many points at once (what the joint reactions of a frame take) equal
+    ``A`` and ``G`` point by point bit for bit: the same operations on the same numbers, across
+    every quadrant and near θ = 0."""
+    from skilib.engine.rotation import ZXZ
+
+    rng = np.random.default_rng(20261206)
+    th = np.vstack([rng.uniform(-7.0, 7.0, (400, 3)), [[0.0, 0.0, 0.0], [1.0, 1e-12, -2.0]]])
+    A, G = ZXZ.A_stack(th), ZXZ.G_stack(th)
+    assert all(np.array_equal(A[k], ZXZ.A(t)) and np.array_equal(G[k], ZXZ.G(t)) for k, t in enumerate(th))

@@ -104,6 +104,17 @@ def _zxz_matrix(angles) -> np.ndarray:
     )
 
 
+def _cos_sin(theta):
+    """(cos φ, sin φ, cos θ, sin θ, cos ψ, sin ψ) of k ZXZ angle triples (k × 3), each an array of
+    k, by ``math`` as the scalar formulas take them."""
+    theta = np.asarray(theta, dtype=float)
+    out = []
+    for j in range(3):
+        col = theta[:, j].tolist()
+        out += [np.array([math.cos(v) for v in col]), np.array([math.sin(v) for v in col])]
+    return out
+
+
 def G_matrix(angles) -> np.ndarray:
     """Global angular-velocity matrix G with ω = G θ̇ (eq. 29)."""
     phi, theta, _ = angles
@@ -155,6 +166,23 @@ class ZXZ:
     @staticmethod
     def G(theta) -> np.ndarray:
         return G_matrix(theta)
+
+    @staticmethod
+    def A_stack(theta) -> np.ndarray:
+        """A(θ) at k points at once (θ: k × 3; k × 3 × 3): the same operations as ``A`` in the same
+        order on each point's numbers (the sines and cosines by ``math``), so equal bit for bit."""
+        cf, sf, ct, st, cp, sp = _cos_sin(theta)
+        return np.stack([np.stack([cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st], axis=1),
+                         np.stack([sf * cp + cf * ct * sp, -sf * sp + cf * ct * cp, -cf * st], axis=1),
+                         np.stack([st * sp, st * cp, ct], axis=1)], axis=1)
+
+    @staticmethod
+    def G_stack(theta) -> np.ndarray:
+        """G(θ) at k points at once (k × 3 × 3), equal to ``G`` point by point bit for bit."""
+        cf, sf, ct, st, _, _ = _cos_sin(theta)
+        zero, one = np.zeros(len(cf)), np.ones(len(cf))
+        return np.stack([np.stack([zero, cf, sf * st], axis=1), np.stack([zero, sf, -cf * st], axis=1),
+                         np.stack([one, zero, ct], axis=1)], axis=1)
 
     @staticmethod
     def Gdot_thetadot(theta, thetad) -> np.ndarray:
