@@ -367,6 +367,13 @@ STEADY_SPLIT_EVERY_MAP = {"free": 26.0, "edge": 0.101, "edge_multipliers": 0.159
 QUESTIONS_MUMPS_AUTO = {"free": 4.6, "edge": 12.4, "edge_cold": 6.0, "control": 15.9}
 
 
+#: table 9's run, the free and the edged skater's periodic strokes with a frame's output points
+#: evaluated one by one from Python and its joint reactions' rotations point by point, over the same
+#: with both in one call into C and in array operations (medians of 15, run in turn, 2 cores,
+#: 2026-12-06: 188.6 / 165.0 ms, 29.8 / 28.8 ms, 90.9 / 87.0 ms)
+POINTS_ONE_BY_ONE = {"long_run": 1.14, "free": 1.03, "edge": 1.05}
+
+
 #: the engine's Sobol study at N = 16 384 on 2 workers: 4 × its N = 4096 row (8.4 min, 2026-12-06,
 #: each row's periodic stroke without its tables), and the kept file's own run before (79 min)
 SOBOL_16384_ENGINE = "≈ 34 min (kept file: 79 min)"
@@ -537,7 +544,8 @@ def table(r) -> str:
                      f"Python heap peak of the run {nm['python_heap_peak_mb']:.1f} MB"))
     if lr:
         rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
-                     f"target ≤ 0.03; {lr['rhs_evaluations']} RHS; sliding segments stepped in C"))
+                     f"target ≤ 0.03; {lr['rhs_evaluations']} RHS; sliding segments stepped in C; the output "
+                     f"points one by one from Python (before): {POINTS_ONE_BY_ONE['long_run']:g}× this time"))
         if "solve_ivp_seconds" in lr:
             rows.append(("table 9 run, compiled, every step by solve_ivp [s]", f"{lr['solve_ivp_seconds']:.3f}",
                          f"{lr['solve_ivp_seconds'] / lr['seconds']:.2f}× the C steps' time; stroke speeds "

@@ -23,6 +23,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import skilib as sk
@@ -273,6 +274,7 @@ def test_step_path_is_odesolution_bit_for_bit():
 _BESIDE = r"""
 import json, os, sys
 import numpy as np
+import pandas as pd
 import skilib.studies.optimum as opt
 from skilib.ocp import stroke
 from skilib.studies.beside import can_fork
@@ -393,3 +395,79 @@ def test_stacked_rotation_matrices_are_the_point_by_point_ones_bit_for_bit():
     th = np.vstack([rng.uniform(-7.0, 7.0, (400, 3)), [[0.0, 0.0, 0.0], [1.0, 1e-12, -2.0]]])
     A, G = ZXZ.A_stack(th), ZXZ.G_stack(th)
     assert all(np.array_equal(A[k], ZXZ.A(t)) and np.array_equal(G[k], ZXZ.G(t)) for k, t in enumerate(th))
+
+
+def _evaluations_one_by_one(system, t, q, qd, alpha, beta):
+    out = []
+    for j in range(len(t)):
+        e = system.evaluate(t[j], q[j], qd[j], alpha, beta).copy()
+        out.append(e)
+    return out
+
+
+def test_points_evaluated_in_c_are_the_point_by_point_evaluations_bit_for_bit(rng):
+    """``CompiledSystem.evaluate_many`` (eq. 101 at many points in one call into C) gives each
+    field of ``evaluate`` point by point bit for bit: a pendulum in ZXZ angles at random states,
+    and a block whose friction acts on its floor row's load; a point where the load pulls raises
+    the same ``NegativeLoadError`` as one evaluation there."""
+    import math
+
+    from skilib.engine import LoadFriction, NegativeLoadError, examples
+    from skilib.engine.codegen import compile_system
+    from skilib.engine.rotation import EulerParameters
+
+    ex = examples.pendulum(angle_deg=40.0)
+    pend = compile_system(ex.system, backend="c")
+    k = 25
+    t = np.linspace(0.0, 1.0, k)
+    q = ex.q0 + 0.3 * rng.standard_normal((k, pend.nq))
+    qd = 0.5 * rng.standard_normal((k, pend.nq))
+
+    def block(P, phi):
+        b = sk.RigidBody("block", 2.0, sk.box_inertia(2.0, 0.3, 0.2, 0.1), rotation="euler_parameters")
+        bottom = [0.0, 0.0, -0.05]
+        cons = [sk.PointOnPlane("floor", b, bottom, [0, 0, 0], [0, 0, 1]),
+                sk.PointOnPlane("side", b, [0, 0, 0], [0, 0, 0], [0, 1, 0]),
+                sk.OrientationDriver("level", b, sk.RotationPath(np.eye(3), [0, 0, 1], 0.0))]
+        forces = [sk.Gravity((0.0, 0.0, -9.81)),
+                  sk.ConstantForce("press", b, [0, 0, 0], [P * math.sin(phi), 0.0, -P * math.cos(phi)]),
+                  LoadFriction("friction", b, bottom, [1, 0, 0], "floor", mu=0.3, sign=1)]
+        return compile_system(sk.MultibodySystem([b], cons, forces), backend="c")
+
+    slide = block(20.0, 0.4)
+    qb = np.tile(np.concatenate([[0.4, 0.0, 0.05], EulerParameters.from_matrix(np.eye(3))]), (k, 1))
+    qdb = np.zeros((k, 7))
+    qdb[:, 0] = np.linspace(0.5, 2.0, k)
+    for system, qq, qqd in ((pend, q, qd), (slide, qb, qdb)):
+        many = system.evaluate_many(t, qq, qqd, 3.0, 4.0)
+        assert many is not None
+        for j, e in enumerate(_evaluations_one_by_one(system, t, qq, qqd, 3.0, 4.0)):
+            for f in ("qdd", "lam", "M", "C", "Cq", "Cdot", "powers"):
+                assert np.array_equal(many[f][j], getattr(e, f)), f
+            for name in e.force_names:
+                assert np.array_equal(many["forces"][name][j], e.forces[name]), name
+    lifted = block(60.0, math.pi)  # pulled up harder than its weight: the floor's load would pull
+    with pytest.raises(NegativeLoadError) as one:
+        lifted.evaluate(t[0], qb[0], qdb[0])
+    with pytest.raises(NegativeLoadError) as many:
+        lifted.evaluate_many(t, qb, qdb)
+    assert str(many.value) == str(one.value)
+
+
+def test_frames_tabulated_in_c_are_the_point_by_point_frames_bit_for_bit(monkeypatch):
+    """A stroke's frame with eq. 101 evaluated at its output points in one call into C is the
+    frame of the points evaluated one by one from Python, every column bit for bit: table 9's
+    start (stuck, then sliding) for the thesis skier, the free and the edged skater's periodic
+    strokes."""
+    import skilib.strokes.frame as frame_module
+    from skilib.engine.evaluation import stack_evaluations
+    from skilib.models.thesis.cases import TABLE9
+
+    runs = (lambda: sk.simulate_run(**{**TABLE9.kwargs(), "strokes": 2}).frame,
+            lambda: sk.free_steady_state().frame, lambda: sk.edge_steady_state(multipliers=False).frame)
+    for run in runs:
+        fast = run()
+        monkeypatch.setattr(frame_module, "stack_evaluations", functools.partial(stack_evaluations, c_points=False))
+        slow = run()
+        monkeypatch.setattr(frame_module, "stack_evaluations", stack_evaluations)
+        pd.testing.assert_frame_equal(fast, slow, check_exact=True)

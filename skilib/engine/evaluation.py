@@ -141,15 +141,24 @@ def row_dot(a, b) -> np.ndarray:
     return np.einsum("ki,ki->k", a, b)
 
 
-def stack_evaluations(system, t, q, qd, alpha=0.0, beta=0.0) -> EvaluationStack:
+def stack_evaluations(system, t, q, qd, alpha=0.0, beta=0.0, *, c_points: bool = True) -> EvaluationStack:
     """``system.evaluate`` at the points (t[k], q[k], qd[k]) (t (k,), q and qd (k, nq)), each
     evaluation's arrays copied into one ``EvaluationStack`` (a compiled system's evaluation is
     overwritten by its next call).  The solve is the system's own, point by point: the stack's
-    numbers are those of the single evaluations bit for bit."""
+    numbers are those of the single evaluations bit for bit.  A compiled system whose kernel a
+    loop in C can call (``CompiledSystem.evaluate_many``) is evaluated at every point in one call
+    into C, the same kernel calls, the same bits; ``c_points=False`` takes the points one by one
+    from Python (the reference)."""
     t = np.asarray(t, dtype=float)
     k = len(t)
     if not k:
         raise ValueError("t: no points to evaluate")
+    many = getattr(system, "evaluate_many", None)  # a compiled system: every point in one call into C
+    stacked = many(t, q, qd, alpha, beta) if many is not None and c_points else None
+    if stacked is not None:
+        forces = stacked.pop("forces")
+        return EvaluationStack(t=t, q=np.asarray(q, dtype=float), qd=np.asarray(qd, dtype=float), forces=forces,
+                               force_names=tuple(forces), **stacked)
     first = system.evaluate(t[0], q[0], qd[0], alpha, beta)
     names = tuple(first.force_names)
     fields = ("qdd", "lam", "M", "C", "Cq", "Cdot", "powers")

@@ -192,6 +192,32 @@ class CompiledSystem:
                 P[nf + i] = Q @ qd
         return e
 
+    def evaluate_many(self, t, q, qd, alpha=0.0, beta=0.0) -> dict | None:
+        """Eq. 101 at k points (t (k,), q and q̇ (k, nq)) in one call into C
+        (``skilib.engine.codegen.stepper.evaluate_points``): the arrays of ``evaluate`` stacked
+        point first, {"qdd", "lam", "M", "C", "Cq", "Cdot", "powers", "forces"}, equal to the
+        point-by-point evaluations bit for bit, and checked as they are (the loads N ≥ 0).  None
+        where the loop in C does not apply: another backend, inputs or forces evaluated in Python,
+        a ZXZ angle at its singularity or a failed solve at some point (``evaluate`` point by
+        point then raises the system's own error)."""
+        from .stepper import evaluate_points, why_not
+
+        if why_not(self) is not None or self._other_checked:
+            return None
+        q = np.asarray(q, dtype=float)
+        if self._theta and np.any(np.abs(np.sin(q[:, self._theta])) < self.system.gimbal_tol * 1.01):
+            return None  # at or near a singularity: the point-by-point check decides (math.sin's rounding)
+        out = evaluate_points(self, t, q, qd, alpha, beta)
+        if out is None:
+            return None
+        if self._load_forces:  # as ``_solve``: a load that pulls is refused, at the first point it does
+            for j, lam in enumerate(out["lam"]):
+                for f in self._load_forces:
+                    f.check_load(t[j], lam)
+        QF = out.pop("QF")
+        out["forces"] = {f.name: QF[:, i] for i, f in enumerate(self._traced_forces)}
+        return out
+
     def _build_evaluation(self):
         """The one Evaluation of this compiled system, on views of the kernel's buffers."""
         n, m, o = self.nq, self.nc, self._out

@@ -303,3 +303,34 @@ int dop853(eom_fn eom, double **ctx, int n, int m, const double *W, int nw, int 
     *nfev = P.nfev;
     return 0;
 }
+
+/* eq. 101 at k points (a table's output grid): for each point j the kernel's eom_ctx on
+   (t[j], q_j, qd_j) (q_j = Y[j * stride ...], qd_j after it), and its buffers copied out
+   stacked: X (k x (n + nc)) = [qdd; lambda], M (k x n x n), C, Cvel (k x nc), Cq (k x nc x n),
+   QF (k x nqf x n) and PW (k x npw).  The same call on the same numbers as one evaluation from
+   Python, so the stacks are those evaluations' bit for bit.  Returns 0, or the kernel's code at
+   the first point it fails at (*failed = that point; the caller evaluates it again to name the
+   failure). */
+int eval_points(eom_fn eom, double **ctx, int n, int nc, int nqf, int npw, int k, const double *t,
+                const double *Y, int stride, double alpha, double beta, double *X, double *M, double *C,
+                double *Cq, double *Cvel, double *QF, double *PW, int *failed)
+{
+    int j, status;
+    for (j = 0; j < k; j++) {
+        memcpy(ctx[0], Y + (size_t)j * stride, sizeof(double) * n);
+        memcpy(ctx[1], Y + (size_t)j * stride + n, sizeof(double) * n);
+        status = eom(t[j], alpha, beta, ctx);
+        if (status) {
+            *failed = j;
+            return status;
+        }
+        memcpy(X + (size_t)j * (n + nc), ctx[13], sizeof(double) * (n + nc));
+        memcpy(M + (size_t)j * n * n, ctx[5], sizeof(double) * n * n);
+        memcpy(C + (size_t)j * nc, ctx[7], sizeof(double) * nc);
+        memcpy(Cq + (size_t)j * nc * n, ctx[8], sizeof(double) * nc * n);
+        memcpy(Cvel + (size_t)j * nc, ctx[9], sizeof(double) * nc);
+        memcpy(QF + (size_t)j * nqf * n, ctx[11], sizeof(double) * nqf * n);
+        memcpy(PW + (size_t)j * npw, ctx[14], sizeof(double) * npw);
+    }
+    return 0;
+}

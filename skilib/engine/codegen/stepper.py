@@ -32,7 +32,7 @@ from scipy.integrate import OdeSolution
 
 from .kernel import c_library
 
-__all__ = ["dop853_steps", "why_not", "StepperFailure", "StepperRun"]
+__all__ = ["dop853_steps", "why_not", "StepperFailure", "StepperRun", "evaluate_points"]
 
 _HERE = Path(__file__).resolve().parent
 _LIB: list = []  # the built library, once per process
@@ -79,6 +79,8 @@ def _library():
         lib.dop853.argtypes = [ptr, ptr, i, i, ptr, i, i, i, dbl, dbl, dbl, dbl, ptr, dbl, dbl, dbl, ptr, lng, lng,
                                ptr, i, dbl, ptr, ptr, dbl, ptr, dbl, dbl, ptr, ptr, ptr, ptr, ptr, i, i, ptr, i, ptr, ptr,
                                ptr, i, ptr, ptr, ptr, ptr]
+        lib.eval_points.restype = ctypes.c_int
+        lib.eval_points.argtypes = [ptr, ptr, i, i, i, i, i, ptr, ptr, i, dbl, dbl] + [ptr] * 7 + [ptr]
         _LIB.append(lib)
     return _LIB[0]
 
@@ -291,6 +293,37 @@ def dop853_steps(system, t_span, y0, *, alpha: float = 0.0, beta: float = 0.0, r
     pieces = _split_signed(t_all, Y, F, np.concatenate(flags), pairs, n) if split else {}
     hit = (float(t_all[-2]), float(t_all[-1]), Y[-2].copy(), F_event) if status == 4 else None
     return StepperRun(t_all, Y, F, total, hit, pieces, which.value if status == 4 else 0)
+
+
+def evaluate_points(system, t, q, qd, alpha: float = 0.0, beta: float = 0.0):
+    """Eq. 101 of the compiled ``system`` at the points (t[j], q[j], qd[j]) in one call into C
+    (``eval_points`` of dop853.c: the kernel's eom at each point, its buffers copied out stacked):
+    {"qdd", "lam", "M", "C", "Cq", "Cdot", "QF", "powers"}, each with the points first, equal bit
+    for bit to the system's ``evaluate`` point by point (the same kernel call on the same
+    numbers).  None where a point fails (the kernel's solve, a non-finite result): the caller
+    evaluates point by point, and the failing point raises the system's own error.  The system
+    must be one ``why_not`` lets through (no inputs or forces evaluated in Python)."""
+    reason = why_not(system)
+    if reason is not None:
+        raise ValueError(f"system: cannot be evaluated in C: {reason}")
+    lib = _library()
+    ctx_eom, ctx, _keep = system.kernel_context
+    t = np.ascontiguousarray(t, dtype=float)
+    k, n, nc = len(t), system.nq, system.nc
+    Y = np.ascontiguousarray(np.hstack([np.reshape(q, (k, n)), np.reshape(qd, (k, n))]), dtype=float)
+    nqf = system.kernel.shapes["QF"][0]
+    npw = nqf + 2 * nc
+    out = dict(X=np.empty((k, n + nc)), M=np.empty((k, n, n)), C=np.empty((k, nc)), Cq=np.empty((k, nc, n)),
+               Cdot=np.empty((k, nc)), QF=np.empty((k, nqf, n)), powers=np.empty((k, npw)))
+    failed = ctypes.c_int(-1)
+    status = lib.eval_points(ctx_eom, ctx, n, nc, nqf, npw, k, t.ctypes.data, Y.ctypes.data, 2 * n, float(alpha),
+                             float(beta), out["X"].ctypes.data, out["M"].ctypes.data, out["C"].ctypes.data,
+                             out["Cq"].ctypes.data, out["Cdot"].ctypes.data, out["QF"].ctypes.data,
+                             out["powers"].ctypes.data, ctypes.byref(failed))
+    if status:
+        return None
+    X = out.pop("X")
+    return dict(qdd=X[:, :n], lam=X[:, n:], **out)
 
 
 def _split_signed(t, Y, F, flags, pairs, n):
