@@ -471,6 +471,13 @@ def _progress_on(args) -> bool:
     return sys.stderr.isatty() if args.progress is None else bool(args.progress)
 
 
+def _has_casadi() -> bool:
+    """Whether CasADi (the ``ocp`` extra) is installed: the variational equations need it."""
+    import importlib.util
+
+    return importlib.util.find_spec("casadi") is not None
+
+
 def cmd_steady(args) -> int:
     if args.list_params:
         infos = param_infos(args.model)
@@ -488,7 +495,8 @@ def cmd_steady(args) -> int:
     if args.model == "free":
         from .models.free.steady import free_steady_state
 
-        ss = free_steady_state(params, progress=on)
+        # its stability: Φ′(u0) by the variational equations, where CasADi is installed (skilib[ocp])
+        ss = free_steady_state(params, progress=on, multiplier=_has_casadi())
         row = ss.strokes.iloc[0]
         rows = [Row("progress_speed", ss.progress_speed, "m/s", "distance along the course (X) per time"),
                 Row("cm_speed", ss.mean_speed, "m/s", CM_SPEED_TEXT),
@@ -502,6 +510,9 @@ def cmd_steady(args) -> int:
                 Row("metabolic_power", float(row["metabolic_power"]), "W", "the cost of work (η⁺, η⁻)"),
                 Row("metabolic_total", float(row["metabolic_total"]), "W",
                     "the whole physiological cost (work, leg swing, force rate, rest)"),
+                Row("multiplier", ss.multiplier, "-",
+                    "Φ′(u0), the stroke map's slope at the periodic stroke (|·| < 1: a run approaches it; NaN "
+                    "without CasADi)"),
                 Row("residual", ss.residual, "m/s", "|Φ(u0) − u0|"),
                 Row("iterations", ss.iterations, "-", "strokes simulated")]
     elif args.model == "edge":

@@ -45,6 +45,7 @@ def test_steady_free_prints_the_library_steady_state(capsys, free_steady):
     assert r["stroke_time"] == sk.FreeSkaterParams().stroke_time
     assert doc["units"]["cm_speed"] == "m/s" and doc["units"]["mean_power"] == "W"
     assert r["mean_leg_power"] == free_steady.mean_leg_power == free_steady.mean_power  # no poles: the leg's
+    assert r["multiplier"] == sk.free_steady_state(multiplier=True).multiplier  # its stability, the library's
     # the human table shows the same numbers
     assert main(["steady", "--model", "free"]) == 0
     table = capsys.readouterr().out
