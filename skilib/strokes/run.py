@@ -109,6 +109,8 @@ class RunTables:
     n_projections: int = 0
 
     def frame(self) -> pd.DataFrame:
+        if len(self.frames) == 1:  # one stroke: its frame already has the index 0, 1, ... (no copy)
+            return self.frames[0]
         return pd.concat(self.frames, ignore_index=True)
 
 
@@ -177,7 +179,9 @@ def physiology_columns(skating: Skating, model, y_end, frame) -> dict:
     p = model.params
     if not actuators or not hasattr(p, "resting_rate"):
         return {}
-    forces = {"leg": np.linalg.norm(frame[["leg_fx", "leg_fy", "leg_fz"]].to_numpy(dtype=float), axis=1)}
+    # the columns one by one (a list of columns would build a new frame first, ~1 ms)
+    forces = {"leg": np.linalg.norm(np.column_stack([frame[c].to_numpy(dtype=float)
+                                                     for c in ("leg_fx", "leg_fy", "leg_fz")]), axis=1)}
     if getattr(model, "poled", False):
         forces.update({name: frame["pole_force"].to_numpy(dtype=float) for name, _ in POLES})
     return physiological_cost(_extra(model, y_end), actuators, forces, skating.stroke_time, p, arms=POLE_WORK_TERMS,

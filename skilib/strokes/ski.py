@@ -74,6 +74,15 @@ class FlatSki:
     def ski_direction(self, q) -> np.ndarray:
         return self.ski.rotation.A(np.asarray(q)[3: self.ski.nq])[:, 0]
 
+    def ski_directions(self, q) -> np.ndarray:
+        """``ski_direction`` at k states at once (q: k × nq; k × 3), bit for bit the same: the
+        rotation's A of all points in one array expression where it has one (``A_stack``)."""
+        q = np.asarray(q)
+        rot = self.ski.rotation
+        if hasattr(rot, "A_stack"):
+            return rot.A_stack(q[:, 3: self.ski.nq])[:, :, 0]
+        return np.array([self.ski_direction(x) for x in q])
+
     def ski_speed_axis(self):
         """u = x̄_ski · Ṙ_ski as (the ski body, the index of Ṙ_ski's x in q̇): the stroke's event u = 0
         on a ski whose line turns, watched in compiled code (``skilib.strokes.stroke``)."""
@@ -91,5 +100,5 @@ class FlatSki:
         return float(np.asarray(qdd)[:3] @ e + np.cross(w, e) @ np.asarray(qd)[:3])
 
     def grid_columns(self, grid, q, qd, lam, segments) -> dict:
-        heading = np.degrees(np.array([math.atan2(*self.ski_direction(qk)[1::-1]) for qk in q]))
+        heading = np.degrees(np.array([math.atan2(ey, ex) for ex, ey in self.ski_directions(q)[:, :2].tolist()]))
         return {"ski_heading_deg": heading}

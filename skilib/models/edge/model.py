@@ -250,7 +250,7 @@ class EdgeSkaterModel(Poled, FlatSki):
         rows, p, i3 = seg.rows, self.params, self.cm.start
         leg = -E.lam[:, rows.leg][:, 0]
         leg_vec = -sum(np.einsum("kri,kr->ki", E.Cq[:, sl, i3: i3 + 3], E.lam[:, sl]) for sl in (rows.leg, rows.fore_aft))
-        ski_e = np.array([self.ski_direction(x) for x in q])
+        ski_e = self.ski_directions(q)
         r = q[:, self.cm] - q[:, :3]
         across = r - row_dot(ski_e, r)[:, None] * ski_e  # ``leg_vector``
         lean = np.degrees(np.arctan2(self.sign * row_dot(across, np.cross(_EZ, ski_e)), across[:, 2]))

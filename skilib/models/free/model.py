@@ -307,7 +307,7 @@ class FreeSkaterModel(Poled, FlatSki):
         rows, i3 = seg.rows, self.cm.start
         leg = -np.einsum("kri,kr->ki", E.Cq[:, rows.leg, i3: i3 + 3], E.lam[:, rows.leg])
         v_rel = qd[:, i3: i3 + 3] - qd[:, :3]
-        ski_e = np.array([self.ski_direction(x) for x in q])
+        ski_e = self.ski_directions(q)
         if seg.mode:
             fric = row_dot(sum(E.forces[f][:, :3] for f in _FRICTION_FORCES if f in E.forces), ski_e)
         else:

@@ -157,14 +157,12 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
                             max_speed=max_speed, who="free_steady_state", progress=progress)
     frame = found.tables.frame()
-    strokes = pd.DataFrame(found.tables.strokes)
-    row = strokes.iloc[0]
+    row = found.tables.strokes[0]  # the stroke's row as a dict (the table's row, without a Series)
+    strokes = pd.DataFrame([row])
     check_gliding(p, found.u0, frame, row, found.events)
-    model = found.tables.models[0]
-    end = frame.iloc[-1]  # τ = T: the stroke's end state
-    q = end[[f"q{j}" for j in range(model.nq)]].to_numpy(dtype=float)
-    qd = end[[f"qd{j}" for j in range(model.nq)]].to_numpy(dtype=float)
-    change = skating.touch_down(1, model, np.asarray(q), np.asarray(qd))[3]
+    model, _, y_end = found.end  # τ = T: the stroke's end state (the frame's last row, bit for bit)
+    n = model.nq
+    change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())[3]
     slope = _multiplier(skating, found.u0) if multiplier else float("nan")
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
