@@ -117,11 +117,13 @@ class CasadiTerms:
         return {name: (T["QF"][f, :].T * lam[k] if k >= 0 else T["QF"][f, :].T)
                 for f, (name, k) in enumerate(zip(self.force_names, self.load_rows))}
 
-    def accelerations(self, t, q, qd, u=None, c=None):
-        """(q̈, λ) from the augmented matrix of eq. 101, solved symbolically (α = β = 0)."""
+    def augmented(self, t, q, qd, u=None, c=None, alpha: float = 0.0, beta: float = 0.0):
+        """(K, b): the augmented matrix of eq. 101 and its right-hand side, K (q̈, λ) = b, with
+        Baumgarte's terms in the acceleration rows (Cq q̈ = −Cquad − 2α Cvel − β² C, eq. 103); a
+        friction on row k's load moves to column k (−b_f, Q_f = b_f λ_k)."""
         ca = require_casadi()
         T = self(t, q, qd, u, c)
-        n, m = self.nq, self.nc
+        m = self.nc
         Ct = T["Cq"].T
         cols = [Ct[:, r] for r in range(m)]
         rhs = T["Qv"]
@@ -131,7 +133,15 @@ class CasadiTerms:
             else:
                 rhs = rhs + T["QF"][f, :].T
         K = ca.vertcat(ca.horzcat(T["M"], *cols), ca.horzcat(T["Cq"], ca.DM.zeros(m, m)))
-        x = ca.solve(K, ca.vertcat(rhs, -T["Cquad"]))
+        b = ca.vertcat(rhs, -T["Cquad"] - 2.0 * alpha * T["Cvel"] - beta * beta * T["C"]) if alpha or beta else \
+            ca.vertcat(rhs, -T["Cquad"])
+        return K, b
+
+    def accelerations(self, t, q, qd, u=None, c=None):
+        """(q̈, λ) from the augmented matrix of eq. 101, solved symbolically (α = β = 0)."""
+        ca = require_casadi()
+        n, m = self.nq, self.nc
+        x = ca.solve(*self.augmented(t, q, qd, u, c))
         return x[:n], x[n: n + m]
 
 

@@ -62,15 +62,7 @@ def _rhs(terms, alpha: float, beta: float, k: int):
     t, y = ca.SX.sym("t"), ca.SX.sym("y", 2 * n)
     c, S, Dc = ca.SX.sym("c", npar), ca.SX.sym("S", 2 * n, k), ca.SX.sym("Dc", npar, k)
     x = ca.SX.sym("x", n + m)
-    T = terms(t, y[:n], y[n:], None, c)
-    cols, rhs = [T["Cq"].T[:, r] for r in range(m)], T["Qv"]
-    for f, row in enumerate(terms.load_rows[: len(terms.force_names)]):
-        if row >= 0:  # a friction on row `row`'s load: its column gains −b (Q_f = b λ_row)
-            cols[row] = cols[row] - T["QF"][f, :].T
-        else:
-            rhs = rhs + T["QF"][f, :].T
-    K = ca.vertcat(ca.horzcat(T["M"], *cols), ca.horzcat(T["Cq"], ca.SX.zeros(m, m)))
-    b = ca.vertcat(rhs, -T["Cquad"] - 2.0 * alpha * T["Cvel"] - beta * beta * T["C"])
+    K, b = terms.augmented(t, y[:n], y[n:], None, c, alpha, beta)
     r = b - ca.mtimes(K, x)
     fns = (ca.Function("augmented", [t, y, c], [ca.densify(K), ca.densify(b)]),
            ca.Function("derivative", [t, y, c, x, S, Dc], [ca.densify(ca.jtimes(r, y, S) + ca.jtimes(r, c, Dc))]))
