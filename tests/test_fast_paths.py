@@ -388,13 +388,17 @@ def test_a_steady_sweep_of_the_means_is_the_full_sweep_bit_for_bit(sobol_sample)
 def test_stacked_rotation_matrices_are_the_point_by_point_ones_bit_for_bit():
     """ZXZ's A and G at many points at once (what the joint reactions of a frame take) equal
     ``A`` and ``G`` point by point bit for bit: the same operations on the same numbers, across
-    every quadrant and near θ = 0."""
+    every quadrant and near θ = 0; and Euler parameters' (a loop) too."""
     from skilib.engine.rotation import ZXZ
+
+    from skilib.engine.rotation import EulerParameters
 
     rng = np.random.default_rng(20261206)
     th = np.vstack([rng.uniform(-7.0, 7.0, (400, 3)), [[0.0, 0.0, 0.0], [1.0, 1e-12, -2.0]]])
-    A, G = ZXZ.A_stack(th), ZXZ.G_stack(th)
-    assert all(np.array_equal(A[k], ZXZ.A(t)) and np.array_equal(G[k], ZXZ.G(t)) for k, t in enumerate(th))
+    p = rng.standard_normal((50, 4))  # Euler parameters, not normalized (A normalizes)
+    for rot, x in ((ZXZ, th), (EulerParameters, p)):
+        A, G = rot.A_stack(x), rot.G_stack(x)
+        assert all(np.array_equal(A[k], rot.A(t)) and np.array_equal(G[k], rot.G(t)) for k, t in enumerate(x))
 
 
 def _evaluations_one_by_one(system, t, q, qd, alpha, beta):
@@ -412,7 +416,9 @@ def test_points_evaluated_in_c_are_the_point_by_point_evaluations_bit_for_bit(rn
     the same ``NegativeLoadError`` as one evaluation there."""
     import math
 
-    from skilib.engine import LoadFriction, NegativeLoadError, examples
+    from test_load_friction import _block_on_incline
+
+    from skilib.engine import NegativeLoadError, examples
     from skilib.engine.codegen import compile_system
     from skilib.engine.rotation import EulerParameters
 
@@ -423,16 +429,8 @@ def test_points_evaluated_in_c_are_the_point_by_point_evaluations_bit_for_bit(rn
     q = ex.q0 + 0.3 * rng.standard_normal((k, pend.nq))
     qd = 0.5 * rng.standard_normal((k, pend.nq))
 
-    def block(P, phi):
-        b = sk.RigidBody("block", 2.0, sk.box_inertia(2.0, 0.3, 0.2, 0.1), rotation="euler_parameters")
-        bottom = [0.0, 0.0, -0.05]
-        cons = [sk.PointOnPlane("floor", b, bottom, [0, 0, 0], [0, 0, 1]),
-                sk.PointOnPlane("side", b, [0, 0, 0], [0, 0, 0], [0, 1, 0]),
-                sk.OrientationDriver("level", b, sk.RotationPath(np.eye(3), [0, 0, 1], 0.0))]
-        forces = [sk.Gravity((0.0, 0.0, -9.81)),
-                  sk.ConstantForce("press", b, [0, 0, 0], [P * math.sin(phi), 0.0, -P * math.cos(phi)]),
-                  LoadFriction("friction", b, bottom, [1, 0, 0], "floor", mu=0.3, sign=1)]
-        return compile_system(sk.MultibodySystem([b], cons, forces), backend="c")
+    def block(P, phi):  # the incline's block on the flat, its friction's direction fixed (compilable)
+        return compile_system(_block_on_incline(0.0, 0.3, P, phi, sign=1)[0], backend="c")
 
     slide = block(20.0, 0.4)
     qb = np.tile(np.concatenate([[0.4, 0.0, 0.05], EulerParameters.from_matrix(np.eye(3))]), (k, 1))

@@ -41,15 +41,8 @@ class JointReaction:
         block = Cq if Cq.shape[1:] == (r.stop - r.start, c.stop - c.start) else Cq[:, r, c]
         Qc = -np.einsum("prb,pr->pb", block, lam[:, r])
         F = Qc[:, :3]
-        if hasattr(self.rot, "A_stack"):  # every point at once, equal to the loop's bit for bit
-            th = q[:, c][:, 3:]
-            A, G = self.rot.A_stack(th), self.rot.G_stack(th)
-        else:
-            A = np.empty((len(q), 3, 3))
-            G = np.empty((len(q), 3, c.stop - c.start - 3))
-            for k, qk in enumerate(q):
-                th = qk[c][3:]
-                A[k], G[k] = self.rot.A(th), self.rot.G(th)
+        th = q[:, c][:, 3:]
+        A, G = self.rot.A_stack(th), self.rot.G_stack(th)  # every point's A(θ), G(θ), bit for bit
         GT = np.swapaxes(G, 1, 2)
         try:
             if G.shape[2] != 3:

@@ -263,6 +263,16 @@ class EulerParameters:
         return 2.0 * _E(p) / (p @ p)
 
     @staticmethod
+    def A_stack(p) -> np.ndarray:
+        """A(p) at k points (p: k × 4; k × 3 × 3), point by point (``ZXZ.A_stack``'s interface)."""
+        return np.array([EulerParameters.A(x) for x in np.asarray(p)]).reshape(-1, 3, 3)
+
+    @staticmethod
+    def G_stack(p) -> np.ndarray:
+        """G(p) at k points (k × 3 × 4), point by point."""
+        return np.array([EulerParameters.G(x) for x in np.asarray(p)]).reshape(-1, 3, 4)
+
+    @staticmethod
     def Gdot_thetadot(p, pd) -> np.ndarray:
         p = np.asarray(p)
         s = p @ p

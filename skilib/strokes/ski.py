@@ -75,13 +75,9 @@ class FlatSki:
         return self.ski.rotation.A(np.asarray(q)[3: self.ski.nq])[:, 0]
 
     def ski_directions(self, q) -> np.ndarray:
-        """``ski_direction`` at k states at once (q: k × nq; k × 3), bit for bit the same: the
-        rotation's A of all points in one array expression where it has one (``A_stack``)."""
-        q = np.asarray(q)
-        rot = self.ski.rotation
-        if hasattr(rot, "A_stack"):
-            return rot.A_stack(q[:, 3: self.ski.nq])[:, :, 0]
-        return np.array([self.ski_direction(x) for x in q])
+        """``ski_direction`` at k states at once (q: k × nq; k × 3), bit for bit the same (the
+        rotation's ``A_stack``)."""
+        return self.ski.rotation.A_stack(np.asarray(q)[:, 3: self.ski.nq])[:, :, 0]
 
     def ski_speed_axis(self):
         """u = x̄_ski · Ṙ_ski as (the ski body, the index of Ṙ_ski's x in q̇): the stroke's event u = 0

@@ -133,9 +133,8 @@ class CasadiTerms:
             else:
                 rhs = rhs + T["QF"][f, :].T
         K = ca.vertcat(ca.horzcat(T["M"], *cols), ca.horzcat(T["Cq"], ca.DM.zeros(m, m)))
-        b = ca.vertcat(rhs, -T["Cquad"] - 2.0 * alpha * T["Cvel"] - beta * beta * T["C"]) if alpha or beta else \
-            ca.vertcat(rhs, -T["Cquad"])
-        return K, b
+        # (at α = β = 0 CasADi drops the zero terms: the expression is −Cquad itself)
+        return K, ca.vertcat(rhs, -T["Cquad"] - 2.0 * alpha * T["Cvel"] - beta * beta * T["C"])
 
     def accelerations(self, t, q, qd, u=None, c=None):
         """(q̈, λ) from the augmented matrix of eq. 101, solved symbolically (α = β = 0)."""
