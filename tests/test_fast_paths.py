@@ -249,6 +249,30 @@ def test_a_stroke_map_without_the_split_is_the_same_map_bit_for_bit():
         assert np.array_equal(fa[num].to_numpy(), fb[num].to_numpy(), equal_nan=True)
 
 
+def test_a_stroke_maps_touch_down_without_its_row_is_the_touch_down_bit_for_bit():
+    """A stroke map reads only the next stroke's start (``Skating.next_start``): the free skater's
+    touch-down under either rule without its row (the plastic rule's kinetic energies not
+    evaluated) gives the row's model and q, q̇ bit for bit, and the periodic stroke found
+    through it is the one found through the whole touch-down, bit for bit."""
+    for rule in ("plastic", "along_ski"):
+        free = FreeSkating(free_options_of(with_overrides(None), {"touchdown": rule}))
+        settings = free.settings()
+        model, q, qd = free.start(2.0)
+        settings.budget.start()
+        y_end = strokes_run.integrate_stroke(free, settings, 0, model, q, qd, False, False)[3]
+        n = model.nq
+        whole = free.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
+        short = free.next_start(1, model, y_end[:n], y_end[n: 2 * n])
+        assert short[0].side == whole[0].side and np.array_equal(short[1], whole[1]) and np.array_equal(short[2], whole[2])
+    fast = sk.free_steady_state()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(FreeSkating, "next_start", lambda self, k, m, q, qd: self.touch_down(k, m, q, qd)[:3])
+        slow = sk.free_steady_state()
+    assert FreeSkating.next_start is not strokes_run.Skating.next_start  # the free skater's own was measured
+    assert (fast.u0, fast.residual, fast.iterations) == (slow.u0, slow.residual, slow.iterations)
+    assert fast.history == slow.history
+
+
 def test_step_path_is_odesolution_bit_for_bit():
     """A stroke's path over its C steps evaluated in one array expression (``StepPath``) against
     SciPy's ``OdeSolution`` over the same interpolants, at the output grid, at the steps' own

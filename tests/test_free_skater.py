@@ -134,7 +134,7 @@ def test_steady_state_is_a_fixed_point_and_mirrors(steady, measured):
     """The periodic stroke: one stroke from u0 and the touch-down give u0 back to 1e-10, and a
     right and a left stroke from u0 are mirror images (y → −y)."""
     ss = steady
-    measured.check("|Φ(u0) − u0|", ss.residual, 1e-10, "m/s")
+    measured.check("|Φ(u0) − u0|", ss.residual, 1e-10, "m/s", argued=FIXED_POINT)
     two = sk.simulate_free(strokes=2, v0=ss.u0)
     measured.check("start speed of the next stroke − u0", abs(two.strokes["u_start"].iloc[1] - ss.u0), 1e-9, "m/s")
     a = two.frame[two.frame["stroke"] == 1]

@@ -121,7 +121,8 @@ def test_the_periodic_stroke_starts_at_the_terminal_speed(measured):
     skating = BlockSkating(P)
     found = periodic_stroke(skating, block_settings(P), u_guess=1.0, tol=1e-10, max_iter=30, max_speed=30.0,
                             who="block")
-    measured.check("|Φ(u0) − u0|", found.residual, 1e-10, "m/s")
+    measured.check("|Φ(u0) − u0|", found.residual, 1e-10, "m/s",
+                   argued="the search stops once |Φ(u) − u| ≤ tol = 1e-10: the residual is the stopping test's")
     measured.allclose("u0 vs v*", found.u0, P.terminal_speed, atol=1e-8, unit="m/s")
     row = found.tables.strokes[0]
     measured.allclose("periodic stroke's progress speed vs v*", row["progress_speed"], P.terminal_speed, atol=1e-8,
@@ -184,6 +185,32 @@ def test_a_skater_that_comes_to_a_halt_is_told_so():
     with pytest.raises(NoSteadyState) as err:  # every stroke gains 0.5 m/s: no fixed point, and no halt
         secant_fixed_point(lambda u: (0.5, None), 3.0, tol=1e-10, max_iter=30, max_speed=30.0, who="test")
     assert "halt" not in str(err.value) and HALT_SPEED == 0.1
+
+
+def test_inverse_quadratic_interpolation_is_exact_where_the_inverse_is_quadratic(measured):
+    """A map whose inverse is a parabola, u = h(g) = u* + g/g′ + ½ c g² (g′ = −0.15, close to the
+    free skater's; c = 1 s/m): inverse quadratic interpolation through any three iterates is h
+    itself, so the fourth evaluation lands on u* to rounding and the search stops there.  The
+    secant steps before it follow their closed forms: the second iterate is ua + g(ua), the
+    third the secant's zero through the first two."""
+    from skilib.strokes.periodic import secant_fixed_point
+
+    star, slope, c = 2.0, -0.15, 1.0
+    seen = []
+
+    def g(u):  # the root of ½ c g² + g/g′ + (u* − u) = 0 nearer zero
+        b = 1.0 / slope
+        value = 2 * (star - u) / (-b + np.sqrt(b * b - 2 * c * (star - u)))
+        seen.append((u, value))
+        return value, None
+
+    u, resid, _, n = secant_fixed_point(g, 3.0, tol=1e-12, max_iter=10, max_speed=30.0, who="test")
+    (u1, g1), (u2, g2), (u3, g3) = seen[:3]
+    measured.allclose("second iterate vs ua + g(ua)", u2, u1 + g1, atol=1e-15, unit="m/s")
+    measured.allclose("third iterate vs the secant's zero", u3, u2 - g2 * (u2 - u1) / (g2 - g1), atol=1e-14,
+                      unit="m/s")
+    measured.allclose("fourth iterate vs u*", seen[3][0], star, atol=1e-13, unit="m/s")
+    assert n == 4 and u == seen[3][0] and abs(resid) <= 1e-12
 
 
 def _known_map():

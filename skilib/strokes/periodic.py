@@ -51,9 +51,18 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     - g : callable u -> (g(u), payload) (the payload: e.g. the stroke simulated from u).
     - ua : the first iterate; the second is ua + g(ua) (one step of the long run u ← Φ(u)).
     - tol, max_iter, max_speed : stop at |g| ≤ tol; ``NoSteadyState`` after ``max_iter``
-      evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each secant step is at most
+      evaluations of g, or when an iterate leaves |u| ≤ max_speed.  Each step is at most
       max(1 m/s, |u|) long (a trust region); a flat secant (equal g at both iterates) takes one
       step of u ← Φ(u) instead.
+    - From the third iterate on, the last three iterates give the step by inverse quadratic
+      interpolation (the interpolant u(g) of degree two through them, at g = 0; Brent 1973,
+      ch. 4): its error is e_{k+1} ≈ (h‴(0)/6) g′³ e_k e_{k−1} e_{k−2} (h = g⁻¹), of order
+      1.84 against the secant's 1.62, one evaluation fewer where the map is smooth (a stroke
+      map is close to linear, so its inverse is close to quadratic).  The step is the secant's
+      through the last two where two of the three g are equal, or where the interpolant's step
+      differs from the secant's by more than half of it: far from the fixed point the
+      interpolant extrapolates (e.g. a map of slope near 1 whose fixed point lies many trust
+      regions away), and only a curvature that corrects the secant is trusted.
     - who : the caller's name, for the messages.
 
     ``ua`` is a finite speed [m/s], ``tol`` and ``max_speed`` finite and > 0 [m/s], ``max_iter``
@@ -67,6 +76,7 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     n = 1
     ub = ua + ga
     best = (abs(ga), ua, ga, res)
+    older = None  # the iterate before ua, (u, g), once there is one
     while abs(best[2]) > tol:
         if n >= max_iter:
             raise NoSteadyState(f"{who}: no periodic stroke within {max_iter} strokes; "
@@ -79,17 +89,29 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
         if abs(gb) <= tol:
             break
         if gb == ga:  # flat secant: fall back to one step of the plain iteration u ← Φ(u)
-            ua, ga, ub = ub, gb, ub + gb
+            older, ua, ga, ub = None, ub, gb, ub + gb
             continue
         step = -gb * (ub - ua) / (gb - ga)
-        limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per secant step
-        ua, ga, ub = ub, gb, ub + max(-limit, min(limit, step))
+        if older is not None and older[1] != ga and older[1] != gb:
+            quadratic = _inverse_quadratic(older, (ua, ga), (ub, gb)) - ub
+            if abs(quadratic - step) <= 0.5 * abs(step):  # the curvature a correction of the secant
+                step = quadratic
+        limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per step
+        older, ua, ga, ub = (ua, ga), ub, gb, ub + max(-limit, min(limit, step))
         if not (math.isfinite(ub) and abs(ub) <= max_speed):
             raise NoSteadyState(f"{who}: no periodic stroke within |u| <= {max_speed:g} m/s: Φ(u) − u = "
                                 f"{ga:.4g} m/s at u = {ua:.4g} m/s and the secant goes to u = {ub:.4g} m/s "
                                 f"(the start speed changes by about the same amount every stroke)")
     _, u, resid, res = best
     return u, resid, res, n
+
+
+def _inverse_quadratic(a, b, c) -> float:
+    """The zero of g by inverse quadratic interpolation through three iterates (u, g(u)) with
+    distinct g: Lagrange's interpolant of u(g) at g = 0 (``secant_fixed_point``)."""
+    (ua, ga), (ub, gb), (uc, gc) = a, b, c
+    return (ua * gb * gc / ((ga - gb) * (ga - gc)) + ub * ga * gc / ((gb - ga) * (gb - gc))
+            + uc * ga * gb / ((gc - ga) * (gc - gb)))
 
 
 def newton_fixed_point(phi, x0, *, tol: float, max_iter: int, steps, who: str, broyden: bool = False,
@@ -217,9 +239,11 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
     Each evaluation of Φ integrates one stroke from ``skating.start(u)`` (the budget restarted)
-    and applies ``skating.touch_down``.  The interpolant of a stroke (for its frame) is kept only
-    where the iterate is likely the last: the secant's |g| falls as |g_k| ≈ |g_(k−1)|² / |g_(k−3)|
-    (order (1 + √5)/2); the steps, and so Φ(u), are the same either way.  Otherwise the periodic
+    and applies the touch-down (``skating.next_start``).  The interpolant of a stroke (for its frame) is kept only
+    where the iterate is likely the last: inverse quadratic interpolation's |g| falls as
+    |g_k| ≈ |g_(k−1)|² / |g_(k−4)| (e_k ∝ e_(k−1) e_(k−2) e_(k−3), the constant from the step
+    before; with fewer iterates the secant's |g_(k−1)|² / |g_(k−3)|, which overestimates it); the
+    steps, and so Φ(u), are the same either way.  Otherwise the periodic
     stroke is integrated once more with it.  The arguments are checked as ``secant_fixed_point``'s
     (``u_guess`` its ``ua``) before any stroke is integrated.
 
@@ -239,7 +263,7 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     bar = progress_bar(max_iter, who, "stroke", progress)
 
     def g(u):
-        r = [abs(phi - v) for v, phi in history[-3:]]
+        r = [abs(phi - v) for v, phi in history[-4:]]
         dense = tables and len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
         model, q, qd = skating.start(u)
         settings.budget.start()
@@ -247,7 +271,7 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, q, qd, dense,
                                                                works=dense)
         n = model.nq
-        new, q1, qd1, _ = skating.touch_down(1, model, y_end[:n], y_end[n: 2 * n])
+        new, q1, qd1 = skating.next_start(1, model, y_end[:n], y_end[n: 2 * n])
         history.append((u, skating.start_speed(new, q1, qd1)))
         bar.set_postfix_str(f"u {u:.6g} m/s, Φ(u) − u {history[-1][1] - u:.2e} m/s")
         bar.update(1)

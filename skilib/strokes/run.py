@@ -86,6 +86,11 @@ class Skating:
     def touch_down(self, k: int, model, q, qd):
         raise NotImplementedError
 
+    def next_start(self, k: int, model, q, qd):
+        """Stroke k's model and (q, q̇) after the touch-down, ``touch_down``'s without the change's
+        row (what a stroke map reads); a model overrides it where the row costs."""
+        return self.touch_down(k, model, q, qd)[:3]
+
     def start_speed(self, model, q, qd) -> float:
         return float(model.ski_speed(0.0, q, qd))
 

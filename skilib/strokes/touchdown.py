@@ -56,7 +56,8 @@ class PlasticChange:
 
 
 def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, ski_mass: float, ski: slice,
-                   cm: slice, t: float = 0.0, site: ImpactSite | None = None) -> PlasticChange:
+                   cm: slice, t: float = 0.0, site: ImpactSite | None = None,
+                   energies: bool = True) -> PlasticChange:
     """The plastic change from the old stance (``old_system`` at q, q̇; the ski's coordinates
     ``ski``, B's position ``cm``, the same slices in both systems) to the new stance
     (``new_system`` at ``q_new``, its time ``t``): the merge, the split and the impact.
@@ -64,10 +65,12 @@ def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, sk
     ``site``: the new stance's impact prepared once (``skilib.engine.ImpactSite``) at a pose with
     the same mass matrix and rows as ``q_new`` (a stance whose rows see only relative positions,
     landed at a translation of its pose); None prepares it here at ``q_new``.  T⁺ is the new
-    system's kinetic energy at (q_new, q̇⁺), the number the next stroke starts from."""
+    system's kinetic energy at (q_new, q̇⁺), the number the next stroke starts from.
+    ``energies`` False: the kinetic energies before and after are NaN (not evaluated; q̇⁺ the
+    same bits): for a stroke map, which reads only the next stroke's start."""
     q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
     M, ms = body_mass, ski_mass
-    ke_before = old_system.kinetic_energy(q, qd)
+    ke_before = old_system.kinetic_energy(q, qd) if energies else float("nan")
     v_c = (M * qd[cm] + ms * qd[ski][:3]) / (M + ms)
     ke_merged = 0.5 * (M + ms) * float(v_c @ v_c)
     qd_split = np.zeros(len(q_new))  # neither body turns: the angles' rates (or ṗ) are zero
@@ -77,7 +80,7 @@ def plastic_change(old_system, q, qd, new_system, q_new, *, body_mass: float, sk
     r = site.apply(qd_split, q=q_new)
     # T⁺ as the next stroke's start reads it (the system's kinetic energy at q_new): the site's
     # ½ q̇⁺ᵀ M q̇⁺ is M at the prepared pose, equal to rounding only
-    ke_after = new_system.kinetic_energy(q_new, r.qd)
+    ke_after = new_system.kinetic_energy(q_new, r.qd) if energies else float("nan")
     return PlasticChange(qd=r.qd, common_velocity=v_c, qd_split=qd_split, ke_before=ke_before, ke_merged=ke_merged,
                          ke_loss_merge=ke_before - ke_merged, ke_loss_projection=r.ke_lost, ke_after=ke_after,
                          ke_loss=ke_before - ke_after, impact=r)

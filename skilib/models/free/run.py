@@ -138,14 +138,15 @@ class Stance:
         qd1 = np.linalg.solve(self.land_rows, np.concatenate([self.ct, [self.e @ qd[old.cm]]]))
         return new, q1, qd1
 
-    def land_plastic(self, old: FreeSkaterModel, q, qd) -> PlasticTouchDown:
+    def land_plastic(self, old: FreeSkaterModel, q, qd, energies: bool = True) -> PlasticTouchDown:
         """The plastic touch-down of this side's ski after a stroke of ``old`` ending at (q, q̇)
         (the module's docstring): the old ski merges into B, the new ski leaves B at the common
-        velocity, and ``skilib.engine.impact`` projects onto the new stance's rows at τ = 0."""
+        velocity, and ``skilib.engine.impact`` projects onto the new stance's rows at τ = 0.
+        ``energies``: ``plastic_change``'s (False: the kinetic energies NaN, the state the same)."""
         p = old.params
         new, q1 = self.placed(old, q)
         c = plastic_change(old.system(1), q, qd, self.model.system(1), q1, body_mass=p.body_mass, ski_mass=p.ski_mass,
-                           ski=slice(0, old.ski.nq), cm=old.cm, site=self.site)
+                           ski=slice(0, old.ski.nq), cm=old.cm, site=self.site, energies=energies)
         return PlasticTouchDown(**vars(c), model=new, q=q1)
 
     def residual(self, qd1) -> float:
@@ -398,6 +399,15 @@ class FreeSkating(Skating):
                       u_before=model.ski_speed(T, q, qd), u_after=new.ski_speed(0.0, q1, qd1),
                       cm_jump=float(np.linalg.norm(q1[new.cm] - q[model.cm])), touchdown_residual=resid)
         return new, q1, qd1, change
+
+    def next_start(self, k, model, q, qd):
+        """``touch_down``'s model and state, bit for bit, without its row: the plastic rule's
+        kinetic energies are not evaluated (a stroke map reads only the next start)."""
+        stance = self.stance(side_of(self.o.first_ski, k))
+        if self.o.touchdown == "plastic":
+            r = stance.land_plastic(model, q, qd, energies=False)
+            return r.model, r.q, r.qd
+        return stance.land(model, q, qd)
 
     def systems(self, model):
         return self.stance(model.side).compiled

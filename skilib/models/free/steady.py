@@ -105,8 +105,8 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
                       multiplier: bool = False, **kwargs) -> FreeSteadyState:
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
-    secant method every skating model shares (``skilib.strokes.periodic``: trust region,
-    ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation,
+    secant method every skating model shares (``skilib.strokes.periodic``: inverse quadratic
+    steps near the fixed point, trust region, ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation,
     ``touchdown``: the touch-down rule that closes the stroke map, ...),
     among them its limits: ``max_wall_time`` bounds the whole search (every evaluation of the
     stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
