@@ -113,6 +113,8 @@ EXEMPT = {
                                                                                   "exactly",
         "test_a_stroke_maps_touch_down_without_its_row_is_the_touch_down_bit_for_bit":
             "the same operations without the row's energies: equal bits, asserted exactly",
+        "test_the_push_at_every_point_is_the_push_called_point_by_point_bit_for_bit":
+            "the same operations element-wise: equal bits, asserted exactly",
         "test_step_path_is_odesolution_bit_for_bit": "the same operations on the same numbers: equal bits, "
                                                      "asserted exactly (no error to measure)",
         "test_a_stroke_map_without_the_split_is_the_same_map_bit_for_bit": "the same steps with the signed works "

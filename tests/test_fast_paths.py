@@ -293,6 +293,26 @@ def test_step_path_is_odesolution_bit_for_bit():
     grid = np.concatenate([settings.grid[settings.grid <= segments[0].end], path.ts, path.ts[::-1][:5]])
     assert np.array_equal(path(grid), ref(grid))
     assert np.array_equal(path(grid[7]), ref(grid[7]))
+    # the interpolants, built when asked for, read as a list's: length, negative index, iteration
+    steps = path.interpolants
+    assert len(steps) == len(path.ts) - 1 and steps[-1] is steps[len(steps) - 1] and len(list(steps)) == len(steps)
+    with pytest.raises(IndexError):
+        steps[len(steps)]
+
+
+def test_the_push_at_every_point_is_the_push_called_point_by_point_bit_for_bit():
+    """The frame's push-off column in one call (``PushForce.at_points``: the scalar path's
+    recurrence element-wise) against the push called at each point, bit for bit, on a grid with
+    the phase's ends and rounding overshoots of 1e-10 T; a point outside the phase is refused
+    with the call's own message."""
+    from skilib.data.push import default_push_force
+
+    push = default_push_force(0.8)
+    T = push.phase_time
+    tau = np.concatenate([np.linspace(0.0, T, 161), [-1e-10 * T, T * (1 + 1e-10), 0.3 * T]])
+    assert np.array_equal(push.at_points(tau), np.array([float(push(t)) for t in tau]))
+    with pytest.raises(ValueError, match=r"^tau: phase time\(s\) outside"):
+        push.at_points(np.array([0.1, T + 0.01]))
 
 
 _BESIDE = r"""

@@ -242,6 +242,20 @@ class FourierFit:
             sk, ck = sk * c1 + ck * s1, ck * c1 - sk * s1
         return out
 
+    def _scalars(self, t) -> np.ndarray:
+        """``_scalar`` at every finite float of the 1-D array t, bit for bit: its sin φ, cos φ from
+        ``math`` point by point and its recurrence, the same operations, element-wise on arrays."""
+        w = 2.0 * math.pi / self.period
+        phi = [w * (float(x) - self.t0) for x in t]
+        s1 = np.array([math.sin(x) for x in phi], dtype=float)
+        c1 = np.array([math.cos(x) for x in phi], dtype=float)
+        sk, ck = s1, c1
+        out = np.full(len(phi), self.a0, dtype=float)
+        for ak, bk in self._terms:
+            out += ak * sk + bk * ck
+            sk, ck = sk * c1 + ck * s1, ck * c1 - sk * s1
+        return out
+
     def symbolic(self, t):
         """The series (eq. 102) as an expression of ``t`` built from this fit's attributes.
 

@@ -263,6 +263,17 @@ class PushForce:
             return self.fit._scalar(min(max(tau, 0.0), self.phase_time))  # scalar fast path
         return self.fit.evaluate(self._check(tau))
 
+    def at_points(self, tau) -> np.ndarray:
+        """F at every point of the 1-D array ``tau``, each the call's value bit for bit: where
+        every point lies within the phase (to the call's 1e-9 T), the scalar path's operations
+        element-wise (``FourierFit._scalars``), else the call point by point (which refuses a
+        point outside)."""
+        tt = np.asarray(tau, dtype=float)
+        T = self.phase_time
+        if tt.ndim == 1 and np.all((-1e-9 * T <= tt) & (tt <= T * (1 + 1e-9))):
+            return self.fit._scalars(np.minimum(np.maximum(tt, 0.0), T))
+        return np.array([float(self(t)) for t in tt])
+
     def symbolic(self, tau):
         """F as an expression of τ (the stretched fit's series) for code generation.  Unlike
         a call, it neither checks nor clips τ: the simulations integrate within [0, T]."""

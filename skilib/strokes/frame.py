@@ -43,12 +43,9 @@ def output_grid(T, dt_out, n_out) -> np.ndarray:
 def _states_on_grid(segments, grid, y_end):
     """y on the grid from the segments' paths, and the segment of each grid point."""
     Y = np.zeros((len(grid), len(y_end)))
-    seg_of = np.zeros(len(grid), dtype=int)
-    for i, tau in enumerate(grid):
-        for k, seg in enumerate(segments):
-            if tau <= seg.end or k == len(segments) - 1:
-                seg_of[i] = k
-                break
+    # each point's first segment that ends at or after it (the last one beyond every end)
+    ends = np.array([seg.end for seg in segments], dtype=float)
+    seg_of = np.minimum(np.searchsorted(ends, grid, side="left"), len(segments) - 1)
     for k, seg in enumerate(segments):
         idx = np.nonzero((seg_of == k) & (grid < segments[-1].end))[0]
         if len(idx):

@@ -134,9 +134,30 @@ class StepperRun(NamedTuple):
         ``self.t``; a caller that ends the last step early at an event passes its times)."""
         if self.F is None:
             raise ValueError("solution: the steps were taken without dense=True")
-        ts, Y = self.t, self.y
-        return StepPath(ts if t is None else t, [self._step(k, ts[k], ts[k + 1], Y[k], self.F[k])
-                                                 for k in range(len(ts) - 1)], self)
+        ts = self.t
+        return StepPath(ts if t is None else t, _StepInterpolants(self, len(ts) - 1), self)
+
+
+class _StepInterpolants:
+    """A run's step interpolants as ``OdeSolution`` reads them (``len``, ``[k]``, iteration), each
+    built when first asked for: a frame evaluated on a grid reads the plain steps' coefficients
+    in one array expression (``StepPath``) and never needs most of them."""
+
+    def __init__(self, run: StepperRun, n: int):
+        self._run, self._n, self._made = run, n, {}
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, k):
+        k = range(self._n)[k]  # negative indices, and IndexError beyond, as a list's
+        if k not in self._made:
+            r = self._run
+            self._made[k] = r._step(k, r.t[k], r.t[k + 1], r.y[k], r.F[k])
+        return self._made[k]
+
+    def __iter__(self):
+        return (self[k] for k in range(self._n))
 
 
 class StepPath(OdeSolution):

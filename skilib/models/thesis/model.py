@@ -295,7 +295,9 @@ class SkierModel:
         columns as arrays (the frame's fast path; tested against ``point_columns``)."""
         i3 = self.cm.start
         fric = E.forces["friction"][:, :3] @ self.e if seg.mode else -E.lam[:, seg.rows.stick_index()]
-        return {"push_force": np.array([float(self.push_force(t)) for t in tau]),
+        at = getattr(self.push_force, "at_points", None)  # a PushForce at every point in one call
+        push = at(tau) if at is not None else np.array([float(self.push_force(t)) for t in tau])
+        return {"push_force": push,
                 "push_power": row_dot(E.forces["push"][:, i3: i3 + 3], qd[:, i3: i3 + 3]),
                 "friction_force": fric}
 
