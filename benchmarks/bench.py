@@ -361,6 +361,14 @@ STEADY_DENSE_ELIMINATION = {"free": 30.6, "edge": 0.105, "edge_multipliers": 0.1
 #: tabulated left them unsplit; medians, two runs in turn with the unsplit maps, 2 cores,
 #: 2026-12-06): free [ms], edged [s]
 STEADY_SPLIT_EVERY_MAP = {"free": 26.0, "edge": 0.101, "edge_multipliers": 0.159}
+#: the free skater's row with the secant alone (six stroke maps, before the inverse quadratic
+#: steps) and the maps' touch-downs with their rows' kinetic energies (medians of 30, twelve runs
+#: in turn with the new search in one process, 2 cores, 2026-12-06: 15.1 against 12.9 ms) [ms]
+STEADY_SECANT_ONLY = {"free": 15.1}
+#: table 9's run with each output point's segment found by a Python loop, every step interpolant
+#: built eagerly and the push-off column called point by point, over the run without them
+#: (medians of 5, eight runs in turn in one process, 2 cores, 2026-12-06: 169.8 / 153.7 ms)
+LONG_RUN_PYTHON_PER_POINT = 1.09
 #: the questions with MUMPS's automatic ordering (``mumps_pivot_order`` 7, before AMD was set in
 #: ``skilib.ocp.stroke.IPOPT_OPTIONS``; fresh processes, two runs each, 2026-12-06, the unsplit
 #: maps in) [s]
@@ -545,7 +553,9 @@ def table(r) -> str:
     if lr:
         rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
                      f"target ≤ 0.03; {lr['rhs_evaluations']} RHS; sliding segments stepped in C; the output "
-                     f"points one by one from Python (before): {POINTS_ONE_BY_ONE['long_run']:g}× this time"))
+                     f"points one by one from Python (before): {POINTS_ONE_BY_ONE['long_run']:g}× this time; their "
+                     f"segments, step interpolants and push-off point by point (before): "
+                     f"{LONG_RUN_PYTHON_PER_POINT:g}× this time"))
         if "solve_ivp_seconds" in lr:
             rows.append(("table 9 run, compiled, every step by solve_ivp [s]", f"{lr['solve_ivp_seconds']:.3f}",
                          f"{lr['solve_ivp_seconds'] / lr['seconds']:.2f}× the C steps' time; stroke speeds "
@@ -576,7 +586,8 @@ def table(r) -> str:
     if fs:
         rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
                      f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms, {STEADY_DENSE_ELIMINATION['free']:g} ms (dense "
-                     f"elimination), {STEADY_SPLIT_EVERY_MAP['free']:g} ms (every map split); {fs['stroke_maps']} stroke maps (the last "
+                     f"elimination), {STEADY_SPLIT_EVERY_MAP['free']:g} ms (every map split), "
+                     f"{STEADY_SECANT_ONLY['free']:g} ms (the secant alone); {fs['stroke_maps']} stroke maps (the last "
                      f"one tabulated), u0 {fs['u0']:.4f} m/s"))
         if "seconds_multiplier" in fs:
             rows.append(("free skater steady state with its multiplier Φ′(u0), variational [ms]",
