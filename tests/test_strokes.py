@@ -211,6 +211,17 @@ def test_inverse_quadratic_interpolation_is_exact_where_the_inverse_is_quadratic
                       unit="m/s")
     measured.allclose("fourth iterate vs u*", seen[3][0], star, atol=1e-13, unit="m/s")
     assert n == 4 and u == seen[3][0] and abs(resid) <= 1e-12
+    # the secant alone (quadratic=False): the fourth iterate is the secant's zero through the
+    # second and third, and the search takes more evaluations
+    seen.clear()
+    _, _, _, n_secant = secant_fixed_point(g, 3.0, tol=1e-12, max_iter=10, max_speed=30.0, who="test",
+                                           quadratic=False)
+    (u2, g2), (u3, g3) = seen[1:3]
+    measured.allclose("secant alone: fourth iterate vs the secant's zero", seen[3][0],
+                      u3 - g3 * (u3 - u2) / (g3 - g2), atol=1e-14, unit="m/s")
+    assert n_secant > n
+    with pytest.raises(ValueError, match="^quadratic: must be True or False"):
+        secant_fixed_point(g, 3.0, tol=1e-12, max_iter=10, max_speed=30.0, who="test", quadratic="yes")
 
 
 def _known_map():

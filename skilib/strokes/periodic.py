@@ -44,7 +44,8 @@ def _what_the_skater_did(u: float, g: float) -> str:
     return ""
 
 
-def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str):
+def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: float, who: str,
+                       quadratic: bool = True):
     """The fixed point u = Φ(u) of a stroke map by the secant method on g(u) = Φ(u) − u, with a
     trust region and a speed limit; used by ``periodic_stroke``.
 
@@ -62,7 +63,9 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
       through the last two where two of the three g are equal, or where the interpolant's step
       differs from the secant's by more than half of it: far from the fixed point the
       interpolant extrapolates (e.g. a map of slope near 1 whose fixed point lies many trust
-      regions away), and only a curvature that corrects the secant is trusted.
+      regions away), and only a curvature that corrects the secant is trusted.  ``quadratic``
+      False: the secant's steps alone (exact for an affine map, and not bent by a kink in
+      the map that a quadratic through three iterates would follow).
     - who : the caller's name, for the messages.
 
     ``ua`` is a finite speed [m/s], ``tol`` and ``max_speed`` finite and > 0 [m/s], ``max_iter``
@@ -70,6 +73,7 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
     Returns (u, g(u), payload, evaluations) of the iterate with the smallest |g|.
     """
     ua, tol, max_iter, max_speed = check_fixed_point_args(ua=ua, tol=tol, max_iter=max_iter, max_speed=max_speed)
+    quadratic = check_bool("quadratic", quadratic)
     if not callable(g):
         raise ValueError(f"g: must be a callable u -> (g(u), payload), got {g!r}")
     ga, res = g(ua)
@@ -92,10 +96,10 @@ def secant_fixed_point(g, ua: float, *, tol: float, max_iter: int, max_speed: fl
             older, ua, ga, ub = None, ub, gb, ub + gb
             continue
         step = -gb * (ub - ua) / (gb - ga)
-        if older is not None and older[1] != ga and older[1] != gb:
-            quadratic = _inverse_quadratic(older, (ua, ga), (ub, gb)) - ub
-            if abs(quadratic - step) <= 0.5 * abs(step):  # the curvature a correction of the secant
-                step = quadratic
+        if quadratic and older is not None and older[1] != ga and older[1] != gb:
+            curved = _inverse_quadratic(older, (ua, ga), (ub, gb)) - ub
+            if abs(curved - step) <= 0.5 * abs(step):  # the curvature a correction of the secant
+                step = curved
         limit = max(1.0, abs(ub))  # a trust region: at most double the speed (or 1 m/s) per step
         older, ua, ga, ub = (ua, ga), ub, gb, ub + max(-limit, min(limit, step))
         if not (math.isfinite(ub) and abs(ub) <= max_speed):
@@ -242,8 +246,9 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     and applies the touch-down (``skating.next_start``).  The interpolant of a stroke (for its frame) is kept only
     where the iterate is likely the last: inverse quadratic interpolation's |g| falls as
     |g_k| ≈ |g_(k−1)|² / |g_(k−4)| (e_k ∝ e_(k−1) e_(k−2) e_(k−3), the constant from the step
-    before; with fewer iterates the secant's |g_(k−1)|² / |g_(k−3)|, which overestimates it); the
-    steps, and so Φ(u), are the same either way.  Otherwise the periodic
+    before; with fewer iterates, or with the secant alone (``skating.quadratic_steps`` False),
+    the secant's |g_(k−1)|² / |g_(k−3)|, of order (1 + √5)/2); the steps, and so Φ(u), are the
+    same either way.  Otherwise the periodic
     stroke is integrated once more with it.  The arguments are checked as ``secant_fixed_point``'s
     (``u_guess`` its ``ua``) before any stroke is integrated.
 
@@ -263,7 +268,7 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     bar = progress_bar(max_iter, who, "stroke", progress)
 
     def g(u):
-        r = [abs(phi - v) for v, phi in history[-4:]]
+        r = [abs(phi - v) for v, phi in history[-4 if skating.quadratic_steps else -3:]]
         dense = tables and len(r) >= 2 and r[0] > 0 and r[-1] ** 2 / r[0] <= 10 * tol
         model, q, qd = skating.start(u)
         settings.budget.start()
@@ -278,7 +283,8 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         return history[-1][1] - u, (model, stroke, y0, segments, y_end, events, dense)
 
     u0, resid, payload, iterations = secant_fixed_point(g, u_guess, tol=tol, max_iter=max_iter,
-                                                        max_speed=max_speed, who=who)
+                                                        max_speed=max_speed, who=who,
+                                                        quadratic=skating.quadratic_steps)
     bar.close()
     model, stroke, y0, segments, y_end, events, dense = payload
     if not tables:

@@ -79,6 +79,9 @@ class Skating:
     power_term: str = ""
     change_columns: tuple = ()
     admissibility: dict = {}
+    #: whether the periodic stroke's search takes inverse quadratic steps (``secant_fixed_point``'s
+    #: ``quadratic``): for a smooth, curved stroke map; a model whose map is affine or kinked says no
+    quadratic_steps: bool = True
 
     def start(self, u: float):
         raise NotImplementedError

@@ -204,6 +204,11 @@ class ThesisSkating(Skating):
     change_columns = tuple(_CHANGE_COLUMNS)
     #: the ski's least speed along itself over the stroke (≤ 0: it stopped or slid back)
     admissibility = {"min_ski_speed": ("s_dot", "min")}
+    #: the secant alone: without air drag the stroke map is affine (``skilib.models.thesis.reduced``),
+    #: where the secant's step is exact, and the search starts from rest, whose stroke sticks first
+    #: (a kink at u = 0) that a quadratic through it would bend towards (measured on 40 rows of the
+    #: Sobol design: 4 stroke maps in 28 of them with the secant, 5 with the quadratic steps)
+    quadratic_steps = False
 
     def __init__(self, options: RunOptions):
         self.o = options

@@ -142,9 +142,8 @@ def steady_state(params: SkierParams | None = None, *, u0_guess: float | None = 
         push_force, force_scale, first_ski, and the solver's (method, rtol, atol, dt_out, ...).
 
     The secant method on g(u) = Φ(u) − u, started from u_a = u0_guess and u_b = Φ(u_a) (the
-    long run's next stroke), with inverse quadratic steps through the last three iterates where
-    they correct the secant's (``skilib.strokes.periodic.secant_fixed_point``), each step at most
-    max(1 m/s, |u|) long; with the default stroke
+    long run's next stroke), the secant's steps alone (``ThesisSkating.quadratic_steps``: the
+    map is affine without air drag, and kinked at rest), each step at most max(1 m/s, |u|) long; with the default stroke
     change Φ is smooth and close to linear with slope below 1 (each change of ski keeps part of
     the speed), so it converges in a handful of strokes.
 
