@@ -234,23 +234,22 @@ class FourierFit:
         trigonometric calls instead of 2m; the rounding grows like k·ε (≈ 1e-15 at m = 10).
         """
         phi = 2.0 * math.pi / self.period * (t - self.t0)
-        s1, c1 = math.sin(phi), math.cos(phi)
-        sk, ck = s1, c1
-        out = self.a0
-        for ak, bk in self._terms:
-            out += ak * sk + bk * ck
-            sk, ck = sk * c1 + ck * s1, ck * c1 - sk * s1
-        return out
+        return self._series(math.sin(phi), math.cos(phi))
 
     def _scalars(self, t) -> np.ndarray:
         """``_scalar`` at every finite float of the 1-D array t, bit for bit: its sin φ, cos φ from
-        ``math`` point by point and its recurrence, the same operations, element-wise on arrays."""
+        ``math`` point by point and its recurrence (``_series``) element-wise on arrays."""
         w = 2.0 * math.pi / self.period
         phi = [w * (float(x) - self.t0) for x in t]
-        s1 = np.array([math.sin(x) for x in phi], dtype=float)
-        c1 = np.array([math.cos(x) for x in phi], dtype=float)
+        out = self._series(np.array([math.sin(x) for x in phi], dtype=float),
+                           np.array([math.cos(x) for x in phi], dtype=float))
+        return out if isinstance(out, np.ndarray) else np.full(len(phi), out)  # m = 0: a0 at every point
+
+    def _series(self, s1, c1):
+        """a0 + Σ (a_k sin kφ + b_k cos kφ) from sin φ, cos φ (floats, or arrays element-wise) by the
+        angle-addition recurrence, in one order of operations for ``_scalar`` and ``_scalars``."""
         sk, ck = s1, c1
-        out = np.full(len(phi), self.a0, dtype=float)
+        out = self.a0
         for ak, bk in self._terms:
             out += ak * sk + bk * ck
             sk, ck = sk * c1 + ck * s1, ck * c1 - sk * s1

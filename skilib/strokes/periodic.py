@@ -243,8 +243,9 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
     Each evaluation of Φ integrates one stroke from ``skating.start(u)`` (the budget restarted)
-    and applies the touch-down (``skating.next_start``).  The interpolant of a stroke (for its frame) is kept only
-    where the iterate is likely the last: inverse quadratic interpolation's |g| falls as
+    and applies the touch-down (``skating.next_start``).  The interpolant of a stroke (for its
+    frame) is kept only where the iterate is likely the last: inverse quadratic interpolation's
+    |g| falls as
     |g_k| ≈ |g_(k−1)|² / |g_(k−4)| (e_k ∝ e_(k−1) e_(k−2) e_(k−3), the constant from the step
     before; with fewer iterates, or with the secant alone (``skating.quadratic_steps`` False),
     the secant's |g_(k−1)|² / |g_(k−3)|, of order (1 + √5)/2); the steps, and so Φ(u), are the

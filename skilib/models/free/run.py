@@ -383,16 +383,13 @@ class FreeSkating(Skating):
         ski's appears, and only the total is defined); u_before, u_after [m/s]; cm_jump [m];
         touchdown_residual = max|Cq q̇ + Ct| of the new rows after the touch-down."""
         T = self.stroke_time
-        stance = self.stance(side_of(self.o.first_ski, k))
-        if self.o.touchdown == "plastic":
-            r = stance.land_plastic(model, q, qd)
-            new, q1, qd1 = r.model, r.q, r.qd
+        new, q1, qd1, r = self._landed(k, model, q, qd, energies=True)
+        if r is not None:  # plastic
             merge, proj, resid = r.ke_loss_merge, r.ke_loss_projection, r.impact.residual
             ke_b, ke_a = r.ke_before, r.ke_after
         else:
-            new, q1, qd1 = stance.land(model, q, qd)
             merge = proj = float("nan")
-            resid = stance.residual(qd1)
+            resid = self.stance(side_of(self.o.first_ski, k)).residual(qd1)
             ke_b, ke_a = model.system(1).kinetic_energy(q, qd), new.system(1).kinetic_energy(q1, qd1)
         change = dict(stroke=k + 1, t=k * T, ke_before=ke_b, ke_after=ke_a, ke_loss=ke_b - ke_a,
                       ke_loss_merge=merge, ke_loss_projection=proj,
@@ -403,11 +400,16 @@ class FreeSkating(Skating):
     def next_start(self, k, model, q, qd):
         """``touch_down``'s model and state, bit for bit, without its row: the plastic rule's
         kinetic energies are not evaluated (a stroke map reads only the next start)."""
+        return self._landed(k, model, q, qd, energies=False)[:3]
+
+    def _landed(self, k, model, q, qd, energies: bool):
+        """Stroke k's model and (q, q̇) after the touch-down by the run's rule, and the plastic
+        rule's ``PlasticTouchDown`` (None under "along_ski")."""
         stance = self.stance(side_of(self.o.first_ski, k))
         if self.o.touchdown == "plastic":
-            r = stance.land_plastic(model, q, qd, energies=False)
-            return r.model, r.q, r.qd
-        return stance.land(model, q, qd)
+            r = stance.land_plastic(model, q, qd, energies=energies)
+            return r.model, r.q, r.qd, r
+        return (*stance.land(model, q, qd), None)
 
     def systems(self, model):
         return self.stance(model.side).compiled
