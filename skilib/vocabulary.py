@@ -227,6 +227,8 @@ QUANTITIES = {
     "touchdown_residual": ("m/s", "max|Cq q̇ + Ct| of the new rows after the touch-down"),
     "residual": ("m/s", "|Φ(u0) − u0| of the periodic stroke's search"),
     "iterations": ("-", "count: stroke maps evaluated, or IPOPT's iterations"),
+    "coarse_maps": ("-", "count: the strokes of a periodic stroke's search integrated at a coarse tolerance, far "
+                         "from the fixed point"),
     "multiplier": ("-", "Φ′(u0), the slope of the stroke map at the periodic stroke (|·| < 1: runs approach it)"),
     # -- the optimizer's tables and results
     "start": ("-", "the start's row (−1: the screening of the seeded candidates)"),

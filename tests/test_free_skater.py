@@ -163,6 +163,43 @@ def test_steady_state_progress_speed(steady, measured):
                      "m/s")
 
 
+def test_the_coarse_stroke_maps_are_within_what_their_use_assumes(steady, measured):
+    """The periodic stroke's search integrates its first strokes at coarse tolerances
+    (``skilib.strokes.periodic.COARSE_LEVELS``).  At start speeds the default search passes
+    through (3, 2 and 1 m/s), each level's Φ(u) against the run's:
+    - rtol 1e-6 is used only where |Φ(u) − u| > 1e-4 m/s: an error ≤ 1e-7 m/s (0.1 % of that)
+      moves the secant's step by 0.1 %, and the next iterate still gets nearer u0;
+    - rtol 1e-8 where |Φ(u) − u| > 1e-7 m/s, the map before the last: its error enters the next
+      iterate's residual once, so an error ≤ tol (1e-10 m/s) keeps that residual at tol's order.
+    The default search takes coarse maps, ends on the run's own, and its u0 and Φ(u0) are the
+    run's to tol."""
+    from skilib.models.free.params import with_overrides
+    from skilib.models.free.run import FreeSkating, free_options_of
+    from skilib.strokes.periodic import coarse_levels
+    from skilib.strokes.run import integrate_stroke
+
+    skating = FreeSkating(free_options_of(with_overrides(None), {}))
+    settings = skating.settings()
+
+    def phi(u, run):
+        model, q, qd = skating.start(u)
+        run.budget.start()
+        *_, y, _ = integrate_stroke(skating, run, 0, model, q, qd, False, works=False)
+        n = model.nq
+        return skating.start_speed(*skating.next_start(1, model, y[:n], y[n: 2 * n]))
+
+    (_, coarse), (_, finer) = coarse_levels(settings, 1e-10)
+    for u in (3.0, 2.0, 1.0):
+        exact = phi(u, settings)
+        measured.check("Φ(u) at rtol 1e-6 − the run's", phi(u, coarse) - exact, 1e-7, "m/s", where=f"u = {u} m/s",
+                       argued="0.1 % of the 1e-4 m/s above which the level is used: the step it steers is 0.1 % off")
+        measured.check("Φ(u) at rtol 1e-8 − the run's", phi(u, finer) - exact, 1e-10, "m/s", where=f"u = {u} m/s",
+                       argued="the default tol: the next iterate's residual stays at tol's order")
+    assert steady.coarse_maps >= 1 and len(steady.history) == steady.iterations
+    measured.check("|Φ(u0) − u0| by the run's map", phi(steady.u0, settings) - steady.u0, 1e-10, "m/s",
+                   argued="the search stops on the run's own map at |Φ(u) − u| ≤ tol = 1e-10; this map is that one")
+
+
 def test_a_stroke_that_does_not_glide_is_no_steady_state():
     """At a 10° skating angle the stroke map's fixed point has the ski land moving backwards (u0 < 0);
     at 15° the ski stops and slides back within the stroke: neither is a skating stroke, and

@@ -131,6 +131,82 @@ def test_the_periodic_stroke_starts_at_the_terminal_speed(measured):
     assert len(found.history) == found.iterations and abs(found.history[-1][1] - found.history[-1][0]) <= 1e-10
 
 
+def _block_map(u):
+    """The block's stroke map in closed form, Φ(u) = v(T) from v(0) = u > 0: m v̇ = F − μmg − k v²
+    gives v = v* tanh(atanh(u/v*) + t k v*/m) below v* and v* coth(acoth(u/v*) + t k v*/m) above."""
+    vs, k, m, T = P.terminal_speed, P.k, P.mass, P.stroke_time
+    s = T * k * vs / m
+    x = u / vs
+    return vs * math.tanh(math.atanh(x) + s) if x < 1 else vs / math.tanh(math.atanh(1 / x) + s)
+
+
+class _CoarseBlock(BlockSkating):
+    coarse_maps = True
+
+
+def test_coarse_stroke_maps_steer_and_the_run_s_own_maps_decide(measured, monkeypatch):
+    """The periodic stroke's search with coarse maps (``Skating.coarse_maps``) on the block,
+    whose map and fixed point v* are closed forms.  Each stroke integrated is recorded with its
+    tolerance: the coarse ones follow Φ(u) to their own tolerance, every value within a level's
+    ``above`` of a fixed point comes from the run's rtol (so the value the search stops on is
+    the run's), the fixed point is v* as without coarse maps, and the two searches' u0 agree
+    within tol/(1 − Φ′(v*))."""
+    import skilib.strokes.periodic as periodic
+
+    calls = []
+    integrate = periodic.integrate_stroke
+
+    def recorded(skating, settings, k, model, q, qd, *args, **kw):
+        out = integrate(skating, settings, k, model, q, qd, *args, **kw)
+        calls.append((float(qd[0]), settings.integrator.rtol, float(out[3][6])))  # u, rtol, v at τ = T
+        return out
+
+    monkeypatch.setattr(periodic, "integrate_stroke", recorded)
+    settings = block_settings(P)
+    found = periodic_stroke(_CoarseBlock(P), settings, u_guess=1.0, tol=1e-10, max_iter=30, max_speed=30.0,
+                            who="block")
+    coarse = [c for c in calls if c[1] > settings.integrator.rtol]
+    assert found.coarse_maps == len(coarse) >= 3
+    for u, rtol, phi in coarse:  # the map contracts (drag): its error stays at its tolerance's scale
+        measured.allclose("coarse Φ(u) vs the closed form", phi, _block_map(u), rtol=10 * rtol, unit="m/s",
+                          where=f"u = {u:.6g} m/s, rtol {rtol:g}")
+    for u, rtol, phi in calls:
+        if abs(phi - u) <= periodic.COARSE_LEVELS[-1][0]:
+            assert rtol == settings.integrator.rtol, (u, rtol, phi)
+    assert calls[-1][1] == settings.integrator.rtol  # the tabulated stroke
+    measured.check("|Φ(u0) − u0|", found.residual, 1e-10, "m/s",
+                   argued="the search stops once |Φ(u) − u| ≤ tol = 1e-10: the residual is the stopping test's")
+    measured.allclose("u0 vs v*, coarse maps", found.u0, P.terminal_speed, atol=1e-8, unit="m/s")
+    fine = periodic_stroke(BlockSkating(P), settings, u_guess=1.0, tol=1e-10, max_iter=30, max_speed=30.0,
+                           who="block")
+    h = 1e-5
+    slope = (_block_map(P.terminal_speed + h) - _block_map(P.terminal_speed - h)) / (2 * h)
+    measured.allclose("u0 with and without coarse maps", found.u0, fine.u0, atol=2e-10 / (1 - slope), unit="m/s",
+                      argued="each search's |Φ(u0) − u0| ≤ tol: the two u0 lie within tol/(1 − Φ′(v*)) of v*")
+    assert fine.coarse_maps == 0
+
+
+def test_the_coarse_levels_a_search_may_take():
+    """``coarse_levels``: both levels for the default tol (1e-10) at rtol 1e-11; only the coarsest
+    for tol 1e-8 (the finer level's above, 1e-7, is not 100 tol away); none for tol 1e-5, nor
+    where the run's rtol is already as coarse (1e-6).  A level's integrator is the run's with its
+    rtol, atol scaled alike, the step cap widened ``COARSE_STEP_FACTOR`` times."""
+    from skilib.strokes.periodic import COARSE_LEVELS, COARSE_STEP_FACTOR, coarse_levels
+
+    settings = block_settings(P)
+    ig = settings.integrator
+    levels = coarse_levels(settings, 1e-10)
+    assert [a for a, _ in levels] == [a for a, _ in COARSE_LEVELS]
+    for (above, rtol), (_, s) in zip(COARSE_LEVELS, levels):
+        assert s.integrator.rtol == rtol and s.integrator.method == ig.method
+        assert s.integrator.atol == pytest.approx(ig.atol * rtol / ig.rtol, rel=1e-15)
+        assert s.integrator.max_step == ig.max_step * COARSE_STEP_FACTOR
+        assert s.budget is settings.budget and s.grid is settings.grid
+    assert [a for a, _ in coarse_levels(settings, 1e-8)] == [COARSE_LEVELS[0][0]]
+    assert coarse_levels(settings, 1e-5) == []
+    assert coarse_levels(block_settings(P, rtol=1e-6, atol=1e-6), 1e-10) == []
+
+
 def test_a_push_below_friction_keeps_the_block_stuck(measured):
     """F < μmg from rest: the block sticks the whole stroke (mode 0) and static friction, the
     stick row's multiplier, holds the push without doing work."""

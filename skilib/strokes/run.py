@@ -82,6 +82,11 @@ class Skating:
     #: whether the periodic stroke's search takes inverse quadratic steps (``secant_fixed_point``'s
     #: ``quadratic``): for a smooth, curved stroke map; a model whose map is affine or kinked says no
     quadratic_steps: bool = True
+    #: whether the periodic stroke's search integrates its first strokes, far from the fixed point,
+    #: at a coarse tolerance (``skilib.strokes.periodic.COARSE_RTOL``): where the map is smooth
+    #: enough that a coarse value steers the search as well as the run's; the values the search
+    #: stops on are the run's tolerance either way
+    coarse_maps: bool = False
 
     def start(self, u: float):
         raise NotImplementedError

@@ -210,8 +210,10 @@ def default_laws(p: FreeSkaterParams) -> FreeLaws:
 
 
 def with_overrides(params: FreeSkaterParams | None, **over) -> FreeSkaterParams:
-    """``params`` (default ``FreeSkaterParams()``) with the given fields replaced (validated)."""
+    """``params`` (default ``FreeSkaterParams()``) with the given fields replaced (validated);
+    ``params`` itself where none is (a frozen dataclass, checked when it was built)."""
     p = FreeSkaterParams() if params is None else params
     if not isinstance(p, FreeSkaterParams):
         raise ValueError(f"params: must be a FreeSkaterParams, got {type(p).__name__}")
-    return replace(p, **{k: v for k, v in over.items() if v is not None})
+    over = {k: v for k, v in over.items() if v is not None}
+    return replace(p, **over) if over else p

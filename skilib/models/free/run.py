@@ -37,6 +37,7 @@ model shares (``skilib.strokes``); this module supplies the touch-down, by one o
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
 import time
@@ -349,6 +350,7 @@ class FreeSkating(Skating):
     work_terms = FREE_WORK_TERMS
     power_term = "work_leg"
     change_columns = tuple(_CHANGE_COLUMNS)
+    coarse_maps = True  # its map is smooth: a coarse value of it steers the search as the run's does
     #: the ski glides (u > 0), the snow pushes (its row's multiplier, min_snow_force, and the
     #: load friction uses, min_snow_load, both ≥ 0), the leg's largest force [body weights], its
     #: largest angle off the line from the ski's origin to the centre of mass [°]
@@ -528,11 +530,17 @@ def simulate_free(params: FreeSkaterParams | None = None, *, strokes: int, v0: f
     return skating.result(run_strokes(skating, skating.settings(), strokes=o.strokes, v0=o.v0), t_start)
 
 
+@functools.cache
+def _simulate_free_signature() -> inspect.Signature:
+    """``simulate_free``'s signature, read once (``inspect.signature`` costs ~30 µs a call)."""
+    return inspect.signature(simulate_free)
+
+
 def free_options_of(params, kwargs: dict, strokes: int = 1, v0: float = 0.0) -> FreeRunOptions:
     """``simulate_free``'s checked options of ``strokes`` strokes from u = ``v0`` with its keywords
     ``kwargs`` (its defaults for the others; an unknown keyword is a TypeError, as in a call of
     simulate_free)."""
-    bound = inspect.signature(simulate_free).bind(params, strokes=strokes, v0=v0, **kwargs)
+    bound = _simulate_free_signature().bind(params, strokes=strokes, v0=v0, **kwargs)
     bound.apply_defaults()
     args = dict(bound.arguments)
     return free_run_options(args.pop("params"), **args)

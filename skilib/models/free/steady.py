@@ -33,7 +33,11 @@ class FreeSteadyState(HasUnits):
     - frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
     - iterations : stroke-map evaluations (one simulated stroke each).
     - residual : |Φ(u0) − u0| [m/s].
-    - history : every evaluation (u, Φ(u)).
+    - history : every evaluation (u, Φ(u)); the first ones, far from u0, by coarse maps.
+    - coarse_maps : the strokes the search integrated at a coarse tolerance
+      (``skilib.strokes.periodic.COARSE_LEVELS``: Φ within ~2e-9 m/s of the run's, where
+      |Φ(u) − u| was predicted above 1e-4 m/s; within ~2e-11 m/s where above 1e-7 m/s); u0,
+      residual and the tables are the run's tolerance.
     - change : the touch-down that ends the periodic stroke, as a row of ``simulate_free``'s
       ``changes`` table (ke_before, ke_after, ke_loss and, under ``touchdown="plastic"``, its
       shares ke_loss_merge and ke_loss_projection [J]; u_after = u0 to the residual).
@@ -65,6 +69,7 @@ class FreeSteadyState(HasUnits):
     change: dict
     touchdown: str
     multiplier: float = float("nan")
+    coarse_maps: int = 0
 
     @property
     def mean_leg_power(self) -> float:
@@ -106,7 +111,8 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     """The steady state of the free skater: u0 with Φ(u0) = u0, Φ the stroke map (the ski's
     speed at the start of the next stroke after one stroke from u0 and the touch-down), by the
     secant method every skating model shares (``skilib.strokes.periodic``: inverse quadratic
-    steps near the fixed point, trust region, ``max_speed``) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation,
+    steps near the fixed point, trust region, ``max_speed``; the strokes far from the fixed point
+    integrated at a coarse tolerance, which only steers the search) to |Φ(u) − u| ≤ ``tol``.  ``kwargs`` go to ``simulate_free`` (laws, rotation,
     ``touchdown``: the touch-down rule that closes the stroke map, ...),
     among them its limits: ``max_wall_time`` bounds the whole search (every evaluation of the
     stroke map; default ten minutes, ``BudgetExceededError`` beyond) and ``max_leg_force_bw`` the
@@ -168,7 +174,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
                            frame=frame, strokes=strokes, iterations=found.iterations, residual=abs(found.residual),
                            history=found.history, change=change, touchdown=skating.o.touchdown,
-                           multiplier=slope)
+                           multiplier=slope, coarse_maps=found.coarse_maps)
 
 
 def _multiplier(skating: FreeSkating, u0: float) -> float:
