@@ -256,13 +256,15 @@ class PeriodicStroke:
     """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
     (``iterations``; ``history`` (u, Φ(u)) of each; ``coarse_maps`` of the strokes integrated, those
     at the coarse tolerance), the periodic stroke's tables (one stroke
-    from u0, ``RunTables``; None where not asked for) and its ``end``: (the stroke's model, y at
+    from u0, ``RunTables``; None where not asked for), its ``end``: (the stroke's model, y at
     its start, y at its end), from which the stroke's means are read without its tables
-    (``skilib.strokes.run.stroke_means``)."""
+    (``skilib.strokes.run.stroke_means``), and ``change``: the row of the touch-down that ends it
+    (``Skating.touch_down``'s; None without the tables)."""
 
-    def __init__(self, u0, residual, iterations, history, tables, events, end=None, coarse_maps=0):
+    def __init__(self, u0, residual, iterations, history, tables, events, end=None, coarse_maps=0, change=None):
         self.u0, self.residual, self.iterations, self.history = u0, residual, iterations, history
         self.tables, self.events, self.end, self.coarse_maps = tables, events, end, coarse_maps
+        self.change = change
 
 
 def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
@@ -304,8 +306,12 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         # only a stroke that may be tabulated splits its signed works (the rest read q, q̇ at its end)
         stroke, y0, segments, y_end, events = integrate_stroke(skating, run, 0, model, q, qd, dense, works=dense)
         n = model.nq
-        new, q1, qd1 = skating.next_start(1, model, y_end[:n], y_end[n: 2 * n])
-        return skating.start_speed(new, q1, qd1), (model, stroke, y0, segments, y_end, events, dense)
+        change = None
+        if dense:  # the stroke likely tabulated: its touch-down with the change's row (the same state)
+            new, q1, qd1, change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())
+        else:
+            new, q1, qd1 = skating.next_start(1, model, y_end[:n], y_end[n: 2 * n])
+        return skating.start_speed(new, q1, qd1), (model, stroke, y0, segments, y_end, events, dense, change)
 
     def g(u):
         nonlocal coarse_maps
@@ -331,13 +337,15 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
                                                         max_speed=max_speed, who=who,
                                                         quadratic=skating.quadratic_steps)
     bar.close()
-    model, stroke, y0, segments, y_end, events, dense = payload
+    model, stroke, y0, segments, y_end, events, dense, change = payload
     if not tables:
         return PeriodicStroke(u0, resid, iterations, history, None, events, (model, y0, y_end), coarse_maps)
     if not dense:  # again, with the interpolant
         settings.budget.start()
         stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, y0[:model.nq],
                                                                y0[model.nq: 2 * model.nq])
+        n = model.nq
+        change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())[3]
     out = RunTables([], [], [], [], [])
     tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, out)
-    return PeriodicStroke(u0, resid, iterations, history, out, events, (model, y0, y_end), coarse_maps)
+    return PeriodicStroke(u0, resid, iterations, history, out, events, (model, y0, y_end), coarse_maps, change)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import functools
 import hashlib
 import importlib.util
 import json
@@ -115,11 +116,17 @@ def _damaged(path: Path, why: str) -> None:
 
 
 def c_compiler() -> str | None:
-    """The C compiler for the 'c' backend: $CC, else cc or gcc on the PATH (None if absent)."""
-    cc = os.environ.get("CC")
+    """The C compiler for the 'c' backend: $CC, else cc or gcc on the PATH (None if absent).
+    Looked up once per ($CC, $PATH): every ``compile_system`` asks, and a search of the PATH
+    costs ~50 µs."""
+    return _find_compiler(os.environ.get("CC"), os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _find_compiler(cc: str | None, path: str | None) -> str | None:
     if cc:
-        return shutil.which(cc) or cc
-    return shutil.which("cc") or shutil.which("gcc")
+        return shutil.which(cc, path=path) or cc
+    return shutil.which("cc", path=path) or shutil.which("gcc", path=path)
 
 
 def default_backend() -> str:

@@ -166,9 +166,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     row = found.tables.strokes[0]  # the stroke's row as a dict (the table's row, without a Series)
     strokes = pd.DataFrame([row])
     check_gliding(p, found.u0, frame, row, found.events)
-    model, _, y_end = found.end  # τ = T: the stroke's end state (the frame's last row, bit for bit)
-    n = model.nq
-    change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())[3]
+    change = found.change  # the touch-down after the periodic stroke, from its end state
     slope = _multiplier(skating, found.u0) if multiplier else float("nan")
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
