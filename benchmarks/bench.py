@@ -207,8 +207,9 @@ def bench_free_steady(repeat):
 
     ss = sk.free_steady_state()
     sk.free_steady_state(multiplier=True)  # builds the variational equations' functions
-    return {"seconds": median_time(sk.free_steady_state, repeat=repeat, warmup=0), "u0": ss.u0,
-            "stroke_maps": ss.iterations,
+    # a call of ~10 ms: fifteen repetitions at least, so that the median is not one slow call's
+    return {"seconds": median_time(sk.free_steady_state, repeat=max(repeat, 15), warmup=0), "u0": ss.u0,
+            "stroke_maps": ss.iterations, "coarse_maps": ss.coarse_maps,
             "seconds_multiplier": median_time(lambda: sk.free_steady_state(multiplier=True), repeat=repeat, warmup=0)}
 
 
@@ -365,6 +366,10 @@ STEADY_SPLIT_EVERY_MAP = {"free": 26.0, "edge": 0.101, "edge_multipliers": 0.159
 #: steps) and the maps' touch-downs with their rows' kinetic energies (medians of 30, twelve runs
 #: in turn with the new search in one process, 2 cores, 2026-12-06: 15.1 against 12.9 ms) [ms]
 STEADY_SECANT_ONLY = {"free": 15.1}
+#: the free skater's row with every stroke map at the run's tolerance (before the coarse maps far
+#: from the fixed point; medians of 15, ten runs in turn with the coarse maps in one process, 2
+#: cores, 2026-12-07: 12.33 against 9.67 ms) [ms]
+STEADY_NO_COARSE_MAPS = {"free": 12.3}
 #: table 9's run with each output point's segment found by a Python loop, every step interpolant
 #: built eagerly and the push-off column called point by point, over the run without them
 #: (medians of 5, eight runs in turn in one process, 2 cores, 2026-12-06: 169.8 / 153.7 ms)
@@ -584,11 +589,12 @@ def table(r) -> str:
                      "(target ≤ 0.02)"))
     fs = r.get("free_steady")
     if fs:
-        rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.0f}",
+        rows.append(("free skater steady state [ms]", f"{1e3 * fs['seconds']:.1f}",
                      f"target ≤ 10; before {STEADY_BEFORE['free']:g} ms, {STEADY_DENSE_ELIMINATION['free']:g} ms (dense "
                      f"elimination), {STEADY_SPLIT_EVERY_MAP['free']:g} ms (every map split), "
-                     f"{STEADY_SECANT_ONLY['free']:g} ms (the secant alone); {fs['stroke_maps']} stroke maps (the last "
-                     f"one tabulated), u0 {fs['u0']:.4f} m/s"))
+                     f"{STEADY_SECANT_ONLY['free']:g} ms (the secant alone), {STEADY_NO_COARSE_MAPS['free']:g} ms (every "
+                     f"map at the run's tolerance); {fs['stroke_maps']} stroke maps, {fs.get('coarse_maps', 0)} of them "
+                     f"coarse (the last one tabulated), u0 {fs['u0']:.4f} m/s"))
         if "seconds_multiplier" in fs:
             rows.append(("free skater steady state with its multiplier Φ′(u0), variational [ms]",
                          f"{1e3 * fs['seconds_multiplier']:.0f}", "no target; the stroke map's slope from the "

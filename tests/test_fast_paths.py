@@ -172,6 +172,45 @@ def test_stances_are_kept_per_parameter_set():
     assert stance_of(p, "right", None, "zxz") is not a  # pushed out by newer ones
 
 
+def test_the_edged_skater_s_kept_start_models_give_the_same_bits(monkeypatch):
+    """The edged skater's stroke maps start from a model kept per (ℓ0, d0), with its compiled
+    systems (``EdgeSkating._start_model``, ``systems``): the maps of the search's and the
+    multipliers' differences that move only u or φ̇ reuse one.  Against a model and systems built
+    anew for every map: the same fixed point, multipliers and tables bit for bit, and fewer
+    models and compilations (7 of 40 and of 20 at the defaults)."""
+    import skilib.strokes.stroke as stroke_module
+    from skilib.models.edge.model import EdgeSkaterModel
+    from skilib.models.edge.skating import EdgeSkating
+
+    built = {"model": 0, "compile": 0}
+    init, compile_ = EdgeSkaterModel.__init__, stroke_module.compile_system
+
+    def counted_init(self, *a, **k):
+        built["model"] += 1
+        init(self, *a, **k)
+
+    def counted_compile(*a, **k):
+        built["compile"] += 1
+        return compile_(*a, **k)
+
+    monkeypatch.setattr(EdgeSkaterModel, "__init__", counted_init)
+    monkeypatch.setattr(stroke_module, "compile_system", counted_compile)
+    kept = sk.edge_steady_state()
+    kept_counts = dict(built)
+    built.update(model=0, compile=0)
+
+    def fresh(self, ell0, d):
+        return EdgeSkaterModel(self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d, laws=self.o.laws)
+
+    monkeypatch.setattr(EdgeSkating, "_start_model", fresh)
+    monkeypatch.setattr(EdgeSkating, "systems", lambda self, model: None)
+    anew = sk.edge_steady_state()
+    assert np.array_equal(kept.x0, anew.x0) and np.array_equal(kept.multipliers, anew.multipliers)
+    assert kept.iterations == anew.iterations and kept.residual.tolist() == anew.residual.tolist()
+    assert kept.frame.equals(anew.frame) and kept.strokes.equals(anew.strokes)
+    assert kept_counts["model"] < built["model"] and kept_counts["compile"] < built["compile"]
+
+
 def test_steady_state_asked_again_is_the_same_bit_for_bit():
     a, b = sk.free_steady_state(), sk.free_steady_state()
     assert a.u0 == b.u0 and a.iterations == b.iterations

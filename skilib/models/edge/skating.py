@@ -139,6 +139,14 @@ class EdgeSkating(Skating):
         self.stroke_time = o.params.stroke_time
         self.work_terms = with_pole_works(EDGE_WORK_TERMS, o.params)  # with poles, their works balance the energy too
         self.stroke_now = 0  # the stroke being integrated (1-based; 0 before the run)
+        #: the models ``start_from`` built, by (ℓ0, d0), the last START_MODELS kept: the stroke maps
+        #: of a search or of differences that move only u or φ̇ start from the same model
+        self._start_models = {}
+        #: the compiled systems of each kept start model (``systems``), by id of the model
+        self._compiled = {}
+
+    #: how many start models (and their compiled systems) ``start_from`` keeps
+    START_MODELS = 8
 
     def start(self, u):
         """The first stroke at the origin from (u, the run's lean rate, params.cm_height (with
@@ -164,7 +172,7 @@ class EdgeSkating(Skating):
         p = self.o.params
         ell0 = math.hypot(d, z)
         self.check_leg_law(ell0, "the start")
-        model = EdgeSkaterModel(p, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d, laws=self.o.laws)
+        model = self._start_model(ell0, d)
         q = model.pose(0.0)
         e, n = model.axes(0.0)
         phi = math.atan2(d, z)
@@ -172,6 +180,28 @@ class EdgeSkating(Skating):
         qd[:3] = u * e
         qd[model.cm] = u * e + ell0 * lean_rate * (model.sign * math.cos(phi) * n - math.sin(phi) * _EZ)
         return model, q, qd
+
+    def _start_model(self, ell0: float, d: float) -> EdgeSkaterModel:
+        """The first ski's model at the origin with its leg ℓ0 long and the ski d0 outside the CM:
+        built once per (ℓ0, d0) (the model depends on nothing else of x; the same numbers make the
+        same model, so a kept one gives the same stroke bit for bit)."""
+        key = (ell0, d)
+        model = self._start_models.pop(key, None)
+        if model is None:
+            model = EdgeSkaterModel(self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d,
+                                    laws=self.o.laws)
+        self._start_models[key] = model  # the most recently used last
+        while len(self._start_models) > self.START_MODELS:
+            dropped = self._start_models.pop(next(iter(self._start_models)))
+            self._compiled.pop(id(dropped), None)
+        return model
+
+    def systems(self, model):
+        """A kept start model's compiled systems, shared by the strokes that start from it (None,
+        a stroke's own, for any other model)."""
+        if model is not self._start_models.get((model.leg_start, model.landing_offset)):
+            return None
+        return self._compiled.setdefault(id(model), {})
 
     @staticmethod
     def state_of(model: EdgeSkaterModel, q, qd) -> np.ndarray:
