@@ -232,9 +232,10 @@ def check_fixed_point_args(*, tol, max_iter, max_speed, **start):
 #: comes out at or below ``above`` is integrated again at the run's tolerance.  So a coarse value
 #: only steers the search: every value it stops on is the run's.  Measured on the free skater's
 #: map at u = 2.068 m/s against the run's 830 right-hand sides (1.41 ms): rtol 1e-6, 314 (0.66 ms),
-#: Φ off by 1.9e-9 m/s; rtol 1e-8, 530 (0.92 ms), off by 7.5e-12 m/s: each level's error is
-#: 10⁴–10⁵ times below its ``above``, and the finer level's below the default tol (1e-10), so the
-#: iterate after it lands within tol.
+#: Φ off by 1.9e-9 m/s; rtol 1e-8, 530 (0.92 ms), off by 7.5e-12 m/s.  At 0.5–3 m/s on four
+#: parameter sets they are off by at most 2.7e-9 and 1.8e-11 m/s: each level's error lies
+#: 3·10⁴ and 5·10³ times below its ``above``, and the finer level's below the default tol
+#: (1e-10), so the iterate after it lands within about tol.
 COARSE_LEVELS = ((1e-4, 1e-6), (1e-7, 1e-8))
 COARSE_STEP_FACTOR = 2.5
 
@@ -254,8 +255,8 @@ def coarse_levels(settings: RunSettings, tol: float) -> list:
 
 class PeriodicStroke:
     """What ``periodic_stroke`` finds: u0, the residual Φ(u0) − u0, the stroke-map evaluations
-    (``iterations``; ``history`` (u, Φ(u)) of each; ``coarse_maps`` of the strokes integrated, those
-    at the coarse tolerance), the periodic stroke's tables (one stroke
+    (``iterations``; ``history`` (u, Φ(u)) of each; ``coarse_maps``: how many strokes it integrated
+    at a coarse tolerance), the periodic stroke's tables (one stroke
     from u0, ``RunTables``; None where not asked for), its ``end``: (the stroke's model, y at
     its start, y at its end), from which the stroke's means are read without its tables
     (``skilib.strokes.run.stroke_means``), and ``change``: the row of the touch-down that ends it
@@ -280,8 +281,14 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     before; with fewer iterates, or with the secant alone (``skating.quadratic_steps`` False),
     the secant's |g_(k−1)|² / |g_(k−3)|, of order (1 + √5)/2); the steps, and so Φ(u), are the
     same either way.  Otherwise the periodic
-    stroke is integrated once more with it.  The arguments are checked as ``secant_fixed_point``'s
-    (``u_guess`` its ``ua``) before any stroke is integrated.
+    stroke is integrated once more with it.  A stroke kept for the frame is landed by
+    ``skating.touch_down``, whose row is the result's ``change``.  The arguments are checked as
+    ``secant_fixed_point``'s (``u_guess`` its ``ua``) before any stroke is integrated.
+
+    A model with ``skating.coarse_maps`` has the strokes far from the fixed point integrated at
+    a coarse tolerance: the coarsest level of ``COARSE_LEVELS`` whose ``above`` the same
+    prediction of |g| exceeds (the first two iterates, which have no prediction, at the
+    coarsest), the value redone at the run's tolerance if it comes out at or below ``above``.  The coarse values steer the steps; the search stops only on the run's.
 
     ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
     last u and Φ(u) − u in m/s).  ``tables`` False: no stroke is tabulated (none keeps an
