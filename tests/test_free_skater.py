@@ -175,18 +175,13 @@ def test_the_coarse_stroke_maps_are_within_what_their_use_assumes(steady, measur
     run's to tol."""
     from skilib.models.free.params import with_overrides
     from skilib.models.free.run import FreeSkating, free_options_of
-    from skilib.strokes.periodic import coarse_levels
-    from skilib.strokes.run import integrate_stroke
+    from skilib.strokes.periodic import coarse_levels, evaluate_stroke_map
 
     skating = FreeSkating(free_options_of(with_overrides(None), {}))
     settings = skating.settings()
 
     def phi(u, run):
-        model, q, qd = skating.start(u)
-        run.budget.start()
-        *_, y, _ = integrate_stroke(skating, run, 0, model, q, qd, False, works=False)
-        n = model.nq
-        return skating.start_speed(*skating.next_start(1, model, y[:n], y[n: 2 * n]))
+        return evaluate_stroke_map(skating, run, u)[0]
 
     (_, coarse), (_, finer) = coarse_levels(settings, 1e-10)
     for u in (3.0, 2.0, 1.0):

@@ -19,7 +19,8 @@ import numpy as np
 from ..engine.validation import check_bool, check_number
 from .run import RunSettings, RunTables, Skating, integrate_stroke, progress_bar, tabulate_stroke
 
-__all__ = ["NoSteadyState", "secant_fixed_point", "newton_fixed_point", "periodic_stroke", "PeriodicStroke"]
+__all__ = ["NoSteadyState", "secant_fixed_point", "newton_fixed_point", "periodic_stroke", "PeriodicStroke",
+           "evaluate_stroke_map", "coarse_levels"]
 
 
 class NoSteadyState(RuntimeError):
@@ -268,13 +269,32 @@ class PeriodicStroke:
         self.change = change
 
 
+def evaluate_stroke_map(skating: Skating, settings: RunSettings, u: float, dense: bool = False):
+    """Φ(u) of ``skating``'s stroke map with ``settings`` (module docstring): one stroke from
+    ``skating.start(u)`` (the budget restarted) and its touch-down, as (Φ(u), payload); payload
+    (model, the ``Stroke``, y0, segments, y at τ = T, events, ``dense``, change).  ``dense``: the
+    stroke keeps its interpolant and splits its signed works (one to tabulate), and is landed by
+    ``skating.touch_down`` with its row (``change``); otherwise by ``skating.next_start`` (the same
+    state), change None."""
+    model, q, qd = skating.start(u)
+    settings.budget.start()
+    # only a stroke that may be tabulated splits its signed works (the rest read q, q̇ at its end)
+    stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, q, qd, dense, works=dense)
+    n = model.nq
+    change = None
+    if dense:
+        new, q1, qd1, change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())
+    else:
+        new, q1, qd1 = skating.next_start(1, model, y_end[:n], y_end[n: 2 * n])
+    return skating.start_speed(new, q1, qd1), (model, stroke, y0, segments, y_end, events, dense, change)
+
+
 def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, tol: float, max_iter: int,
                     max_speed: float, who: str, progress: bool = False, tables: bool = True) -> PeriodicStroke:
     """The fixed point u0 = Φ(u0) of ``skating``'s stroke map (module docstring) by
     ``secant_fixed_point`` from ``u_guess``, and the periodic stroke's tables.
 
-    Each evaluation of Φ integrates one stroke from ``skating.start(u)`` (the budget restarted)
-    and applies the touch-down (``skating.next_start``).  The interpolant of a stroke (for its
+    Each evaluation of Φ is ``evaluate_stroke_map``'s.  The interpolant of a stroke (for its
     frame) is kept only where the iterate is likely the last: inverse quadratic interpolation's
     |g| falls as
     |g_k| ≈ |g_(k−1)|² / |g_(k−4)| (e_k ∝ e_(k−1) e_(k−2) e_(k−3), the constant from the step
@@ -288,7 +308,8 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     A model with ``skating.coarse_maps`` has the strokes far from the fixed point integrated at
     a coarse tolerance: the coarsest level of ``COARSE_LEVELS`` whose ``above`` the same
     prediction of |g| exceeds (the first two iterates, which have no prediction, at the
-    coarsest), the value redone at the run's tolerance if it comes out at or below ``above``.  The coarse values steer the steps; the search stops only on the run's.
+    coarsest), the value redone at the run's tolerance if it comes out at or below ``above``.
+    The coarse values steer the steps; the search stops only on the run's.
 
     ``progress``: show a bar on stderr (stroke-map evaluations, out of ``max_iter``, with the
     last u and Φ(u) − u in m/s).  ``tables`` False: no stroke is tabulated (none keeps an
@@ -307,19 +328,6 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     levels = coarse_levels(settings, tol) if skating.coarse_maps else []
     coarse_maps = 0
 
-    def stroke_map(u, run, dense):
-        model, q, qd = skating.start(u)
-        run.budget.start()
-        # only a stroke that may be tabulated splits its signed works (the rest read q, q̇ at its end)
-        stroke, y0, segments, y_end, events = integrate_stroke(skating, run, 0, model, q, qd, dense, works=dense)
-        n = model.nq
-        change = None
-        if dense:  # the stroke likely tabulated: its touch-down with the change's row (the same state)
-            new, q1, qd1, change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())
-        else:
-            new, q1, qd1 = skating.next_start(1, model, y_end[:n], y_end[n: 2 * n])
-        return skating.start_speed(new, q1, qd1), (model, stroke, y0, segments, y_end, events, dense, change)
-
     def g(u):
         nonlocal coarse_maps
         r = [abs(w - v) for v, w in history[-4 if skating.quadratic_steps else -3:]]
@@ -329,12 +337,12 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
         for above, run in levels:  # away from u0 a coarse value steers as well: the coarsest level allowed
             if predicted > above:
                 coarse_maps += 1
-                value, payload = stroke_map(u, run, False)
+                value, payload = evaluate_stroke_map(skating, run, u)
                 if abs(value - u) <= above:  # nearer u0 than the level is for: the run's own map
                     value = None
                 break
         if value is None:
-            value, payload = stroke_map(u, settings, dense)
+            value, payload = evaluate_stroke_map(skating, settings, u, dense)
         history.append((u, value))
         bar.set_postfix_str(f"u {u:.6g} m/s, Φ(u) − u {history[-1][1] - u:.2e} m/s")
         bar.update(1)
@@ -347,12 +355,8 @@ def periodic_stroke(skating: Skating, settings: RunSettings, *, u_guess: float, 
     model, stroke, y0, segments, y_end, events, dense, change = payload
     if not tables:
         return PeriodicStroke(u0, resid, iterations, history, None, events, (model, y0, y_end), coarse_maps)
-    if not dense:  # again, with the interpolant
-        settings.budget.start()
-        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, 0, model, y0[:model.nq],
-                                                               y0[model.nq: 2 * model.nq])
-        n = model.nq
-        change = skating.touch_down(1, model, y_end[:n].copy(), y_end[n: 2 * n].copy())[3]
+    if not dense:  # again, with the interpolant (the same start, the same steps)
+        _, (model, stroke, y0, segments, y_end, events, _, change) = evaluate_stroke_map(skating, settings, u0, True)
     out = RunTables([], [], [], [], [])
     tabulate_stroke(skating, settings, 0, model, stroke, y0, segments, y_end, events, None, out)
     return PeriodicStroke(u0, resid, iterations, history, out, events, (model, y0, y_end), coarse_maps, change)

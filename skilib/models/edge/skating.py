@@ -139,11 +139,10 @@ class EdgeSkating(Skating):
         self.stroke_time = o.params.stroke_time
         self.work_terms = with_pole_works(EDGE_WORK_TERMS, o.params)  # with poles, their works balance the energy too
         self.stroke_now = 0  # the stroke being integrated (1-based; 0 before the run)
-        #: the models ``start_from`` built, by (ℓ0, d0), the last START_MODELS kept: the stroke maps
-        #: of a search or of differences that move only u or φ̇ start from the same model
+        #: (model, its compiled systems) that ``start_from`` built, by (ℓ0, d0), the last
+        #: START_MODELS kept: the stroke maps of a search or of differences that move only u or φ̇
+        #: start from the same model
         self._start_models = {}
-        #: the compiled systems of each kept start model (``systems``), by id of the model
-        self._compiled = {}
 
     #: how many start models (and their compiled systems) ``start_from`` keeps
     START_MODELS = 8
@@ -186,22 +185,20 @@ class EdgeSkating(Skating):
         built once per (ℓ0, d0) (the model depends on nothing else of x; the same numbers make the
         same model, so a kept one gives the same stroke bit for bit)."""
         key = (ell0, d)
-        model = self._start_models.pop(key, None)
-        if model is None:
-            model = EdgeSkaterModel(self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d,
-                                    laws=self.o.laws)
-        self._start_models[key] = model  # the most recently used last
+        kept = self._start_models.pop(key, None)
+        if kept is None:
+            kept = (EdgeSkaterModel(self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d,
+                                    laws=self.o.laws), {})
+        self._start_models[key] = kept  # the most recently used last
         while len(self._start_models) > self.START_MODELS:
-            dropped = self._start_models.pop(next(iter(self._start_models)))
-            self._compiled.pop(id(dropped), None)
-        return model
+            self._start_models.pop(next(iter(self._start_models)))
+        return kept[0]
 
     def systems(self, model):
         """A kept start model's compiled systems, shared by the strokes that start from it (None,
         a stroke's own, for any other model)."""
-        if model is not self._start_models.get((model.leg_start, model.landing_offset)):
-            return None
-        return self._compiled.setdefault(id(model), {})
+        kept = self._start_models.get((model.leg_start, model.landing_offset))
+        return kept[1] if kept is not None and kept[0] is model else None
 
     @staticmethod
     def state_of(model: EdgeSkaterModel, q, qd) -> np.ndarray:
