@@ -104,6 +104,9 @@ EXEMPT = {
         "test_the_edged_skater_s_kept_start_models_give_the_same_bits": "the same models' kernel calls on the same "
                                                                         "numbers: equal bits, asserted exactly",
         "test_steady_state_asked_again_is_the_same_bit_for_bit": _API,
+        "test_overlapped_tables_are_the_sequential_loop_s_bits": "the same operations on the same numbers in "
+                                                                 "another thread: equal tables, asserted exactly",
+        "test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes": _API,
         "test_points_evaluated_in_c_are_the_point_by_point_evaluations_bit_for_bit": "the same kernel calls on the "
                                                                                      "same numbers: equal bits, "
                                                                                      "asserted exactly",

@@ -13,7 +13,10 @@
 - the screen of seeded starts run in a forked process while the collocated program is built
   (``skilib.studies.beside``): the same starts, and the same coach's answer, bit for bit;
 - the thesis skier's periodic stroke found without its tables (``steady_means``, what the Sobol
-  study asks for) against ``steady_state``: the same u0, means, residual and iterations bit for bit.
+  study asks for) against ``steady_state``: the same u0, means, residual and iterations bit for bit;
+- a run that tabulates each stroke in a second thread while it integrates the next
+  (``Skating.overlap_tables``) against the sequential loop: the same tables bit for bit, and the
+  errors raised in the sequential loop's order.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import functools
 import json
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pandas as pd
@@ -552,3 +556,76 @@ def test_frames_tabulated_in_c_are_the_point_by_point_frames_bit_for_bit(monkeyp
         slow = run()
         monkeypatch.setattr(frame_module, "stack_evaluations", stack_evaluations)
         pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+
+
+def _tabulating_threads(monkeypatch) -> list:
+    """The names of the threads that tabulate the strokes of the runs that follow."""
+    names, tabulate = [], strokes_run.tabulate_stroke
+
+    def recorded(*a, **k):
+        names.append(threading.current_thread().name)
+        return tabulate(*a, **k)
+
+    monkeypatch.setattr(strokes_run, "tabulate_stroke", recorded)
+    return names
+
+
+@pytest.mark.parametrize("model", ["thesis", "free"])
+def test_overlapped_tables_are_the_sequential_loop_s_bits(monkeypatch, model):
+    """Each stroke tabulated in a second thread while the next is integrated: the frame, the
+    strokes, the changes, the events and the evaluations are the sequential loop's, bit for bit.
+    The thesis skier's run starts from rest (its first stroke slides back, sticks and slides on:
+    two friction switches); the free skater's strokes alternate their stances."""
+    from skilib.models.thesis.cases import TABLE9
+    from skilib.models.thesis.run import ThesisSkating
+
+    cls, run = {"thesis": (ThesisSkating, lambda: sk.simulate_run(**dict(TABLE9.kwargs(), strokes=4))),
+                "free": (FreeSkating, lambda: sk.simulate_free(strokes=4))}[model]
+    assert cls.overlap_tables
+    threads = _tabulating_threads(monkeypatch)
+    overlapped = run()
+    assert len(threads) == 4 and all(t.startswith("skilib-tables") for t in threads)
+    monkeypatch.setattr(cls, "overlap_tables", False)
+    del threads[:]
+    sequential = run()
+    assert threads == ["MainThread"] * 4
+    for name in ("frame", "strokes", "changes", "events"):
+        pd.testing.assert_frame_equal(getattr(overlapped, name), getattr(sequential, name), check_exact=True)
+    assert overlapped.info["nfev"] == sequential.info["nfev"]
+    if model == "thesis":
+        assert len(overlapped.events) == 2
+
+
+@pytest.mark.parametrize("overlap", [True, False])
+@pytest.mark.parametrize("later", ["steps", "touch_down"])
+def test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes(monkeypatch, overlap, later):
+    """The sequential loop tabulates stroke 2 before it lands stroke 3 or integrates it; a run that
+    overlaps them raises stroke 2's error all the same, not the later failure: the budget spent
+    in stroke 3's steps, or its touch-down."""
+    from skilib.engine.errors import BudgetExceededError
+    from skilib.models.thesis.run import ThesisSkating
+
+    monkeypatch.setattr(ThesisSkating, "overlap_tables", overlap)
+    summary, touch_down = ThesisSkating.summary, ThesisSkating.touch_down
+
+    def refused(self, k, *a):
+        if k == 1:
+            raise ValueError("stroke 2's tables refused")
+        return summary(self, k, *a)
+
+    kw = dict(phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5, v0=2.0)
+    two = sk.simulate_run(strokes=2, **kw).info["nfev"]
+    if later == "steps":  # stroke 3 needs about a thousand evaluations more: the budget stops it
+        kw["max_evaluations"] = two + 50
+        with pytest.raises(BudgetExceededError):
+            sk.simulate_run(strokes=4, **kw)
+    else:
+        def fails(self, k, *a):
+            if k == 2:
+                raise ValueError("stroke 3's touch-down failed")
+            return touch_down(self, k, *a)
+
+        monkeypatch.setattr(ThesisSkating, "touch_down", fails)
+    monkeypatch.setattr(ThesisSkating, "summary", refused)
+    with pytest.raises(ValueError, match="stroke 2's tables refused"):
+        sk.simulate_run(strokes=4, **kw)

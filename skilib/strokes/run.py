@@ -22,13 +22,30 @@ model supplies is a ``Skating`` (subclass it):
   stroke's row gets their cost (``cost_columns``; the model's params hold ``eta_positive`` and
   ``eta_negative``);
 - optionally ``systems(model)``: a dict in which the compiled systems of strokes that share
-  them are kept (``None``: each stroke compiles its own).
+  them are kept (``None``: each stroke compiles its own);
+- optionally ``overlap_tables = True``: the model's touch-down and its tabulation share no
+  state that either of them writes, and consecutive strokes share no compiled system, so a run
+  may tabulate stroke k in a second thread while stroke k + 1 is integrated (below).
+
+Overlapping tables and steps.  With compiled systems a stroke's steps run in C, which lets go of
+Python's global interpreter lock (``ctypes``), and its tabulation (the frame: eq. 101 at the
+output points, reactions, pandas; the row) is Python and NumPy: on a second core they overlap.
+``run_strokes`` then does, per stroke, the steps of stroke k, the touch-down that starts stroke
+k + 1, and hands stroke k's tabulation to one worker thread while it steps stroke k + 1; each
+tabulation is waited for before the next is handed over, so the tables are appended in stroke
+order.  Every number is computed by the same operations on the same inputs, so the tables are
+the sequential loop's bit for bit (tested); an error raised by stroke k's tabulation is raised
+before any error of the later touch-down or steps, as the sequential loop would.  The
+sequential loop stays the path of the numeric engine (its steps hold the lock), of one stroke,
+and of a model that does not declare ``overlap_tables``.
 
 ``RunSettings`` holds the solver's choices, checked once by the model's run function.
 """
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +104,9 @@ class Skating:
     #: enough that a coarse value steers the search as well as the run's; the values the search
     #: stops on are the run's tolerance either way
     coarse_maps: bool = False
+    #: whether a run may tabulate stroke k in a second thread while it integrates stroke k + 1
+    #: (the module docstring): a model says so where its touch-down and tabulation are independent
+    overlap_tables: bool = False
 
     def start(self, u: float):
         raise NotImplementedError
@@ -286,7 +306,8 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
     """``strokes`` strokes of ``skating``: the first from ``skating.start(v0)``, each next one
     from the model's touch-down after the last; ``strokes`` an integer >= 1, ``v0`` a finite
     speed [m/s].  ``progress``: show a bar on stderr (strokes done, the last one's mean speed
-    in m/s)."""
+    in m/s).  A model with ``overlap_tables`` and compiled systems has each stroke tabulated in a
+    second thread while the next is integrated (the module docstring; the same tables)."""
     strokes = check_number("strokes", strokes, integer=True, positive=True)
     v0 = check_number("v0", v0, unit="m/s")
     progress = check_bool("progress", progress)
@@ -294,19 +315,50 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
         raise ValueError(f"settings: must be a RunSettings, got {settings!r}")
     tables = RunTables([], [], [], [], [])
     settings.budget.start()
-    model = q = qd = None
     bar = progress_bar(strokes, "strokes", "stroke", progress)
-    for k in range(strokes):
+    overlap = skating.overlap_tables and settings.compiled and strokes > 1
+    # one worker per run: nothing outlives the run (a forked process or a nested run has its own)
+    with ThreadPoolExecutor(1, thread_name_prefix="skilib-tables") if overlap else nullcontext() as pool:
+        pending = None
+
+        def tabulated():  # wait for the stroke handed over last (its error, if any, is raised here)
+            nonlocal pending
+            if pending is not None:
+                done, pending = pending, None
+                done.result()
+                bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
+                bar.update(1)
+
+        model, q, qd = skating.start(v0)
         change = None
-        if k == 0:
-            model, q, qd = skating.start(v0)
-        else:
-            model, q, qd, change = skating.touch_down(k, model, q, qd)
-            tables.changes.append(change)
-        stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, k, model, q, qd)
-        tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)
-        q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
-        bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
-        bar.update(1)
+        for k in range(strokes):
+            try:
+                stroke, y0, segments, y_end, events = integrate_stroke(skating, settings, k, model, q, qd)
+            except BaseException:
+                tabulated()  # the stroke before: its error first, as the sequential loop raises it
+                raise
+            tabulated()
+            stroke_k = (k, model, stroke, y0, segments, y_end, events, change)
+            q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
+            if pool is None:
+                _tabulate(skating, settings, stroke_k, tables)
+                bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
+                bar.update(1)
+            if k + 1 < strokes:
+                try:
+                    model, q, qd, change = skating.touch_down(k + 1, model, q, qd)
+                except BaseException:
+                    if pool is not None:  # stroke k's tables (and their error) come first
+                        _tabulate(skating, settings, stroke_k, tables)
+                    raise
+                tables.changes.append(change)
+            if pool is not None:
+                pending = pool.submit(_tabulate, skating, settings, stroke_k, tables)
+        tabulated()
     bar.close()
     return tables
+
+
+def _tabulate(skating: Skating, settings: RunSettings, stroke_k: tuple, tables: RunTables) -> None:
+    k, model, stroke, y0, segments, y_end, events, change = stroke_k
+    tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)

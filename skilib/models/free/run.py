@@ -351,6 +351,9 @@ class FreeSkating(Skating):
     power_term = "work_leg"
     change_columns = tuple(_CHANGE_COLUMNS)
     coarse_maps = True  # its map is smooth: a coarse value of it steers the search as the run's does
+    #: a stroke's tabulation reads only its own side's stance (model, compiled systems), and the
+    #: next stroke is on the other side: the run may overlap them (``skilib.strokes.run``)
+    overlap_tables = True
     #: the ski glides (u > 0), the snow pushes (its row's multiplier, min_snow_force, and the
     #: load friction uses, min_snow_load, both ≥ 0), the leg's largest force [body weights], its
     #: largest angle off the line from the ski's origin to the centre of mass [°]

@@ -209,6 +209,9 @@ class ThesisSkating(Skating):
     #: (a kink at u = 0) that a quadratic through it would bend towards (measured on 40 rows of the
     #: Sobol design: 4 stroke maps in 28 of them with the secant, 5 with the quadratic steps)
     quadratic_steps = False
+    #: a stroke's tabulation reads only its own model, compiled systems and rows, and the
+    #: touch-down builds the next stroke's model: the run may overlap them (``skilib.strokes.run``)
+    overlap_tables = True
 
     def __init__(self, options: RunOptions):
         self.o = options
