@@ -629,3 +629,63 @@ def test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes(monkey
     monkeypatch.setattr(ThesisSkating, "summary", refused)
     with pytest.raises(ValueError, match="stroke 2's tables refused"):
         sk.simulate_run(strokes=4, **kw)
+
+
+def test_kept_last_keeps_the_most_recently_used():
+    """``KeptLast``: a value is built once per key, a use moves it to the back, the oldest is
+    dropped beyond ``size``; ``peek`` reads without counting as a use."""
+    from skilib.strokes.kept import KeptLast
+
+    built = []
+
+    def build(k):
+        return lambda: built.append(k) or f"value {k}"
+
+    kept = KeptLast(2)
+    assert kept.get("a", build("a")) == "value a" and kept.get("b", build("b")) == "value b"
+    assert kept.get("a", build("a")) == "value a" and built == ["a", "b"]  # kept: not built again
+    assert kept.peek("b") == "value b"  # not a use: b stays the oldest
+    kept.get("c", build("c"))  # drops b, the least recently used
+    assert kept.peek("b") is None and kept.peek("a") == "value a" and len(kept) == 2
+    for bad in (0, 1.5, None):
+        with pytest.raises(ValueError, match="size"):
+            KeptLast(bad)
+
+
+def test_the_thesis_skier_s_kept_stroke_starts_are_a_fresh_build_s_bits():
+    """The admissible states at touch-down (``StrokeStart``) are kept per (params, heading, side,
+    rotation) across runs: a second run with another push-off scale, v0 and stroke count reuses
+    them, and a kept start is a fresh build's bit for bit, built with another push-off and at
+    another start point; its arrays are read-only."""
+    from skilib.models.thesis import run as thesis_run
+    from skilib.models.thesis.model import SkierModel
+    from skilib.models.thesis.params import ski_heading
+
+    kw = dict(phase_time=1.0, skating_angle_deg=47.0, c_ext=0.2, c_rot_deg=22.5)
+    sk.simulate_run(strokes=2, v0=1.0, **kw)
+    o = thesis_run.options_of(None, kw)
+    keys = [(o.params, *ski_heading(o.params, k, o.first_ski), o.rotation) for k in (0, 1)]
+    kept = [thesis_run._stroke_starts.peek(key) for key in keys]
+    assert all(s is not None for s in kept)
+    sk.simulate_run(strokes=3, v0=2.0, force_scale=0.5, **kw)
+    assert [thesis_run._stroke_starts.peek(key) for key in keys] == kept  # the same objects
+    for (params, hdg, side, rot), start in zip(keys, kept):
+        fresh = SkierModel(params, hdg, side, np.array([3.0, -2.0, 0.0]), lambda tau: 0.0 * tau,
+                           rotation=rot).stroke_start()
+        for name in ("at_rest", "per_speed", "q_rel", "leg_axis0"):
+            assert np.array_equal(getattr(start, name), getattr(fresh, name)), name
+        with pytest.raises(ValueError, match="read-only"):
+            start.at_rest[0] = 1.0
+
+
+def test_positions_alone_are_the_consistent_initial_conditions_bits():
+    """``consistent_initial_conditions(velocities=False)``: the same positions, bit for bit, without
+    the velocity solve."""
+    from skilib.engine.solver import consistent_initial_conditions
+    from skilib.models.thesis.model import SkierModel
+
+    model = SkierModel(sk.SkierParams(), 0.4, "right", np.zeros(3), lambda tau: 0.0 * tau)
+    q_guess = model.pose(0.0, 0.0) + 1e-6
+    q, qd = consistent_initial_conditions(model.system(1), 0.0, q_guess, independent=[0])
+    q_only, none = consistent_initial_conditions(model.system(1), 0.0, q_guess, independent=[0], velocities=False)
+    assert np.array_equal(q, q_only) and none is None and qd is not None

@@ -24,8 +24,9 @@ __all__ = ["consistent_initial_conditions", "solve_dynamics", "DynamicsResult", 
 
 
 def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, independent=(),
-                                  tol: float = 1e-12, max_iter: int = 50):
-    """Positions with C(q, t0) = 0 and velocities with Cq q̇ = −Ct.
+                                  tol: float = 1e-12, max_iter: int = 50, velocities: bool = True):
+    """Positions with C(q, t0) = 0 and velocities with Cq q̇ = −Ct (``velocities`` False: the
+    positions alone, (q, None), for a caller that needs no velocities).
 
     Newton–Raphson on [C; q_I − q_I⁰] = 0 holds the independent coordinates ``independent``
     (indices into q) at their guessed values; the velocities solve
@@ -35,6 +36,7 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
     t0 = check_number("t0", t0, unit="s")
     tol = check_number("tol", tol, positive=True)
     max_iter = check_number("max_iter", max_iter, integer=True, positive=True)
+    velocities = check_bool("velocities", velocities)
     q = np.array(check_array("q_guess", q_guess))
     if q.shape != (system.nq,):
         raise ValueError(f"q_guess must have {system.nq} entries, got shape {q.shape}")
@@ -64,6 +66,8 @@ def consistent_initial_conditions(system, t0, q_guess, qd_guess=None, *, indepen
             f"Newton-Raphson did not satisfy C(q, t0={t0}) = 0 in {max_iter} iterations: "
             f"max |C| = {res:.3e} at row {labels[hol[k]]}"
         )
+    if not velocities:
+        return q, None
     jet = system.constraint_jet(t0, q)
     Amat = np.vstack([jet.J, E])
     b = np.concatenate([-jet.t, qd_guess[idx]])

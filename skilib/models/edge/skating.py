@@ -27,6 +27,7 @@ from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
+from ...strokes.kept import KeptLast
 from ...strokes.laws import SIDES, side_of, side_sign
 from ...strokes.poles import with_pole_works
 from ...strokes.result import SimResult
@@ -142,7 +143,7 @@ class EdgeSkating(Skating):
         #: (model, its compiled systems) that ``start_from`` built, by (ℓ0, d0), the last
         #: START_MODELS kept: the stroke maps of a search or of differences that move only u or φ̇
         #: start from the same model
-        self._start_models = {}
+        self._start_models = KeptLast(self.START_MODELS)
 
     #: how many start models (and their compiled systems) ``start_from`` keeps
     START_MODELS = 8
@@ -184,20 +185,13 @@ class EdgeSkating(Skating):
         """The first ski's model at the origin with its leg ℓ0 long and the ski d0 outside the CM:
         built once per (ℓ0, d0) (the model depends on nothing else of x; the same numbers make the
         same model, so a kept one gives the same stroke bit for bit)."""
-        key = (ell0, d)
-        kept = self._start_models.pop(key, None)
-        if kept is None:
-            kept = (EdgeSkaterModel(self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d,
-                                    laws=self.o.laws), {})
-        self._start_models[key] = kept  # the most recently used last
-        while len(self._start_models) > self.START_MODELS:
-            self._start_models.pop(next(iter(self._start_models)))
-        return kept[0]
+        return self._start_models.get((ell0, d), lambda: (EdgeSkaterModel(
+            self.o.params, self.o.first_ski, np.zeros(3), ell0, self.o.rotation, d, laws=self.o.laws), {}))[0]
 
     def systems(self, model):
         """A kept start model's compiled systems, shared by the strokes that start from it (None,
         a stroke's own, for any other model)."""
-        kept = self._start_models.get((model.leg_start, model.landing_offset))
+        kept = self._start_models.peek((model.leg_start, model.landing_offset))
         return kept[1] if kept is not None and kept[0] is model else None
 
     @staticmethod

@@ -52,6 +52,7 @@ from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
+from ...strokes.kept import KeptLast
 from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
@@ -100,7 +101,7 @@ class Stance:
     def __init__(self, params: FreeSkaterParams, side: str, laws: FreeLaws | None, rotation: str):
         self.model = m = FreeSkaterModel(params, side, np.zeros(3), laws, rotation)
         system = m.system(1)
-        self.q = consistent_initial_conditions(system, 0.0, m.pose(0.0), independent=[0, 1])[0]
+        self.q = consistent_initial_conditions(system, 0.0, m.pose(0.0), independent=[0, 1], velocities=False)[0]
         jet = system.constraint_jet(0.0, self.q)
         self.e, n = m.axes(0.0)
         self.offset = float(m.offset_law(0.0)[0]) * n  # the centre of mass from the ski's origin, sideways
@@ -175,15 +176,8 @@ def stance_of(params: FreeSkaterParams, side: str, laws: FreeLaws | None, rotati
         return Stance(params, side, laws, rotation)
     cache = getattr(_stances, "by_key", None)
     if cache is None:
-        cache = _stances.by_key = {}
-    key = (params, side, rotation)
-    if key in cache:
-        cache[key] = cache.pop(key)  # the most recently used last
-    else:
-        cache[key] = Stance(params, side, laws, rotation)
-        while len(cache) > STANCE_CACHE_SIZE:
-            cache.pop(next(iter(cache)))
-    return cache[key]
+        cache = _stances.by_key = KeptLast(STANCE_CACHE_SIZE)
+    return cache.get((params, side, rotation), lambda: Stance(params, side, laws, rotation))
 
 
 def touch_down(old: FreeSkaterModel, q, qd, side: str, touchdown: str = "plastic"):

@@ -98,12 +98,14 @@ class StrokeStart:
     under a translation of every body by P in the snow plane, their Jacobian and Ct do not
     depend on P, and so q⁰ − shift(P), a and b are the same for every stroke of one heading and
     side.  A run computes them once per (heading, side) (``SkierModel.stroke_start``) instead of
-    once per stroke; ``q(P)`` puts them at a stroke's P.
+    once per stroke; ``q(P)`` puts them at a stroke's P.  Nor do they depend on the push-off (a
+    force, not a constraint).  Its arrays are read-only: one start serves many runs
+    (``skilib.models.thesis.run``).
     """
 
     def __init__(self, model: "SkierModel"):
         sysm = model.system(1)
-        q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0])[0]
+        q0 = consistent_initial_conditions(sysm, 0.0, model.pose(0.0, 0.0), independent=[0], velocities=False)[0]
         jet = sysm.constraint_jet(0.0, q0)
         lhs = np.vstack([jet.J, model.ski_speed_row()])     # [Cq; e′ on Ṙ¹]: square, one DOF
         rhs = np.zeros((lhs.shape[0], 2))
@@ -115,6 +117,8 @@ class StrokeStart:
         self.q_rel[self._positions] -= np.tile(model.P, 3)
         self.leg_axis0 = model.leg_axis(0.0)[0]
         self.cm = model.cm
+        for a in (ab, self.at_rest, self.per_speed, self.q_rel, self.leg_axis0, self._positions):
+            a.flags.writeable = False
 
     def q(self, P) -> np.ndarray:
         """q⁰ of the stroke starting at P."""

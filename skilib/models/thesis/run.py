@@ -39,6 +39,7 @@ from ...engine.options import Integrator, Stabilization
 from ...engine.validation import check_bool, check_choice, check_number
 from ...strokes.frame import output_grid
 from ...strokes.laws import SIDES
+from ...strokes.kept import KeptLast
 from ...strokes.params import slope_factors
 from ...strokes.result import SimResult
 from ...strokes.run import EVENT_COLUMNS, RunSettings, Skating, run_strokes
@@ -63,6 +64,12 @@ MAX_OUTPUT_ROWS = 2_000_000
 MAX_V0 = 50.0
 #: the default work budget of a run: evaluations of eq. 101 (a table 9 stroke takes ~5e3)
 DEFAULT_MAX_EVALUATIONS = 5_000_000
+#: the stroke starts kept in this process (``ThesisSkating``): two per parameter set (one per ski)
+STROKE_STARTS = 16
+#: (params, heading, side, rotation) → ``StrokeStart``: the admissible states at touch-down depend
+#: on nothing else (not on the push-off, nor on where the ski lands), so a run or a steady state
+#: asked again, or with only the force, v0 or the number of strokes changed, reuses them
+_stroke_starts = KeptLast(STROKE_STARTS)
 
 
 def initial_state(model, v0, start=None):
@@ -217,14 +224,16 @@ class ThesisSkating(Skating):
         self.o = options
         self.stroke_time = options.params.phase_time
         self._first, self._first_systems = None, {}
-        self._starts = {}  # (heading, side) → StrokeStart: one per ski of the run, not one per stroke
 
     def _start_of(self, hdg, side, model=None):
-        if (hdg, side) not in self._starts:
-            o = self.o
-            model = model or SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)
-            self._starts[hdg, side] = model.stroke_start()
-        return self._starts[hdg, side]
+        """The ``StrokeStart`` of the ski (heading, side): one per ski of the run, not one per
+        stroke, and kept in the process for the next run with these params (``_stroke_starts``)."""
+        o = self.o
+
+        def build():
+            return (model or SkierModel(o.params, hdg, side, np.zeros(3), o.push, rotation=o.rotation)).stroke_start()
+
+        return _stroke_starts.get((o.params, hdg, side, o.rotation), build)
 
     def start(self, u):
         o = self.o
