@@ -316,24 +316,41 @@ def test_a_stroke_maps_touch_down_without_its_row_is_the_touch_down_bit_for_bit(
     assert fast.history == slow.history
 
 
-def test_step_path_is_odesolution_bit_for_bit():
+@pytest.mark.parametrize("model", ["free", "edge"])
+def test_step_path_is_odesolution_bit_for_bit(monkeypatch, model):
     """A stroke's path over its C steps evaluated in one array expression (``StepPath``) against
     SciPy's ``OdeSolution`` over the same interpolants, at the output grid, at the steps' own
     times (where OdeSolution picks the earlier step) and at one time: the same bits, the split
-    steps (``SignedDense``) included."""
+    steps (``SignedDense``: the signed works split at the net work's turning points, a step's
+    points together) included.  The edged skater's leg turns its power's sign in most steps."""
     from scipy.integrate import OdeSolution
 
     from skilib.engine.codegen.stepper import StepPath
 
-    skating = FreeSkating(free_options_of(with_overrides(None), {}))
-    settings = skating.settings()
-    model, q, qd = skating.start(2.0)
-    settings.budget.start()
-    _, _, segments, _, _ = strokes_run.integrate_stroke(skating, settings, 0, model, q, qd, True)
+    if model == "free":
+        skating = FreeSkating(free_options_of(with_overrides(None), {}))
+        settings = skating.settings()
+        m, q, qd = skating.start(2.0)
+        settings.budget.start()
+        _, _, segments, _, _ = strokes_run.integrate_stroke(skating, settings, 0, m, q, qd, True)
+        grid = settings.grid
+    else:  # the segments of the edged skater's first stroke, as its run tabulates them
+        seen, tabulate = {}, strokes_run.tabulate_stroke
+
+        def captured(skating, settings, k, m, stroke, y0, segments, *a):
+            seen.setdefault("segments", segments)
+            seen.setdefault("grid", settings.grid)
+            return tabulate(skating, settings, k, m, stroke, y0, segments, *a)
+
+        monkeypatch.setattr(strokes_run, "tabulate_stroke", captured)
+        sk.simulate_edge(strokes=1)
+        segments, grid = seen["segments"], seen["grid"]
     path = segments[0].path
     assert isinstance(path, StepPath) and (~path._plain).any(), "a path with split steps"
     ref = OdeSolution(path.ts, path.interpolants)
-    grid = np.concatenate([settings.grid[settings.grid <= segments[0].end], path.ts, path.ts[::-1][:5]])
+    grid = np.concatenate([grid[grid <= segments[0].end], path.ts, path.ts[::-1][:5]])
+    on_split = ~path._plain[np.clip(np.searchsorted(path.ts, grid, side="left") - 1, 0, len(path._plain) - 1)]
+    assert on_split.sum() >= 5, "points on split steps"
     assert np.array_equal(path(grid), ref(grid))
     assert np.array_equal(path(grid[7]), ref(grid[7]))
     # the interpolants, built when asked for, read as a list's: length, negative index, iteration
