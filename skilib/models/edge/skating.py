@@ -135,6 +135,10 @@ class EdgeSkating(Skating):
                      "max_leg_length": ("leg_length", "max"), "max_abs_lean_deg": ("lean_deg", "max"),
                      "min_lean_deg": ("lean_deg", "min"), "min_ski_speed": ("u", "min")}
 
+    #: (``overlap_tables`` stays False: its strokes are many short segments stepped in C between
+    #: Python phases and touch-downs, and a run that overlapped their tables with the next stroke
+    #: measured 1.15× slower, each return from C waiting for the worker to give Python's lock back)
+
     def __init__(self, o: EdgeRunOptions):
         self.o = o
         self.stroke_time = o.params.stroke_time
