@@ -142,20 +142,30 @@ def bench_long_run(compiled, repeat):
             times.append(time.perf_counter() - t0)
         return statistics.median(times), res
 
-    seconds, res = timed()
-    if compiled:  # the sequential loop: each stroke tabulated before the next is integrated
+    if compiled:  # in turn with the sequential loop (each stroke tabulated before the next is
+        # integrated): this machine's speed drifts by more than their difference between two blocks
         from skilib.models.thesis.run import ThesisSkating
 
-        ThesisSkating.overlap_tables = False
+        res = sk.simulate_run(**TABLE9.kwargs(), compiled=True)
+        times = {True: [], False: []}
         try:
-            sequential, _ = timed()
+            for _ in range(max(repeat, 9)):
+                for overlap in (True, False):
+                    ThesisSkating.overlap_tables = overlap
+                    t0 = time.perf_counter()
+                    res = sk.simulate_run(**TABLE9.kwargs(), compiled=True)
+                    times[overlap].append(time.perf_counter() - t0)
         finally:
             ThesisSkating.overlap_tables = True
+        seconds, sequential = statistics.median(times[True]), statistics.median(times[False])
+        paired = statistics.median([a / b for a, b in zip(times[True], times[False])])
+    else:
+        seconds, res = timed()
     out = {"seconds": seconds, "rhs_evaluations": int(res.info["nfev"]),
            "max_constraint_norm": float(res.frame["constraint_norm"].max()),
            "mean_speed_stroke10": float(res.strokes["mean_speed"].iloc[-1])}
     if compiled:
-        out["sequential_seconds"] = sequential
+        out["sequential_seconds"], out["overlap_ratio"] = sequential, paired
     if compiled:  # the same run with solve_ivp's steps, and the thesis skier's steady state both ways
         with _SolveIvpSteps():
             out["solve_ivp_seconds"], ref = timed()
@@ -569,7 +579,8 @@ def table(r) -> str:
         rows.append(("table 9 run, compiled (default) [s]", f"{lr['seconds']:.3f}",
                      f"target ≤ 0.03; {lr['rhs_evaluations']} RHS; sliding segments stepped in C"
                      + (f"; each stroke tabulated in a second thread while the next is integrated (the sequential "
-                        f"loop: {lr['sequential_seconds']:.3f} s)" if "sequential_seconds" in lr else "")
+                        f"loop, run in turn: {lr['sequential_seconds']:.3f} s; paired ratio "
+                        f"{lr['overlap_ratio']:.2f})" if "sequential_seconds" in lr else "")
                      + "; the output "
                      f"points one by one from Python (before): {POINTS_ONE_BY_ONE['long_run']:g}× this time; their "
                      f"segments, step interpolants and push-off point by point (before): "
