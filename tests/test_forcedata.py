@@ -421,6 +421,22 @@ def test_default_push_force_scalar_and_range():
             fd.default_push_force(bad)
 
 
+def test_every_path_of_a_push_accepts_the_same_phase_times():
+    """The scalar call, the array call and ``at_points`` accept τ within PHASE_OVERSHOOT·T of the
+    phase's ends (clipped to them: the ends' values) and refuse the next float beyond, each
+    with the same message."""
+    f = fd.default_push_force(0.8)
+    T, tol = f.phase_time, push_module.PHASE_OVERSHOOT * f.phase_time
+    lo, hi = -tol, T + tol
+    for edge, end in ((lo, 0.0), (hi, T)):
+        assert f(edge) == f(end) and f(np.array([edge]))[0] == f(np.array([end]))[0]
+        assert f.at_points(np.array([edge, 0.4]))[0] == f(end)
+    for beyond in (np.nextafter(lo, -1.0), np.nextafter(hi, 2.0)):
+        for call in (lambda t: f(float(t)), lambda t: f(np.array([t])), lambda t: f.at_points(np.array([t]))):
+            with pytest.raises(ValueError, match="^tau: phase time"):
+                call(beyond)
+
+
 def test_default_fit_is_cached():
     fd.default_push_fit()
     before = push_module._cached_push_fit.cache_info().hits

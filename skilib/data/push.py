@@ -26,7 +26,7 @@ from .forcedata import default_data_path, default_metadata_path, load_force_data
 __all__ = [
     "DEFAULT_ON_N", "DEFAULT_OFF_N", "DEFAULT_MIN_DURATION_S", "DEFAULT_HARMONICS",
     "detect_pushes", "find_pushes", "representative_push", "RepresentativePush", "fit_push",
-    "PushForce", "push_force_from_data", "default_push_fit", "default_push_force",
+    "PushForce", "PHASE_OVERSHOOT", "push_force_from_data", "default_push_fit", "default_push_force",
 ]
 
 # Push detection defaults (absolute, in N). Swing-phase readings of the
@@ -205,6 +205,11 @@ def fit_push(push: RepresentativePush, n_harmonics: int = DEFAULT_HARMONICS, *,
 # the push-off force callable
 # ---------------------------------------------------------------------------
 
+#: how far past the phase's ends a push-off accepts τ, relative to the phase time: rounding of a
+#: phase time computed as t − t_start, not a stray time (``PushForce``)
+PHASE_OVERSHOOT = 1e-9
+
+
 @dataclass(frozen=True, eq=False)
 class PushForce:
     """Push-off force magnitude F(τ) [N] over one phase, τ in [0, phase_time] s.
@@ -213,8 +218,9 @@ class PushForce:
     push spans the phase (Bruzzo, 2012, fig. 32). Calling it outside
     ``[0, phase_time]`` raises ValueError (a stray global time instead of the
     phase time would otherwise pass silently); a rounding overshoot of up to
-    ``1e-9*phase_time`` is accepted. The fit is not clipped at zero: near the
-    ends of the phase it may dip a few N below zero.
+    ``PHASE_OVERSHOOT * phase_time`` is accepted (every path: a scalar, an array,
+    ``at_points``). The fit is not clipped at zero: near the ends of the phase it may dip a few N
+    below zero.
     """
 
     fit: fourier.FourierFit
@@ -247,30 +253,39 @@ class PushForce:
         """∫_0^phase_time F dτ [N s] = a0 * phase_time (sines integrate to 0)."""
         return self.fit.a0 * self.phase_time
 
+    @property
+    def _accepted(self) -> tuple:
+        """The τ a call accepts, [−PHASE_OVERSHOOT T, T + PHASE_OVERSHOOT T]."""
+        tol = PHASE_OVERSHOOT * self.phase_time
+        return -tol, self.phase_time + tol
+
     def _check(self, tau) -> np.ndarray:
         tt = np.asarray(tau, dtype=float)
-        tol = 1e-9 * self.phase_time
+        lo, hi = self._accepted
         if not np.all(np.isfinite(tt)):
             raise ValueError("tau: contains non-finite values")
-        if np.any(tt < -tol) or np.any(tt > self.phase_time + tol):
+        if np.any(tt < lo) or np.any(tt > hi):
             raise ValueError(
                 f"tau: phase time(s) outside [0, {self.phase_time}] s "
                 f"(min {float(tt.min())!r}, max {float(tt.max())!r}); pass the time since the phase start")
         return np.clip(tt, 0.0, self.phase_time)
 
     def __call__(self, tau):
-        if isinstance(tau, float) and -1e-9 * self.phase_time <= tau <= self.phase_time * (1 + 1e-9):
-            return self.fit._scalar(min(max(tau, 0.0), self.phase_time))  # scalar fast path
+        if isinstance(tau, float):
+            lo, hi = self._accepted
+            if lo <= tau <= hi:
+                return self.fit._scalar(min(max(tau, 0.0), self.phase_time))  # scalar fast path
         return self.fit.evaluate(self._check(tau))
 
     def at_points(self, tau) -> np.ndarray:
         """F at every point of the 1-D array ``tau``, each the call's value bit for bit: where
-        every point lies within the phase (to the call's 1e-9 T), the scalar path's operations
-        element-wise (``FourierFit._scalars``), else the call point by point (which refuses a
-        point outside)."""
+        every point lies within the phase (to the call's ``PHASE_OVERSHOOT``), the scalar path's
+        operations element-wise (``FourierFit._scalars``), else the call point by point (which
+        refuses a point outside)."""
         tt = np.asarray(tau, dtype=float)
         T = self.phase_time
-        if tt.ndim == 1 and np.all((-1e-9 * T <= tt) & (tt <= T * (1 + 1e-9))):
+        lo, hi = self._accepted
+        if tt.ndim == 1 and np.all((lo <= tt) & (tt <= hi)):
             return self.fit._scalars(np.minimum(np.maximum(tt, 0.0), T))
         return np.array([float(self(t)) for t in tt])
 
