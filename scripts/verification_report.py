@@ -108,6 +108,7 @@ EXEMPT = {
                                                                  "another thread: equal tables, asserted exactly",
         "test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes": _API,
         "test_kept_last_keeps_the_most_recently_used": _API,
+        "test_a_run_stepped_in_python_keeps_the_sequential_loop": _API,
         "test_the_thesis_skier_s_kept_stroke_starts_are_a_fresh_build_s_bits": "the same operations on the same "
                                                                                 "numbers: equal bits, asserted exactly",
         "test_positions_alone_are_the_consistent_initial_conditions_bits": "the same operations on the same numbers: "

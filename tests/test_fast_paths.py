@@ -613,6 +613,15 @@ def test_overlapped_tables_are_the_sequential_loop_s_bits(monkeypatch, model):
         assert len(overlapped.events) == 2
 
 
+def test_a_run_stepped_in_python_keeps_the_sequential_loop(monkeypatch):
+    """Steps that Python takes (here RK45, which the C stepper does not) hold the interpreter
+    lock: such a run tabulates each stroke in its own thread, after the stroke."""
+    threads = _tabulating_threads(monkeypatch)
+    sk.simulate_run(strokes=2, phase_time=1.0, skating_angle_deg=50.0, c_ext=0.2, c_rot_deg=22.5, v0=2.0,
+                    method="RK45", rtol=1e-6, atol=1e-6)
+    assert threads == ["MainThread"] * 2
+
+
 @pytest.mark.parametrize("overlap", [True, False])
 @pytest.mark.parametrize("later", ["steps", "touch_down"])
 def test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes(monkeypatch, overlap, later):
