@@ -164,9 +164,9 @@ def bench_long_run(compiled, repeat):
     out = {"seconds": seconds, "rhs_evaluations": int(res.info["nfev"]),
            "max_constraint_norm": float(res.frame["constraint_norm"].max()),
            "mean_speed_stroke10": float(res.strokes["mean_speed"].iloc[-1])}
-    if compiled:
+    if compiled:  # the sequential loop beside it; the same run with solve_ivp's steps, and the
+        # thesis skier's steady state both ways
         out["sequential_seconds"], out["overlap_ratio"] = sequential, paired
-    if compiled:  # the same run with solve_ivp's steps, and the thesis skier's steady state both ways
         with _SolveIvpSteps():
             out["solve_ivp_seconds"], ref = timed()
         out["max_rel_diff_vs_solve_ivp"] = float(np.abs(res.strokes.mean_speed - ref.strokes.mean_speed).max()

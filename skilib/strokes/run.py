@@ -44,6 +44,7 @@ not declare ``overlap_tables``.
 """
 from __future__ import annotations
 
+import functools
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
@@ -324,13 +325,16 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
     with ThreadPoolExecutor(1, thread_name_prefix="skilib-tables") if overlap else nullcontext() as pool:
         pending = None
 
+        def shown():  # the bar after a stroke's row is in
+            bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
+            bar.update(1)
+
         def tabulated():  # wait for the stroke handed over last (its error, if any, is raised here)
             nonlocal pending
             if pending is not None:
                 done, pending = pending, None
                 done.result()
-                bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
-                bar.update(1)
+                shown()
 
         model, q, qd = skating.start(v0)
         change = None
@@ -341,27 +345,22 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
                 tabulated()  # the stroke before: its error first, as the sequential loop raises it
                 raise
             tabulated()
-            stroke_k = (k, model, stroke, y0, segments, y_end, events, change)
+            tabulate = functools.partial(tabulate_stroke, skating, settings, k, model, stroke, y0, segments, y_end,
+                                         events, change, tables)
             q, qd = y_end[: model.nq], y_end[model.nq: 2 * model.nq]
             if pool is None:
-                _tabulate(skating, settings, stroke_k, tables)
-                bar.set_postfix_str(f"mean speed {tables.strokes[-1]['mean_speed']:.3f} m/s")
-                bar.update(1)
+                tabulate()
+                shown()
             if k + 1 < strokes:
                 try:
                     model, q, qd, change = skating.touch_down(k + 1, model, q, qd)
                 except BaseException:
                     if pool is not None:  # stroke k's tables (and their error) come first
-                        _tabulate(skating, settings, stroke_k, tables)
+                        tabulate()
                     raise
                 tables.changes.append(change)
             if pool is not None:
-                pending = pool.submit(_tabulate, skating, settings, stroke_k, tables)
+                pending = pool.submit(tabulate)
         tabulated()
     bar.close()
     return tables
-
-
-def _tabulate(skating: Skating, settings: RunSettings, stroke_k: tuple, tables: RunTables) -> None:
-    k, model, stroke, y0, segments, y_end, events, change = stroke_k
-    tabulate_stroke(skating, settings, k, model, stroke, y0, segments, y_end, events, change, tables)
