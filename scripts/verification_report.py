@@ -108,6 +108,10 @@ EXEMPT = {
                                                                  "another thread: equal tables, asserted exactly",
         "test_an_error_in_a_stroke_s_tables_is_raised_before_the_later_strokes": _API,
         "test_kept_last_keeps_the_most_recently_used": _API,
+        "test_a_run_s_one_frame_is_its_strokes_frames_concatenated": "the same columns in one DataFrame instead of "
+                                                                     "one per stroke: equal tables, asserted exactly",
+        "test_strokes_whose_columns_differ_are_concatenated_as_pandas_does": _API,
+        "test_a_column_s_extremes_are_pandas_min_and_max": _API,
         "test_a_run_stepped_in_python_keeps_the_sequential_loop": _API,
         "test_the_thesis_skier_s_kept_stroke_starts_are_a_fresh_build_s_bits": "the same operations on the same "
                                                                                 "numbers: equal bits, asserted exactly",

@@ -37,13 +37,13 @@ from skilib.engine.evaluation import stack_evaluations
 from skilib.engine.projection import project_velocities, velocity_projector
 from skilib.models.free.run import STANCE_CACHE_SIZE, FreeSkating, free_options_of, stance_of
 from skilib.models.free.params import with_overrides
-from skilib.strokes.frame import stroke_frame
+from skilib.strokes.frame import column_extreme, frame_of, stroke_columns
 
 
 def _frames(monkeypatch, run):
     """The frame of ``run()`` with the stacked columns and with the point-by-point reference."""
     fast = run().frame
-    monkeypatch.setattr(strokes_run, "stroke_frame", functools.partial(stroke_frame, stacked=False))
+    monkeypatch.setattr(strokes_run, "stroke_columns", functools.partial(stroke_columns, stacked=False))
     slow = run().frame
     monkeypatch.undo()
     return fast, slow
@@ -715,3 +715,48 @@ def test_positions_alone_are_the_consistent_initial_conditions_bits():
     q, qd = consistent_initial_conditions(model.system(1), 0.0, q_guess, independent=[0])
     q_only, none = consistent_initial_conditions(model.system(1), 0.0, q_guess, independent=[0], velocities=False)
     assert np.array_equal(q, q_only) and none is None and qd is not None
+
+
+@pytest.mark.parametrize("model", ["thesis", "edge"])
+def test_a_run_s_one_frame_is_its_strokes_frames_concatenated(monkeypatch, model):
+    """A run builds one DataFrame of its strokes' columns at its end: it is the DataFrames of each
+    stroke (``stroke_frame``) concatenated, and the strokes rows, changes and events read off
+    those DataFrames are the same, every value and type exactly.  The thesis skier's run starts
+    from rest (a slide back, a stick: three friction modes in one stroke); the edged skater's
+    strokes alternate their sides."""
+    from skilib.models.thesis.cases import TABLE9
+    from skilib.strokes.frame import stroke_frame
+
+    run = {"thesis": lambda: sk.simulate_run(**dict(TABLE9.kwargs(), strokes=3)),
+           "edge": lambda: sk.simulate_edge(strokes=3)}[model]
+    one = run()
+    monkeypatch.setattr(strokes_run, "stroke_columns", stroke_frame)  # a DataFrame per stroke, as before
+    monkeypatch.setattr(strokes_run.RunTables, "frame", lambda self: pd.concat(self.frames, ignore_index=True))
+    per_stroke = run()
+    for table in ("frame", "strokes", "changes", "events"):
+        pd.testing.assert_frame_equal(getattr(one, table), getattr(per_stroke, table), check_exact=True)
+
+
+def test_strokes_whose_columns_differ_are_concatenated_as_pandas_does():
+    """``frame_of`` stacks strokes of the same columns itself, and hands strokes whose columns
+    differ in name or type to ``pandas.concat`` (which fills and widens): either way the frame is
+    the concatenation of their DataFrames."""
+    a = {"t": np.array([0.0, 0.5]), "stroke": np.array([1, 1]), "side": np.array(["left"] * 2, dtype=object)}
+    b = {"t": np.array([1.0, 1.5]), "stroke": np.array([2, 2]), "side": np.array(["right"] * 2, dtype=object)}
+    wider = dict(b, extra=np.array([3.0, np.nan]))
+    floats = dict(b, stroke=np.array([2.0, 2.5]))
+    for strokes in ([a, b], [a, wider], [a, floats], [a]):
+        expected = pd.concat([pd.DataFrame(s) for s in strokes], ignore_index=True)
+        pd.testing.assert_frame_equal(frame_of(strokes), expected, check_exact=True)
+
+
+def test_a_column_s_extremes_are_pandas_min_and_max():
+    """``column_extreme`` is a Series' min() and max(): NaN left out, NaN when all are NaN; any
+    other ``how`` is refused."""
+    for values in ([3.0, -1.0, 2.0], [np.nan, 4.0, -2.5, np.nan], [np.nan, np.nan], [-0.0, 0.0]):
+        s = pd.Series(values, dtype=float)
+        for how in ("min", "max"):
+            got, want = column_extreme(s, how), float(getattr(s, how)())
+            assert got == want or (np.isnan(got) and np.isnan(want)), (values, how)
+    with pytest.raises(ValueError, match="how"):
+        column_extreme([1.0], "mean")

@@ -7,6 +7,10 @@ here; a model adds its own through ``point_columns`` (scalars from one ``Evaluat
 ``point_columns_stack`` (the same columns as arrays, from an ``EvaluationStack`` of a segment's
 points) has them computed in array operations, point by point (``point_columns``, the reference)
 otherwise or with ``stacked=False``.
+
+A run keeps each stroke's columns as arrays (``stroke_columns``) and builds one DataFrame of
+all its strokes at the end (``frame_of``): a DataFrame per stroke, and their concatenation, cost
+more than the columns' arithmetic of a short stroke.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from ..engine.reactions import JointReaction
 from ..engine.validation import check_number
 from .work import signed_names
 
-__all__ = ["output_grid", "stroke_frame"]
+__all__ = ["output_grid", "stroke_frame", "stroke_columns", "frame_of", "column", "column_extreme"]
 
 
 #: the most output points of one stroke (the frame has ~100 columns: 8e7 numbers)
@@ -96,11 +100,18 @@ def _segment_terms(model, stroke, seg, grid, idx, Y, out, stacked):
 
 
 def stroke_frame(model, stroke, segments, grid, y_end, number, t0, *, stacked: bool = True) -> pd.DataFrame:
-    """Derived quantities on the output grid of one stroke (columns: see ``SimResult``).
+    """Derived quantities on the output grid of one stroke (columns: see ``SimResult``): the
+    DataFrame of ``stroke_columns``.
 
     ``stacked``: a model's own columns in array operations over each segment's points
     (``point_columns_stack``, where the model has it); False computes them point by point with
     ``point_columns``, the reference the stacked columns are tested against (to 1e-12)."""
+    return pd.DataFrame(stroke_columns(model, stroke, segments, grid, y_end, number, t0, stacked=stacked))
+
+
+def stroke_columns(model, stroke, segments, grid, y_end, number, t0, *, stacked: bool = True) -> dict:
+    """``stroke_frame``'s columns as arrays over the output grid, in its order ({name: array};
+    the stroke's number and side repeated on every row)."""
     n, i3 = stroke.n, model.cm.start
     Y, seg_of = _states_on_grid(segments, grid, y_end)
     m = len(grid)
@@ -113,7 +124,9 @@ def stroke_frame(model, stroke, segments, grid, y_end, number, t0, *, stacked: b
             _segment_terms(model, stroke, seg, grid, idx, Y, work, stacked)
     q, qd = Y[:, :n], Y[:, n: 2 * n]
     out = {
-        "t": t0 + grid, "tau": grid, "stroke": number, "side": model.side, "mode": work.pop("mode"),
+        # the number and the side on every row, as a DataFrame broadcasts them (int64; str)
+        "t": t0 + grid, "tau": grid, "stroke": np.full(m, number), "side": np.full(m, model.side, dtype=object),
+        "mode": work.pop("mode"),
         "ski_x": q[:, 0], "ski_y": q[:, 1], "ski_z": q[:, 2],
         "cm_x": q[:, i3], "cm_y": q[:, i3 + 1], "cm_z": q[:, i3 + 2],
         "cm_vx": qd[:, i3], "cm_vy": qd[:, i3 + 1], "cm_vz": qd[:, i3 + 2],
@@ -133,4 +146,36 @@ def stroke_frame(model, stroke, segments, grid, y_end, number, t0, *, stacked: b
     out.update({f"qd{j}": qd[:, j] for j in range(n)})
     out.update({f"lam{j}": lam[:, j] for j in range(model.N_FRAME_ROWS)})
     out.update({key: Y[:, 2 * n + model.extra_states.index(key)] for key in signed})
-    return pd.DataFrame(out)
+    return out
+
+
+def frame_of(strokes: list) -> pd.DataFrame:
+    """One DataFrame of the strokes' columns (``stroke_columns``), stacked in their order, the
+    index 0, 1, ...: what concatenating their DataFrames gives (``pandas.concat``, which is what
+    strokes whose columns differ in names or types get), without a DataFrame per stroke."""
+    if len(strokes) == 1:
+        return pd.DataFrame(strokes[0])
+    first = strokes[0]
+    if not all(isinstance(v, np.ndarray) and v.ndim == 1 for s in strokes for v in s.values()) or any(
+            list(s) != list(first) or any(s[k].dtype != first[k].dtype for k in first) for s in strokes[1:]):
+        return pd.concat([pd.DataFrame(s) for s in strokes], ignore_index=True)
+    return pd.DataFrame({k: np.concatenate([s[k] for s in strokes]) for k in first})
+
+
+def column(frame, name: str) -> np.ndarray:
+    """The float values of column ``name`` of a frame: a DataFrame or ``stroke_columns``' dict."""
+    return np.asarray(frame[name], dtype=float)
+
+
+def column_extreme(values, how: str) -> float:
+    """The least (``how`` "min") or largest ("max") of ``values`` without their NaN (NaN if they
+    are all NaN): what a pandas Series' ``min()`` or ``max()`` gives."""
+    a = np.asarray(values, dtype=float)
+    a = a[~np.isnan(a)]
+    if not a.size:
+        return float("nan")
+    if how == "min":
+        return float(a.min())
+    if how == "max":
+        return float(a.max())
+    raise ValueError(f"how: must be 'min' or 'max', got {how!r}")

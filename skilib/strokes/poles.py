@@ -42,6 +42,7 @@ import numpy as np
 from ..engine.evaluation import row_dot
 from ..engine.strut import SineSquaredPulse, Strut
 from ..engine.validation import check_number
+from .frame import column
 from .work import extra_states
 
 __all__ = ["HAND_HEIGHT", "HAND_WIDTH", "TIP_OUTWARD", "POLES", "POLE_WORK_TERMS", "POLE_PARAMETER_BOUNDS",
@@ -257,8 +258,8 @@ def pole_impulse_share(frame) -> dict:
     ``leg_fx``) [N s], and the poles' share of the propulsion, I⁺_poles / (I⁺_poles + I⁺_leg)
     (NaN if neither pushes forwards).  On the grid: the share is good to the grid's resolution
     of the push (≈ 1e-3 with the default 0.01 s)."""
-    tau = frame["tau"].to_numpy()
-    ip, il = (_trapezoid(np.maximum(frame[c].to_numpy(), 0.0), tau) for c in ("pole_fx", "leg_fx"))
+    tau = column(frame, "tau")
+    ip, il = (_trapezoid(np.maximum(column(frame, c), 0.0), tau) for c in ("pole_fx", "leg_fx"))
     share = ip / (ip + il) if ip + il > 0 else math.nan
     return {"impulse_poles_x": ip, "impulse_leg_x": il, "pole_share": share}
 

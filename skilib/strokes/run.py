@@ -1,7 +1,8 @@
 """A run of alternating strokes, for any skating model: the loop every model shares.
 
 A run is strokes k = 0, 1, …, each integrated by ``Stroke`` (friction modes, events), tabulated
-by ``stroke_frame`` and summarised in one row, joined by the model's touch-down rule.  What a
+by ``stroke_columns`` (the run's frame is built once, at its end: ``frame_of``) and summarised
+in one row, joined by the model's touch-down rule.  What a
 model supplies is a ``Skating`` (subclass it):
 
 - ``stroke_time`` T [s] and ``work_terms`` (the works whose sum is ΔKE) and ``power_term``
@@ -13,7 +14,9 @@ model supplies is a ``Skating`` (subclass it):
 - ``start_speed(model, q, qd)``: the ski's speed along itself at τ = 0 (the stroke map's
   variable, ``skilib.strokes.periodic``);
 - ``summary(k, model, y0, y_end, frame, change)``: the model's own columns of the stroke's row
-  (the shared ones come from ``stroke_summary``);
+  (the shared ones come from ``stroke_summary``); ``frame`` is the stroke's columns, {name:
+  array over its output grid} (``stroke_columns``: read them with ``column`` and
+  ``column_extreme``, which take a DataFrame too);
 - ``admissibility``: {summary column: (frame column, "min" or "max")}: the extremes over the
   stroke that say whether it is one the model admits (the ski keeps gliding, the snow pushes,
   the leg force stays within reach of a human);
@@ -29,7 +32,7 @@ model supplies is a ``Skating`` (subclass it):
 
 Overlapping tables and steps.  With compiled systems a stroke's steps run in C, which lets go of
 Python's global interpreter lock (``ctypes``), and its tabulation (the frame: eq. 101 at the
-output points, reactions, pandas; the row) is Python and NumPy: on a second core they overlap.
+output points, reactions; the row) is Python and NumPy: on a second core they overlap.
 ``run_strokes`` then does, per stroke, the steps of stroke k, the touch-down that starts stroke
 k + 1, and hands stroke k's tabulation to one worker thread while it steps stroke k + 1; each
 tabulation is waited for before the next is handed over, so the tables are appended in stroke
@@ -56,7 +59,7 @@ import pandas as pd
 from ..engine.forces import Gravity
 from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
-from .frame import stroke_frame
+from .frame import column, column_extreme, frame_of, stroke_columns
 from ..physiology.cost import physiological_cost
 from .poles import POLE_WORK_TERMS, POLES, Poled, pole_summary
 from .stroke import Budget, Stroke
@@ -144,9 +147,9 @@ class RunTables:
     n_projections: int = 0
 
     def frame(self) -> pd.DataFrame:
-        if len(self.frames) == 1:  # one stroke: its frame already has the index 0, 1, ... (no copy)
-            return self.frames[0]
-        return pd.concat(self.frames, ignore_index=True)
+        """The run's frame: the strokes' columns (``frames``: ``stroke_columns``' dicts) in one
+        DataFrame (``frame_of``)."""
+        return frame_of(self.frames)
 
 
 def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
@@ -168,7 +171,7 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
     works = {key: W[key] for key in skating.work_terms}
     residual = ke_end - ke_start - sum(works.values()) - W["projection_energy"]
     progress = float(q[cm][0] - q0[cm][0]) / T
-    extremes = {key: float(getattr(frame[col], how)()) for key, (col, how) in skating.admissibility.items()}
+    extremes = {key: column_extreme(frame[col], how) for key, (col, how) in skating.admissibility.items()}
     climb = climb_work(system, q0, q)
     signed = signed_names(getattr(model, "actuators", ()))  # last, with the cost of work (``cost_columns``)
     mean_speed, mean_power = stroke_means(skating, model, y_end)
@@ -179,7 +182,7 @@ def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:
                 ke_start=ke_start, ke_end=ke_end, **{key: W[key] for key in model.extra_states
                                                      if key.startswith("work_") and key not in signed},
                 projection_energy=W["projection_energy"], energy_residual=residual,
-                max_constraint_norm=float(frame["constraint_norm"].max()), mean_climb_power=climb / T, **extremes)
+                max_constraint_norm=column_extreme(frame["constraint_norm"], "max"), mean_climb_power=climb / T, **extremes)
 
 
 def stroke_means(skating: Skating, model, y_end) -> tuple:
@@ -214,13 +217,12 @@ def physiology_columns(skating: Skating, model, y_end, frame) -> dict:
     p = model.params
     if not actuators or not hasattr(p, "resting_rate"):
         return {}
-    # the columns one by one (a list of columns would build a new frame first, ~1 ms)
-    forces = {"leg": np.linalg.norm(np.column_stack([frame[c].to_numpy(dtype=float)
-                                                     for c in ("leg_fx", "leg_fy", "leg_fz")]), axis=1)}
+    forces = {"leg": np.linalg.norm(np.column_stack([column(frame, c) for c in ("leg_fx", "leg_fy", "leg_fz")]),
+                                    axis=1)}
     if getattr(model, "poled", False):
-        forces.update({name: frame["pole_force"].to_numpy(dtype=float) for name, _ in POLES})
+        forces.update({name: column(frame, "pole_force") for name, _ in POLES})
     return physiological_cost(_extra(model, y_end), actuators, forces, skating.stroke_time, p, arms=POLE_WORK_TERMS,
-                              tau=frame["tau"].to_numpy(dtype=float))
+                              tau=column(frame, "tau"))
 
 
 def _extra(model, y_end) -> dict:
@@ -264,7 +266,7 @@ def tabulate_stroke(skating: Skating, settings: RunSettings, k: int, model, stro
     tables.nfev += stroke.nfev
     tables.n_projections += stroke.n_projections
     tables.events += [dict(stroke=k + 1, tau=te, t=k * T + te, mode_before=a, mode_after=b) for te, a, b in events]
-    frame = stroke_frame(model, stroke, segments, settings.grid, y_end, k + 1, k * T)
+    frame = stroke_columns(model, stroke, segments, settings.grid, y_end, k + 1, k * T)
     tables.frames.append(frame)
     row = stroke_summary(skating, k, model, y0, y_end, frame)
     row.update(skating.summary(k, model, y0, y_end, frame, change))

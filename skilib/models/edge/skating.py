@@ -26,7 +26,7 @@ import pandas as pd
 from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
 from ...engine.validation import check_bool, check_choice, check_number
-from ...strokes.frame import output_grid
+from ...strokes.frame import column, column_extreme, output_grid
 from ...strokes.kept import KeptLast
 from ...strokes.laws import SIDES, side_of, side_sign
 from ...strokes.poles import with_pole_works
@@ -295,14 +295,14 @@ class EdgeSkating(Skating):
         if not self.o.falls:
             return
         T, p = self.stroke_time, self.o.params
-        tau, F = frame["tau"].to_numpy(dtype=float), frame["leg_force"].to_numpy(dtype=float)
+        tau, F = column(frame, "tau"), column(frame, "leg_force")
         pulls = np.flatnonzero(F < 0)
         if pulls.size:
             i = int(pulls[0])
             t = tau[i] if i == 0 else tau[i - 1] + (tau[i] - tau[i - 1]) * F[i - 1] / (F[i - 1] - F[i])
             raise Fall(k + 1, k * T + float(t), f"the leg would pull (F < 0; the least leg force {F.min():.4g} N): "
                                                  "a leg only pushes")
-        lean = np.abs(frame["lean_deg"].to_numpy(dtype=float))
+        lean = np.abs(column(frame, "lean_deg"))
         beyond = np.flatnonzero(lean > p.max_lean_deg)
         if beyond.size:
             i = int(beyond[0])
@@ -322,8 +322,8 @@ class EdgeSkating(Skating):
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
                     ke_loss_merge_at_start=change["ke_loss_merge"] if change else 0.0,
                     ke_loss_projection_at_start=change["ke_loss_projection"] if change else 0.0,
-                    max_abs_lean_deg=float(frame["lean_deg"].abs().max()),
-                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()))
+                    max_abs_lean_deg=column_extreme(np.abs(column(frame, "lean_deg")), "max"),
+                    max_nonholonomic_norm=column_extreme(frame["nonholonomic_norm"], "max"))
 
     def settings(self) -> RunSettings:
         o = self.o

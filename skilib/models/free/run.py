@@ -51,7 +51,7 @@ from ...engine.impact import ImpactSite
 from ...engine.options import Integrator, Stabilization
 from ...engine.solver import consistent_initial_conditions
 from ...engine.validation import check_bool, check_choice, check_number
-from ...strokes.frame import output_grid
+from ...strokes.frame import column, column_extreme, output_grid
 from ...strokes.kept import KeptLast
 from ...strokes.laws import SIDES, side_of
 from ...strokes.result import SimResult
@@ -202,15 +202,16 @@ def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDo
 
 
 def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
-    """A ``ValueError`` naming ``max_leg_force_bw`` if the leg force of a stroke's ``frame``
-    exceeds ``cap`` body weights anywhere on its output grid, with the time and the force."""
-    f = frame["leg_force_bw"].to_numpy()
+    """A ``ValueError`` naming ``max_leg_force_bw`` if the leg force of a stroke's ``frame`` (a
+    DataFrame or ``stroke_columns``' dict) exceeds ``cap`` body weights anywhere on its output
+    grid, with the time and the force."""
+    f = column(frame, "leg_force_bw")
     if not len(f) or not np.nanmax(f) > cap:
         return
     i = int(np.nanargmax(f))
-    row = frame.iloc[i]
+    t, number, tau = column(frame, "t")[i], int(column(frame, "stroke")[i]), column(frame, "tau")[i]
     raise ValueError(f"max_leg_force_bw: the leg force reaches {f[i]:.6g} body weights ({f[i] * params.weight:.6g} N) "
-                     f"at t = {float(row['t']):.6g} s (stroke {int(row['stroke'])}, τ = {float(row['tau']):.6g} s), "
+                     f"at t = {t:.6g} s (stroke {number}, τ = {tau:.6g} s), "
                      f"above the cap of {cap:g} body weights: no human leg pushes so hard; check the technique "
                      f"(stroke_time {params.stroke_time:g} s, cm_dip {params.cm_dip:g} m, steer_deg "
                      f"{params.steer_deg:g}°, the laws) or raise max_leg_force_bw")
@@ -253,14 +254,15 @@ def check_snow_load(model: FreeSkaterModel, grid, stroke: int = 1, t0: float = 0
 def check_pole_load(frame, params: FreeSkaterParams) -> None:
     """A ``ValueError`` naming ``pole_force_max`` if, with the poles in the snow, the snow's load
     N = (M + m_s) g cos α + M z̈ − Σ F±,z of a stroke's ``frame`` falls below zero on its output
-    grid: the poles would lift the skier off the ski and the friction μN push the ski forwards."""
-    load = frame["snow_load"].to_numpy()
+    grid: the poles would lift the skier off the ski and the friction μN push the ski forwards.
+    ``frame``: a DataFrame or ``stroke_columns``' dict."""
+    load = column(frame, "snow_load")
     i = int(np.argmin(load))
     if not load[i] < 0.0:
         return
-    row = frame.iloc[i]
-    raise ValueError(f"pole_force_max: with the poles carrying {float(row['pole_fz']):.6g} N of the skier's weight the snow's load falls to {load[i]:.6g} N at t = {float(row['t']):.6g} s (stroke "
-                     f"{int(row['stroke'])}, τ = {float(row['tau']):.6g} s): the poles would lift the skier off the "
+    t, number, tau = column(frame, "t")[i], int(column(frame, "stroke")[i]), column(frame, "tau")[i]
+    raise ValueError(f"pole_force_max: with the poles carrying {column(frame, 'pole_fz')[i]:.6g} N of the skier's weight the snow's load falls to {load[i]:.6g} N at t = {t:.6g} s (stroke "
+                     f"{number}, τ = {tau:.6g} s): the poles would lift the skier off the "
                      f"ski; pole_force_max = {params.pole_force_max:g} N per pole is too large for this technique "
                      "(admissibility='report' runs it anyway)")
 
@@ -423,8 +425,8 @@ class FreeSkating(Skating):
                     ke_loss_at_start=change["ke_loss"] if change else 0.0,
                     ke_loss_merge_at_start=change["ke_loss_merge"] if change else none,
                     ke_loss_projection_at_start=change["ke_loss_projection"] if change else none,
-                    max_nonholonomic_norm=float(frame["nonholonomic_norm"].max()),
-                    max_abs_cop_offset=float(frame["cop_offset"].abs().max()))
+                    max_nonholonomic_norm=column_extreme(frame["nonholonomic_norm"], "max"),
+                    max_abs_cop_offset=column_extreme(np.abs(column(frame, "cop_offset")), "max"))
 
     def settings(self) -> RunSettings:
         o = self.o
