@@ -112,6 +112,7 @@ EXEMPT = {
                                                                      "one per stroke: equal tables, asserted exactly",
         "test_strokes_whose_columns_differ_are_concatenated_as_pandas_does": _API,
         "test_a_column_s_extremes_are_pandas_min_and_max": _API,
+        "test_a_result_s_tables_are_built_when_first_read_and_kept": _API,
         "test_a_run_stepped_in_python_keeps_the_sequential_loop": _API,
         "test_the_thesis_skier_s_kept_stroke_starts_are_a_fresh_build_s_bits": "the same operations on the same "
                                                                                 "numbers: equal bits, asserted exactly",

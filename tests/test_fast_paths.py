@@ -731,7 +731,7 @@ def test_a_run_s_one_frame_is_its_strokes_frames_concatenated(monkeypatch, model
            "edge": lambda: sk.simulate_edge(strokes=3)}[model]
     one = run()
     monkeypatch.setattr(strokes_run, "stroke_columns", stroke_frame)  # a DataFrame per stroke, as before
-    monkeypatch.setattr(strokes_run.RunTables, "frame", lambda self: pd.concat(self.frames, ignore_index=True))
+    monkeypatch.setattr(strokes_run, "frame_of", lambda frames: pd.concat(frames, ignore_index=True))
     per_stroke = run()
     for table in ("frame", "strokes", "changes", "events"):
         pd.testing.assert_frame_equal(getattr(one, table), getattr(per_stroke, table), check_exact=True)
@@ -760,3 +760,31 @@ def test_a_column_s_extremes_are_pandas_min_and_max():
             assert got == want or (np.isnan(got) and np.isnan(want)), (values, how)
     with pytest.raises(ValueError, match="how"):
         column_extreme([1.0], "mean")
+
+
+def test_a_result_s_tables_are_built_when_first_read_and_kept(monkeypatch):
+    """A run's and a steady state's DataFrames are built at their first reading, once: none is
+    built by the call; the first reading builds it, the second returns the same object; a result
+    pickled before any reading unpickles to the same tables, exactly; ``dataclasses.replace``
+    copies them."""
+    import dataclasses
+    import pickle
+
+    from skilib.models.free import steady as free_steady
+
+    res = sk.simulate_free(strokes=2)
+    copy = pickle.loads(pickle.dumps(res))  # before any table is read
+    for table in ("frame", "strokes", "changes", "events"):
+        pd.testing.assert_frame_equal(getattr(copy, table), getattr(res, table), check_exact=True)
+    built = []
+    monkeypatch.setattr(strokes_run, "frame_of", lambda frames: built.append("frame") or frame_of(frames))
+    res = sk.simulate_free(strokes=2)
+    assert built == []
+    frame = res.frame
+    assert built == ["frame"] and res.frame is frame
+    again = dataclasses.replace(res, info={})
+    pd.testing.assert_frame_equal(again.strokes, res.strokes, check_exact=True)
+    ss = free_steady.free_steady_state()
+    assert "_frame_table" in vars(ss) and not isinstance(vars(ss)["_frame_table"], pd.DataFrame)
+    pd.testing.assert_frame_equal(pickle.loads(pickle.dumps(ss)).frame, ss.frame, check_exact=True)
+    assert ss.frame is ss.frame and isinstance(vars(ss)["_frame_table"], pd.DataFrame)

@@ -11,6 +11,39 @@ from ..vocabulary import HasUnits
 __all__ = ["SimResult"]
 
 
+class LazyTable:
+    """A table given as the call that builds it, ``build(*args, **kwargs)``: a result's field
+    (``TableField``) holds it until the table is first read.  The arguments are the run's own
+    arrays and rows, kept as they were when the run ended (nothing writes them afterwards)."""
+
+    def __init__(self, build, *args, **kwargs):
+        self.build, self.args, self.kwargs = build, args, kwargs
+
+    def __call__(self):
+        return self.build(*self.args, **self.kwargs)
+
+
+class TableField:
+    """A dataclass field of a result that holds a DataFrame, or a ``LazyTable`` that builds it at
+    the field's first reading (then kept): a study that reads only a result's numbers (its means,
+    its u0) builds no DataFrame it does not read, and a result pickles (into a worker process,
+    say) with its tables' arrays and rows rather than their DataFrames.  The field has no default."""
+
+    def __set_name__(self, owner, name):
+        self.name, self.slot = name, f"_{name}_table"
+
+    def __get__(self, obj, owner=None):
+        if obj is None:  # on the class: no default value (dataclasses reads this)
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.slot]
+        if isinstance(value, LazyTable):
+            value = obj.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.slot] = value
+
+
 @dataclass
 class SimResult(HasUnits):
     """What a run returns (``simulate_run``, ``simulate_phase``, ``simulate_free``).  The columns
@@ -39,12 +72,15 @@ class SimResult(HasUnits):
     - events : DataFrame of friction mode switches (stick/slip) inside strokes.
     - units (property) : {column: unit} of every column of the four tables (``skilib.vocabulary``;
       "-" for a number without dimension, a count or a label).
+
+    A run computes every number of the four tables; each DataFrame is built from them when it is
+    first read (``TableField``), the same DataFrame bit for bit as one built at once.
     """
 
-    frame: pd.DataFrame
-    strokes: pd.DataFrame
-    changes: pd.DataFrame
-    events: pd.DataFrame
+    frame: pd.DataFrame = TableField()
+    strokes: pd.DataFrame = TableField()
+    changes: pd.DataFrame = TableField()
+    events: pd.DataFrame = TableField()
     params: object
     models: list = field(repr=False)
     info: dict = field(default_factory=dict)

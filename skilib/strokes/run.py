@@ -60,6 +60,7 @@ from ..engine.forces import Gravity
 from ..engine.options import Integrator, Stabilization
 from ..engine.validation import check_bool, check_increasing, check_number
 from .frame import column, column_extreme, frame_of, stroke_columns
+from .result import LazyTable
 from ..physiology.cost import physiological_cost
 from .poles import POLE_WORK_TERMS, POLES, Poled, pole_summary
 from .stroke import Budget, Stroke
@@ -150,6 +151,13 @@ class RunTables:
         """The run's frame: the strokes' columns (``frames``: ``stroke_columns``' dicts) in one
         DataFrame (``frame_of``)."""
         return frame_of(self.frames)
+
+    def result_tables(self, change_columns, event_columns) -> dict:
+        """A result's four tables, each built when first read (``LazyTable``): frame, strokes,
+        changes (``change_columns``) and events (``event_columns``)."""
+        return dict(frame=LazyTable(frame_of, self.frames), strokes=LazyTable(pd.DataFrame, self.strokes),
+                    changes=LazyTable(pd.DataFrame, self.changes, columns=change_columns),
+                    events=LazyTable(pd.DataFrame, self.events, columns=event_columns))
 
 
 def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:

@@ -21,7 +21,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
@@ -335,7 +334,5 @@ class EdgeSkating(Skating):
                     alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
                     v0=o.v0, first_ski=o.first_ski, touchdown="plastic", nfev=tables.nfev,
                     work_terms=EDGE_WORK_TERMS, runtime_s=time.perf_counter() - t_start)
-        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
-                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
-                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=o.params,
+        return SimResult(**tables.result_tables(_CHANGE_COLUMNS, EVENT_COLUMNS), params=o.params,
                          models=tables.models, info=info)

@@ -33,6 +33,8 @@ import pandas as pd
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
 from ...engine.validation import check_bool, check_number
 from ...strokes.laws import side_of
+from ...strokes.frame import frame_of
+from ...strokes.result import LazyTable, TableField
 from ...strokes.run import RunTables, integrate_stroke, progress_bar, tabulate_stroke
 from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
@@ -69,7 +71,8 @@ class EdgeSteadyState(HasUnits):
       the offset does not depend on the state).
     - frame, strokes : one periodic stroke (``simulate_edge``'s tables; strokes also has
       ke_loss_at_touchdown, the loss of the touch-down that ends it); change : that touch-down
-      (ke_loss ≥ 0 and its shares).
+      (ke_loss ≥ 0 and its shares).  The tables are built when first read
+      (``skilib.strokes.result.TableField``).
     - touchdown_measure : m* = (v_e, v_o, z_B) just before that touch-down (the balance rule's
       reference); balance_rule, balanced_multipliers : the designed rule and the multipliers of
       the map with it (``poles``), else None and NaN.
@@ -93,8 +96,8 @@ class EdgeSteadyState(HasUnits):
     residual: np.ndarray
     iterations: int
     multipliers: np.ndarray
-    frame: pd.DataFrame
-    strokes: pd.DataFrame
+    frame: pd.DataFrame = TableField()
+    strokes: pd.DataFrame = TableField()
     change: dict
     touchdown_measure: np.ndarray = None
     balance_rule: BalanceRule | None = None
@@ -517,7 +520,8 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
                                                                   **solver)))
             balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS, jacobian)[0])
         return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
-                               frame=tables.frame(), strokes=pd.DataFrame(tables.strokes), change=change,
+                               frame=LazyTable(frame_of, tables.frames),
+                               strokes=LazyTable(pd.DataFrame, tables.strokes), change=change,
                                touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
 
 

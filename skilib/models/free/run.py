@@ -44,7 +44,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ...engine.bodies import ROTATIONS
 from ...engine.impact import ImpactSite
@@ -439,9 +438,7 @@ class FreeSkating(Skating):
                     alpha=st.alpha, beta=st.beta, stabilization=st.kind, rotation=o.rotation, compiled=o.compiled,
                     v0=o.v0, first_ski=o.first_ski, touchdown=o.touchdown, nfev=tables.nfev, work_terms=FREE_WORK_TERMS,
                     runtime_s=time.perf_counter() - t_start)
-        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
-                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
-                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=o.params,
+        return SimResult(**tables.result_tables(_CHANGE_COLUMNS, EVENT_COLUMNS), params=o.params,
                          models=tables.models, info=info)
 
 

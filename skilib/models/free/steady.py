@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ...engine.validation import check_bool, check_number
+from ...strokes.frame import column_extreme, frame_of
 from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
+from ...strokes.result import LazyTable, TableField
 from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
 from .params import FreeSkaterParams, with_overrides
@@ -30,7 +32,8 @@ class FreeSteadyState(HasUnits):
       lateral sway left out.
     - mean_power : time average of the leg's power over the stroke [W].
     - peak_leg_force_bw : the largest leg force over the stroke [body weights].
-    - frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``).
+    - frame, strokes : the periodic stroke's tables (``simulate_free``'s ``frame`` and ``strokes``),
+      each built when first read (``skilib.strokes.result.TableField``).
     - iterations : stroke-map evaluations (one simulated stroke each).
     - residual : |Φ(u0) − u0| [m/s].
     - history : every evaluation (u, Φ(u)); the first ones, far from u0, by coarse maps.
@@ -61,8 +64,8 @@ class FreeSteadyState(HasUnits):
     progress_speed: float
     mean_power: float
     peak_leg_force_bw: float
-    frame: pd.DataFrame
-    strokes: pd.DataFrame
+    frame: pd.DataFrame = TableField()
+    strokes: pd.DataFrame = TableField()
     iterations: int
     residual: float
     history: list
@@ -162,15 +165,14 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     skating.check_snow_load()
     found = periodic_stroke(skating, skating.settings(), u_guess=u_a, tol=tol, max_iter=max_iter,
                             max_speed=max_speed, who="free_steady_state", progress=progress)
-    frame = found.tables.frame()
     row = found.tables.strokes[0]  # the stroke's row as a dict (the table's row, without a Series)
-    strokes = pd.DataFrame([row])
-    check_gliding(p, found.u0, frame, row, found.events)
+    check_gliding(p, found.u0, found.tables.frames[0], row, found.events)
     change = found.change  # the touch-down after the periodic stroke, from its end state
     slope = _multiplier(skating, found.u0) if multiplier else float("nan")
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
-                           frame=frame, strokes=strokes, iterations=found.iterations, residual=abs(found.residual),
+                           frame=LazyTable(frame_of, found.tables.frames), strokes=LazyTable(pd.DataFrame, [row]),
+                           iterations=found.iterations, residual=abs(found.residual),
                            history=found.history, change=change, touchdown=skating.o.touchdown,
                            multiplier=slope, coarse_maps=found.coarse_maps)
 
@@ -189,11 +191,11 @@ def _multiplier(skating: FreeSkating, u0: float) -> float:
     return float(J[0, 0])
 
 
-def check_gliding(p: FreeSkaterParams, u0: float, frame: pd.DataFrame, row, events) -> None:
-    """``NoSteadyState`` unless the periodic stroke (from u0; its frame, its row of the strokes
-    table and its stick/slip events) glides: u0 > 0 and the ski's speed along itself stays above
-    zero to the touch-down."""
-    u_min = min(u0, float(frame["u"].min()), float(row["u_end"]))
+def check_gliding(p: FreeSkaterParams, u0: float, frame, row, events) -> None:
+    """``NoSteadyState`` unless the periodic stroke (from u0; its frame, a DataFrame or
+    ``stroke_columns``' dict, its row of the strokes table and its stick/slip events) glides:
+    u0 > 0 and the ski's speed along itself stays above zero to the touch-down."""
+    u_min = min(u0, column_extreme(frame["u"], "min"), float(row["u_end"]))
     if len(events):  # the ski's speed reached zero between output points
         u_min = min(u_min, 0.0)
     if u0 > 0 and u_min > 0:

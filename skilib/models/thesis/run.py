@@ -32,7 +32,6 @@ import time
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from ...engine.bodies import ROTATIONS
 from ...engine.options import Integrator, Stabilization
@@ -145,9 +144,7 @@ class RunOptions:
         """The ``SimResult`` of a run's tables (``skilib.strokes.run.RunTables``)."""
         info = dict(self.info(), nfev=tables.nfev, n_projections=tables.n_projections,
                     work_terms=BALANCE_TERMS, runtime_s=time.perf_counter() - t_start)
-        return SimResult(frame=tables.frame(), strokes=pd.DataFrame(tables.strokes),
-                         changes=pd.DataFrame(tables.changes, columns=_CHANGE_COLUMNS),
-                         events=pd.DataFrame(tables.events, columns=EVENT_COLUMNS), params=self.params,
+        return SimResult(**tables.result_tables(_CHANGE_COLUMNS, EVENT_COLUMNS), params=self.params,
                          models=tables.models, info=info)
 
     def info(self) -> dict:
