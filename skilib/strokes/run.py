@@ -152,12 +152,16 @@ class RunTables:
         DataFrame (``frame_of``)."""
         return frame_of(self.frames)
 
-    def result_tables(self, change_columns, event_columns) -> dict:
-        """A result's four tables, each built when first read (``LazyTable``): frame, strokes,
-        changes (``change_columns``) and events (``event_columns``)."""
-        return dict(frame=LazyTable(frame_of, self.frames), strokes=LazyTable(pd.DataFrame, self.strokes),
-                    changes=LazyTable(pd.DataFrame, self.changes, columns=change_columns),
-                    events=LazyTable(pd.DataFrame, self.events, columns=event_columns))
+    def result_tables(self, change_columns=None, event_columns=None) -> dict:
+        """A result's tables, each built when first read (``LazyTable``): frame and strokes, and
+        with their columns given, changes (``change_columns``) and events (``event_columns``)
+        (a run's four; a steady state's first two)."""
+        out = dict(frame=LazyTable(frame_of, self.frames), strokes=LazyTable(pd.DataFrame, self.strokes))
+        if change_columns is not None:
+            out["changes"] = LazyTable(pd.DataFrame, self.changes, columns=change_columns)
+        if event_columns is not None:
+            out["events"] = LazyTable(pd.DataFrame, self.events, columns=event_columns)
+        return out
 
 
 def stroke_summary(skating: Skating, k: int, model, y0, y_end, frame) -> dict:

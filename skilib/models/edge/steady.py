@@ -33,8 +33,7 @@ import pandas as pd
 from ...strokes.periodic import NoSteadyState, newton_fixed_point
 from ...engine.validation import check_bool, check_number
 from ...strokes.laws import side_of
-from ...strokes.frame import frame_of
-from ...strokes.result import LazyTable, TableField
+from ...strokes.result import TableField
 from ...strokes.run import RunTables, integrate_stroke, progress_bar, tabulate_stroke
 from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
@@ -520,8 +519,7 @@ def edge_steady_state(params: EdgeSkaterParams | None = None, *, guess=DEFAULT_G
                                                                   **solver)))
             balanced = np.linalg.eigvals(_jacobians(closed, x0, _STEPS, jacobian)[0])
         return EdgeSteadyState(params=p, x0=x0, residual=resid, iterations=n_eval, multipliers=mult,
-                               frame=LazyTable(frame_of, tables.frames),
-                               strokes=LazyTable(pd.DataFrame, tables.strokes), change=change,
+                               **tables.result_tables(), change=change,
                                touchdown_measure=m_star, balance_rule=rule, balanced_multipliers=balanced)
 
 

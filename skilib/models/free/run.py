@@ -200,6 +200,12 @@ def plastic_touch_down(old: FreeSkaterModel, q, qd, side: str) -> PlasticTouchDo
     return stance_of(old.params, side, old.given_laws, old.rotation).land_plastic(old, q, qd)
 
 
+def _where(frame, i: int) -> str:
+    """Where row i of a stroke's ``frame`` lies, for a message: its t, stroke and τ."""
+    return (f"t = {column(frame, 't')[i]:.6g} s (stroke {int(column(frame, 'stroke')[i])}, "
+            f"τ = {column(frame, 'tau')[i]:.6g} s)")
+
+
 def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
     """A ``ValueError`` naming ``max_leg_force_bw`` if the leg force of a stroke's ``frame`` (a
     DataFrame or ``stroke_columns``' dict) exceeds ``cap`` body weights anywhere on its output
@@ -208,9 +214,8 @@ def check_leg_force(frame, params: FreeSkaterParams, cap: float) -> None:
     if not len(f) or not np.nanmax(f) > cap:
         return
     i = int(np.nanargmax(f))
-    t, number, tau = column(frame, "t")[i], int(column(frame, "stroke")[i]), column(frame, "tau")[i]
     raise ValueError(f"max_leg_force_bw: the leg force reaches {f[i]:.6g} body weights ({f[i] * params.weight:.6g} N) "
-                     f"at t = {t:.6g} s (stroke {number}, τ = {tau:.6g} s), "
+                     f"at {_where(frame, i)}, "
                      f"above the cap of {cap:g} body weights: no human leg pushes so hard; check the technique "
                      f"(stroke_time {params.stroke_time:g} s, cm_dip {params.cm_dip:g} m, steer_deg "
                      f"{params.steer_deg:g}°, the laws) or raise max_leg_force_bw")
@@ -259,9 +264,9 @@ def check_pole_load(frame, params: FreeSkaterParams) -> None:
     i = int(np.argmin(load))
     if not load[i] < 0.0:
         return
-    t, number, tau = column(frame, "t")[i], int(column(frame, "stroke")[i]), column(frame, "tau")[i]
-    raise ValueError(f"pole_force_max: with the poles carrying {column(frame, 'pole_fz')[i]:.6g} N of the skier's weight the snow's load falls to {load[i]:.6g} N at t = {t:.6g} s (stroke "
-                     f"{number}, τ = {tau:.6g} s): the poles would lift the skier off the "
+    raise ValueError(f"pole_force_max: with the poles carrying {column(frame, 'pole_fz')[i]:.6g} N of the skier's "
+                     f"weight the snow's load falls to {load[i]:.6g} N at {_where(frame, i)}: the poles would lift the "
+                     "skier off the "
                      f"ski; pole_force_max = {params.pole_force_max:g} N per pole is too large for this technique "
                      "(admissibility='report' runs it anyway)")
 

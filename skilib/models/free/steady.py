@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ...engine.validation import check_bool, check_number
-from ...strokes.frame import column_extreme, frame_of
+from ...strokes.frame import column_extreme
 from ...strokes.periodic import NoSteadyState, check_fixed_point_args, periodic_stroke
-from ...strokes.result import LazyTable, TableField
+from ...strokes.result import TableField
 from ...strokes.variational import stroke_map_jacobian
 from ...vocabulary import HasUnits
 from .params import FreeSkaterParams, with_overrides
@@ -171,8 +171,7 @@ def free_steady_state(params: FreeSkaterParams | None = None, *, u_guess: float 
     slope = _multiplier(skating, found.u0) if multiplier else float("nan")
     return FreeSteadyState(u0=found.u0, mean_speed=float(row["mean_speed"]), progress_speed=float(row["mean_vx"]),
                            mean_power=float(row["mean_power"]), peak_leg_force_bw=float(row["peak_leg_force_bw"]),
-                           frame=LazyTable(frame_of, found.tables.frames), strokes=LazyTable(pd.DataFrame, [row]),
-                           iterations=found.iterations, residual=abs(found.residual),
+                           **found.tables.result_tables(), iterations=found.iterations, residual=abs(found.residual),
                            history=found.history, change=change, touchdown=skating.o.touchdown,
                            multiplier=slope, coarse_maps=found.coarse_maps)
 
