@@ -58,7 +58,7 @@ VERIFICATION_FILES = (
     "test_strut.py", "test_poles.py", "test_casadi_terms.py", "test_collocation.py", "test_optimal_control.py",
     "test_edge_collocation.py", "test_poles_collocation.py", "test_stepper.py", "test_sobol_study.py", "test_one_dof.py",
     "test_physiology.py", "test_force_velocity.py", "test_technique_choice.py", "test_fast_paths.py",
-    "test_reduced.py", "test_variational.py",
+    "test_reduced.py", "test_variational.py", "test_quadrature.py",
 )
 # The other test files, and why they are not verification tests.
 OTHER_TEST_FILES = {
@@ -95,6 +95,11 @@ _CONTRACT = "properties of the SYNTHETIC data set (its contract), not an error o
 _API = "API behaviour (caching, immutability, paths, determinism, wiring of arguments): no error to measure"
 _INFRA = "infrastructure (Dask clusters, Parquet files, reporting of failed runs): no error to measure"
 EXEMPT = {
+    "test_quadrature.py": {
+        "test_a_speed_dependent_force_is_refused_by_the_check_not_by_a_flag": _EXCEPTIONS,
+        "test_reduced_refuses_bad_input": _EXCEPTIONS,
+        "test_a_run_by_quadrature_is_the_same_bits_with_its_kept_numbers_or_without": _API,
+    },
     "test_variational.py": {
         "test_variational_flow_refuses_bad_input": _EXCEPTIONS,
         "test_stroke_map_jacobian_refuses_a_stroke_in_phases": _EXCEPTIONS,
@@ -374,8 +379,8 @@ SECTIONS = (
             ("test_codegen.py", "test_skier.py::test_compiled_kernel_and_numeric_engine_give_the_same_run",
              "test_edge_compiled.py", "test_stepper.py")),
     Section("fast-paths", "Faster paths against the paths they replace (array-form frame, prepared impact, "
-                          "screen beside the program's construction)",
-            ("test_fast_paths.py",)),
+                          "screen beside the program's construction, a run by quadrature)",
+            ("test_fast_paths.py", "test_quadrature.py")),
     Section("casadi", "The terms as CasADi functions (optimal control)", ("test_casadi_terms.py",)),
     Section("variational", "The variational equations: flows' and stroke maps' derivatives",
             ("test_variational.py",)),

@@ -17,7 +17,8 @@ from skilib.models.thesis.model import SkierModel
 from skilib.models.thesis.one_dof import OneDofStroke, one_dof_run
 from skilib.models.thesis.params import ski_heading
 from skilib.models.thesis.push import ScaledPush, thesis_push_force
-from skilib.models.thesis.reduced import NotReducible, reduced_steady_means
+from skilib.models.thesis.reduced import reduced_steady_means
+from skilib.strokes.quadrature import NotReducible
 from skilib.models.thesis.sobol_study import SOBOL_SOLVER
 from skilib.models.thesis.steady import steady_means
 

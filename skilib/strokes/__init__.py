@@ -2,11 +2,11 @@
 (``stroke``), its work–energy bookkeeping (``work``) and output table (``frame``), the laws of a
 stroke and the sides (``laws``), the run of alternating strokes joined by the model's
 touch-down (``run``), the periodic stroke as the fixed point of the stroke map (``periodic``),
-what a run returns (``result``), a flat ski's kinematics (``ski``) and the plastic change of ski
-(``touchdown``).  A model supplies its system, its touch-down and its outputs
+what a run returns (``result``), a flat ski's kinematics (``ski``), the plastic change of ski
+(``touchdown``) and a one-coordinate skier's sliding segment by quadrature (``quadrature``).  A model supplies its system, its touch-down and its outputs
 (``skilib.strokes.run.Skating``); see ``skilib.models``.
 """
-from . import frame, laws, params, periodic, result, run, ski, stroke, touchdown, work
+from . import frame, laws, params, periodic, quadrature, result, run, ski, stroke, touchdown, work
 from .frame import output_grid, stroke_frame
 from .laws import SIDES, dip, linear, mirrored, power_law, side_of, smooth_turn
 from .params import SLOPE_RANGE, check_fields, check_slope, course_gravity, slope_factors
@@ -23,4 +23,4 @@ __all__ = ["SimResult", "Stroke", "Budget", "WorkLedger", "extra_states", "outpu
            "run_strokes", "stroke_summary", "NoSteadyState", "PeriodicStroke", "periodic_stroke",
            "secant_fixed_point", "newton_fixed_point", "FlatSki", "PlasticChange", "plastic_change", "check_fields",
            "SLOPE_RANGE", "check_slope", "slope_factors", "course_gravity", "cost_of_work", "frame", "laws", "params",
-           "periodic", "result", "run", "ski", "stroke", "touchdown", "work"]
+           "periodic", "quadrature", "result", "run", "ski", "stroke", "touchdown", "work"]

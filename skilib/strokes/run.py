@@ -76,19 +76,24 @@ EVENT_COLUMNS = ["stroke", "tau", "t", "mode_before", "mode_after"]
 @dataclass(frozen=True)
 class RunSettings:
     """The solver's choices of a run: stabilization, integrator, the output grid of one stroke
-    (τ values, at least two, increasing from 0), whether the systems are compiled, and the
-    work budget; each is checked on construction (``ValueError`` naming it)."""
+    (τ values, at least two, increasing from 0), whether the systems are compiled, the work
+    budget, and whether sliding segments are solved by quadrature in the model's one coordinate
+    (``reduced``, ``skilib.strokes.quadrature``); each is checked on construction (``ValueError``
+    naming it)."""
     stabilization: Stabilization
     integrator: Integrator
     grid: np.ndarray
     compiled: bool
     budget: Budget
+    #: the sliding segments by quadrature in the model's one coordinate (``skilib.strokes.quadrature``)
+    reduced: bool = False
 
     def __post_init__(self):
         for name, kind in (("stabilization", Stabilization), ("integrator", Integrator), ("budget", Budget)):
             if not isinstance(getattr(self, name), kind):
                 raise ValueError(f"{name}: must be a {kind.__name__}, got {getattr(self, name)!r}")
         check_bool("compiled", self.compiled)
+        check_bool("reduced", self.reduced)
         grid = check_increasing("grid", self.grid, unit="s")
         if len(grid) < 2 or grid[0] != 0.0:
             raise ValueError(f"grid: the output times of a stroke must be at least two, from τ = 0, got {self.grid!r}")
@@ -265,7 +270,8 @@ def integrate_stroke(skating: Skating, settings: RunSettings, k: int, model, q, 
     y at τ = T, its friction switches (τ, old, new mode)).  ``dense``, ``works``: ``Stroke.run``'s
     (``works=False``: the signed works NaN at τ = T, for a stroke map that reads only q, q̇)."""
     stroke = Stroke(model, settings.stabilization, settings.integrator, settings.compiled,
-                    budget=settings.budget, stroke_number=k + 1, systems=skating.systems(model))
+                    budget=settings.budget, stroke_number=k + 1, systems=skating.systems(model),
+                    reduced=settings.reduced)
     y0 = np.concatenate([q, qd, np.zeros(len(model.extra_states))])
     segments, y_end, events = stroke.run(y0, skating.stroke_time, dense, works)
     return stroke, y0, segments, y_end, events

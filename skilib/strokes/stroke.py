@@ -167,8 +167,12 @@ class Stroke:
     """Integrates one stroke of ``model`` (see the module docstring) segment by segment."""
 
     def __init__(self, model, stabilization: Stabilization, integrator: Integrator, compiled: bool,
-                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None):
+                 budget: Budget | None = None, stroke_number: int | None = None, systems: dict | None = None,
+                 reduced: bool = False):
         self.model = model
+        #: the sliding segments by quadrature in the model's one degree of freedom
+        #: (``skilib.strokes.quadrature``) instead of the integrator's steps
+        self.reduced = check_bool("reduced", reduced)
         self.budget = budget
         if budget is not None and stroke_number is not None:
             budget.where = f"stroke {stroke_number}, "
@@ -250,6 +254,12 @@ class Stroke:
             system = self.system(mode)
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
+        if self.reduced and mode != 0:
+            from .quadrature import quadrature_segment
+
+            self._check_reducible(system)
+            end, path, y_end, hit = quadrature_segment(self, system, rows, ledger, mode, tau, y, T, dense)
+            return Segment(tau, end, mode, None, system, path, rows), y_end, hit
         if self.in_c(system, mode):
             return self._segment_in_c(system, rows, ledger, mode, tau, y, T, dense)
         # the actuators' positive and negative works, last among the extra states (``signed_method``)
@@ -298,6 +308,27 @@ class Stroke:
                 and (phase is None or hasattr(phase, "linear"))
                 and (hasattr(m, "ski_speed_row") or hasattr(m, "ski_speed_axis"))
                 and why_not(system) is None)
+
+    def _check_reducible(self, system) -> None:
+        """``NotReducible`` naming ``reduced`` where a sliding segment cannot be a quadrature
+        (``skilib.strokes.quadrature``): a model without a pose path in one coordinate, the
+        numeric engine, a system the C points cannot evaluate, a phase that may end early, or
+        actuators whose signed works the quadrature does not split."""
+        from .quadrature import NotReducible
+
+        m = self.active
+        reason = (getattr(m, "one_dof_reason", "the model has no pose path in one coordinate")
+                  if not hasattr(m, "one_dof_path") else getattr(m, "one_dof_reason", None))
+        if reason is None and not self.compiled:
+            reason = "it evaluates eq. 101 with the compiled kernel (compiled=True)"
+        if reason is None and why_not(system) is not None:
+            reason = f"the system cannot be evaluated in C: {why_not(system)}"
+        if reason is None and hasattr(m, "phase_event"):
+            reason = "a phase of the stroke may end at an event"
+        if reason is None and getattr(m, "actuators", ()):
+            reason = "the actuators' positive and negative works are not split by the quadrature"
+        if reason is not None:
+            raise NotReducible(f"reduced: a sliding segment is not a quadrature here: {reason}")
 
     def _segment_in_c(self, system, rows, ledger, mode, tau, y, T, dense):
         """``segment`` stepped in C: SciPy's DOP853 steps (``dop853_steps``), the event located on

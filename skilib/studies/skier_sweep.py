@@ -143,7 +143,8 @@ def _steady_summary(params, push_force, run_kw, solver, t0) -> dict:
 def _steady_means(params, push_force, run_kw, solver, t0, reduced: bool = False) -> dict:
     """``MEANS_COLUMNS`` of the periodic stroke, found without its tables (``steady_means``), or
     with ``reduced`` by quadrature where it holds (``reduced_steady_means``), and its ``path``."""
-    from ..models.thesis.reduced import NotReducible, reduced_steady_means
+    from ..models.thesis.reduced import reduced_steady_means
+    from ..strokes.quadrature import NotReducible
     from ..models.thesis.steady import steady_means
 
     run_kw = {k: v for k, v in run_kw.items() if k != "v0"}  # the periodic stroke sets its own start

@@ -80,7 +80,9 @@ from ...engine.system import MultibodySystem
 from ...engine.timefunctions import Constant, RotationPath
 
 from ...engine.bodies import ROTATIONS
+from ...strokes.kept import KeptLast
 from ...strokes.laws import SIDES
+from ...strokes.quadrature import PosePath
 from ...strokes.params import course_gravity
 from ...engine.validation import check_array, check_number
 from .params import SkierParams, push_plane_direction
@@ -89,6 +91,9 @@ from .rows import EXTRA_STATES, SkierRows, thesis_work_terms
 __all__ = ["SkierModel", "StrokeStart"]
 
 _EZ = np.array([0.0, 0.0, 1.0])
+#: (params, heading, side, rotation) → the pose path at P = 0 (``SkierModel.one_dof_path``): two
+#: per parameter set, one per ski
+_pose_paths = KeptLast(16)
 
 class StrokeStart:
     """A stroke's admissible states at τ = 0, s = 0: q⁰ (polished by Newton–Raphson from the
@@ -325,17 +330,45 @@ class SkierModel:
         ug = -math.sin(g) * _EZ + math.cos(g) * self.d  # ∂u/∂γ
         return u, gd * ug, gdd * ug - gd * gd * u
 
-    def pose(self, tau: float, s: float) -> np.ndarray:
-        """The exact coordinates q(τ, s) satisfying C1–C17 (and the normalization rows)."""
+    def pose(self, tau: float, s: float, P=None) -> np.ndarray:
+        """The exact coordinates q(τ, s) satisfying C1–C17 (and the normalization rows); ``P``: the
+        stroke's start point (default its own)."""
         p = self.params
         u = self.leg_axis(tau)[0]
         ell = p.leg_length(tau)[0]
-        R1 = self.P + s * self.e
+        R1 = (self.P if P is None else P) + s * self.e
         A_leg = self.leg_orientation(tau)[0]
         rot = self.ski.rotation
         ang = rot.from_matrix(A_leg)
         ski = [self.heading, 0.0, 0.0] if rot is ZXZ else rot.from_matrix(rot_z(self.heading))
         return np.concatenate([R1, ski, R1 + p.l1 * u, ang, R1 + ell * u, ang])
+
+    @property
+    def one_dof_reason(self) -> str | None:
+        """Why a sliding segment of this stroke is not a quadrature in s (``skilib.strokes.quadrature``),
+        or None: with air drag the ski's acceleration depends on its speed."""
+        return "air_drag: the ski's acceleration depends on its speed" if self.params.air_drag else None
+
+    @property
+    def one_dof_key(self) -> tuple:
+        """Everything the ski's acceleration s̈(τ) of a sliding segment depends on (not the start
+        point): its ski, laws and push-off (``skilib.strokes.quadrature``)."""
+        return self.params, self.heading, self.side, self.rotation, self.push_force
+
+    def one_dof_path(self) -> PosePath:
+        """q(τ, s) = q⁰(τ) + s ê of this stroke on [0, T] (``skilib.strokes.quadrature.PosePath``;
+        ê moves every body by e, ``skilib.models.thesis.one_dof``): the exact pose at P = 0 as
+        Chebyshev series, kept per (params, heading, side, rotation), moved to this stroke's P."""
+        positions = np.concatenate([np.arange(i, i + 3) for i in (0, self.ski.nq, self.cm.start)])
+        E = np.zeros(self.nq)
+        E[positions] = np.tile(self.e, 3)
+
+        def build():
+            return PosePath(lambda t: self.pose(t, 0.0, np.zeros(3)), self.params.phase_time, E)
+
+        offset = np.zeros(self.nq)
+        offset[positions] = np.tile(self.P, 3)
+        return _pose_paths.get((self.params, self.heading, self.side, self.rotation), build).shifted(offset)
 
     def s_of(self, q) -> float:
         """Ski travel s = (R¹ − P)·e."""

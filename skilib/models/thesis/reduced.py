@@ -22,7 +22,7 @@ the skis, below 1).  Its means are two more quadratures:
 Every integrand is smooth in τ (the Fourier push-off, eq. 102; the linear laws, eqs. 187–188):
 each is interpolated at Chebyshev points on [0, T] (``numpy.polynomial.Chebyshev``) and integrated
 exactly, its degree doubled until the last coefficients fall below ``CHEBYSHEV_TAIL`` of the
-largest.  That error is far below the multibody engine's (DOP853 at rtol = atol = 1e-10 and
+largest (``skilib.strokes.quadrature``, which also solves a long run's sliding segments this way).  That error is far below the multibody engine's (DOP853 at rtol = atol = 1e-10 and
 Baumgarte: about 4e-12 relative on the Sobol study's rows), so the two agree to the engine's
 error (``tests/test_reduced.py``).
 
@@ -37,40 +37,18 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial import Chebyshev
 from numpy.polynomial.chebyshev import chebpts1
-from scipy.fft import dct
 
+from ...strokes.quadrature import NotReducible, resolved, series
 from .model import SkierModel
 from .one_dof import OneDofStroke
 from .params import SkierParams, ski_heading
 from .run import options_of
 from .steady import SteadyMeans
 
-__all__ = ["reduced_steady_means", "NotReducible", "CHEBYSHEV_TAIL"]
+__all__ = ["reduced_steady_means"]
 
-#: an interpolant is accepted when its last four Chebyshev coefficients are below this fraction
-#: of its largest (a few units of rounding: the series has converged to double precision)
-CHEBYSHEV_TAIL = 1e-14
 #: the degrees tried, in turn
 _DEGREES = (64, 128, 256, 512)
-
-
-class NotReducible(ValueError):
-    """The periodic stroke is not a quadrature here (the module's docstring): the multibody
-    engine's ``steady_means`` is the path."""
-
-
-def _series(values: np.ndarray) -> np.ndarray:
-    """Chebyshev coefficients of the interpolant through ``values`` at ``chebpts1(len(values))``."""
-    # the discrete cosine transform of the values in the order x_j = cos(π(j + ½)/m): its rounding
-    # grows like log m, where the sum of m products behind ``Chebyshev.interpolate`` grows like m
-    c = dct(np.asarray(values, dtype=float)[::-1], type=2) / len(values)
-    c[0] /= 2.0
-    return c
-
-
-def _resolved(c: np.ndarray) -> bool:
-    a = np.abs(c)
-    return bool(a[-4:].max() <= CHEBYSHEV_TAIL * a.max())
 
 
 def reduced_steady_means(params: SkierParams | None = None, **run_kwargs) -> SteadyMeans:
@@ -99,14 +77,14 @@ def reduced_steady_means(params: SkierParams | None = None, **run_kwargs) -> Ste
         tau = T * (chebpts1(deg + 1) + 1.0) / 2.0  # the Chebyshev points on [0, T]
         kin = this.kinematics_at(tau)
         F = np.asarray(o.push(tau), dtype=float)
-        sdd = Chebyshev(_series((this.driving_at(tau, kin, F) - this.mu) / this.mass), domain)
+        sdd = Chebyshev(series((this.driving_at(tau, kin, F) - this.mu) / this.mass), domain)
         A = sdd.integ(lbnd=0.0)
         beta = float(nxt.e @ (A(T) * e + offset))
         u0 = beta / (1.0 - alpha)
         sdot = u0 + A(tau)
-        speed = _series(np.linalg.norm(sdot[:, None] * e + kin["cd"], axis=1))
-        power = _series(F * (sdot * (kin["u"] @ e) + kin["elld"]))
-        if all(_resolved(c) for c in (sdd.coef, speed, power)):
+        speed = series(np.linalg.norm(sdot[:, None] * e + kin["cd"], axis=1))
+        power = series(F * (sdot * (kin["u"] @ e) + kin["elld"]))
+        if all(resolved(c) for c in (sdd.coef, speed, power)):
             break
     else:
         raise NotReducible(f"the stroke's integrands are not resolved by a Chebyshev series of degree "
