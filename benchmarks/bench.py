@@ -11,7 +11,9 @@ time-stamped copy; with ``--only``, the time-stamped copy alone).  Every time is
 Targets:
 - one right-hand side of the skier (assemble M, Cq, Qe, Qv, Qd and solve the 35 × 35
   system of eq. 101) within 3× of a bare ``numpy.linalg.solve`` of a 35 × 35 system;
-- table 9's ten-stroke run end to end in ≤ 1 s (stretch 0.3 s) with max |C| ≤ 1e-6;
+- table 9's ten-stroke run end to end in ≤ 1 s (stretch 0.3 s) with max |C| ≤ 1e-6, and in
+  ≤ 0.03 s (0.03 of Exudyn's 1.18–1.20 s for the same run), stepped and by quadrature in the
+  skier's one coordinate (``reduced=True``);
 - peak memory of that run ≤ 200 MB (the peak resident set of a fresh process that
   imports skilib and does the run: libraries included, nothing subtracted);
 - a sweep on 2 Dask workers ≥ 1.7× faster than on 1;
@@ -153,19 +155,29 @@ def bench_long_run(compiled, repeat):
         # integrated): this machine's speed drifts by more than their difference between two blocks
         from skilib.models.thesis.run import ThesisSkating
 
+        # and the same run with its sliding segments by quadrature in s (``reduced=True``)
         res = sk.simulate_run(**TABLE9.kwargs(), compiled=True)
-        times = {True: [], False: []}
+        fast = sk.simulate_run(**TABLE9.kwargs(), reduced=True)
+        times = {True: [], False: [], "reduced": []}
         try:
             for _ in range(max(repeat, 9)):
-                for overlap in (True, False):
-                    ThesisSkating.overlap_tables = overlap
+                for overlap in (True, False, "reduced"):
+                    ThesisSkating.overlap_tables = overlap is not False
                     t0 = time.perf_counter()
-                    res = _read_tables(sk.simulate_run(**TABLE9.kwargs(), compiled=True))
+                    if overlap == "reduced":
+                        fast = _read_tables(sk.simulate_run(**TABLE9.kwargs(), reduced=True))
+                    else:
+                        res = _read_tables(sk.simulate_run(**TABLE9.kwargs(), compiled=True))
                     times[overlap].append(time.perf_counter() - t0)
         finally:
             ThesisSkating.overlap_tables = True
         seconds, sequential = statistics.median(times[True]), statistics.median(times[False])
         paired = statistics.median([a / b for a, b in zip(times[True], times[False])])
+        reduced = dict(seconds=statistics.median(times["reduced"]), rhs_evaluations=int(fast.info["nfev"]),
+                       paired=statistics.median([a / b for a, b in zip(times["reduced"], times[True])]),
+                       max_rel_diff=max(float((fast.frame[c] - res.frame[c]).abs().max()
+                                              / max(res.frame[c].abs().max(), 1.0))
+                                        for c in res.frame.columns if res.frame[c].dtype.kind == "f"))
     else:
         seconds, res = timed()
     out = {"seconds": seconds, "rhs_evaluations": int(res.info["nfev"]),
@@ -174,6 +186,7 @@ def bench_long_run(compiled, repeat):
     if compiled:  # the sequential loop beside it; the same run with solve_ivp's steps, and the
         # thesis skier's steady state both ways
         out["sequential_seconds"], out["overlap_ratio"] = sequential, paired
+        out["reduced"] = reduced
         with _SolveIvpSteps():
             out["solve_ivp_seconds"], ref = timed()
         out["max_rel_diff_vs_solve_ivp"] = float(np.abs(res.strokes.mean_speed - ref.strokes.mean_speed).max()
@@ -596,6 +609,13 @@ def table(r) -> str:
                      f"points one by one from Python (before): {POINTS_ONE_BY_ONE['long_run']:g}× this time; their "
                      f"segments, step interpolants and push-off point by point (before): "
                      f"{LONG_RUN_PYTHON_PER_POINT:g}× this time"))
+        if "reduced" in lr:
+            rd = lr["reduced"]
+            rows.append(("table 9 run by quadrature in s (reduced=True) [s]", f"{rd['seconds']:.3f}",
+                         f"target ≤ 0.03; the run with its frame and strokes table read; {rd['paired']:.2f}× the "
+                         f"stepped run's time (paired, in turn); {rd['rhs_evaluations']} evaluations of eq. 101 "
+                         f"(stepped: {lr['rhs_evaluations']}); frame columns differ by {rd['max_rel_diff']:.1e} of "
+                         f"their largest value; ratio to Exudyn's 1.18–1.20 s {rd['seconds'] / 1.19:.3f}"))
         if "solve_ivp_seconds" in lr:
             rows.append(("table 9 run, compiled, every step by solve_ivp [s]", f"{lr['solve_ivp_seconds']:.3f}",
                          f"{lr['solve_ivp_seconds'] / lr['seconds']:.2f}× the C steps' time; stroke speeds "

@@ -53,7 +53,11 @@ class JointReaction:
             # angles are driven one by one, e.g. a flat ski) the moment about the axis that the
             # singular G cannot see is not determined by (Qc)_θ; lstsq gives the minimal one
             M_cm = np.array([np.linalg.lstsq(g, b, rcond=None)[0] for g, b in zip(GT, Qc[:, 3:])])
-        N = M_cm - np.cross(A @ self.ubar, F)
+        # u × F component by component: the products and differences np.cross forms, without
+        # its axis handling (the same operations, the same bits)
+        u = A @ self.ubar
+        N = M_cm - np.stack([u[:, 1] * F[:, 2] - u[:, 2] * F[:, 1], u[:, 2] * F[:, 0] - u[:, 0] * F[:, 2],
+                             u[:, 0] * F[:, 1] - u[:, 1] * F[:, 0]], axis=1)
         return (F[0], N[0]) if single else (F, N)
 
 

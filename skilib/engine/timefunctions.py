@@ -73,6 +73,18 @@ class Polynomial(TimeFunction):
         ddp = np.array([k * (k - 1) * x ** (k - 2) if k >= 2 else 0.0 for k in range(K)])
         return np.tensordot(p, self.c, 1), np.tensordot(dp, self.c, 1), np.tensordot(ddp, self.c, 1)
 
+    def values(self, t) -> np.ndarray:
+        """f at every element of the array ``t`` by the scalar law's Horner scheme, element-wise:
+        the same operations as ``self(t_j)[0]`` at each point, so the same bits (scalar
+        coefficients only)."""
+        if self.c.ndim != 1:
+            raise ValueError("values: a Polynomial with vector coefficients is evaluated by calling it")
+        x = np.asarray(t, dtype=float) - self.t0
+        f = np.zeros(x.shape)
+        for k in range(len(self.c) - 1, -1, -1):
+            f = f * x + float(self.c[k])
+        return f
+
     def __repr__(self):
         return f"Polynomial({self.c.tolist()!r}, t0={self.t0})"
 

@@ -295,6 +295,10 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
     a, b = float(tau), float(T)
     half = 0.5 * (b - a)
     key = getattr(m, "one_dof_key", None)
+    try:
+        hash(key)
+    except TypeError:  # a model part that cannot be a key (an unhashable push-off): nothing kept
+        key = None
     for points in DEGREES:
         x = chebpts1(points)
         t = a + half * (x + 1.0)

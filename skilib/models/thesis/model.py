@@ -59,6 +59,7 @@ difference F − (weight component along the leg) and the CM height stays prescr
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -94,6 +95,57 @@ _EZ = np.array([0.0, 0.0, 1.0])
 #: (params, heading, side, rotation) → the pose path at P = 0 (``SkierModel.one_dof_path``): two
 #: per parameter set, one per ski
 _pose_paths = KeptLast(16)
+
+#: (params, heading, side, rotation, push-off) → ``_parts``: a run's strokes on one ski share them
+_model_parts = KeptLast(16)
+
+
+def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> dict:
+    """A stroke's bodies, constraints but C2, forces and directions (``SkierModel``'s attributes):
+    they depend on the parameters, the ski's heading and side, the rotation coordinates and the
+    push-off, not on the start point, and are only read once built (their arrays read-only)."""
+    e = np.array([math.cos(h), math.sin(h), 0.0])
+    n_line = np.array([-math.sin(h), math.cos(h), 0.0])
+    d = push_plane_direction(p, h, side)
+    n = np.cross(_EZ, d)
+    # Leg frame at γ = 0: x̄ = ẑ (long axis), ȳ = n × ẑ (= d), z̄ = n.
+    A_leg0 = np.column_stack([_EZ, np.cross(n, _EZ), n])
+    # ZXZ angles as in the thesis (18 coordinates, eq. 107), or Euler parameters (21)
+    rot = ROTATIONS[rotation]
+    ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height), rotation=rot)
+    shank = RigidBody("shank", p.shank_mass, rod_inertia(p.shank_mass, p.lower_leg, axis=0),
+                      points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=rot)
+    upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=rot)
+    O = np.zeros(3)
+    ex, ey = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+    leg_orientation = RotationPath(A_leg0, n, p.leg_angle_law)
+    if rotation == "zxz":  # the thesis's C3–C5: the three angles one by one (eqs. 113–115)
+        ski_orientation = (FixedCoordinate("C3", ski, 3, h), FixedCoordinate("C4", ski, 4, 0.0),
+                           FixedCoordinate("C5", ski, 5, 0.0))
+        names = SkierModel.CONSTRAINT_NAMES
+    else:  # Euler parameters are not angles: hold A¹ = Rz(h), the same three conditions
+        ski_orientation = (OrientationDriver("ski_orientation", ski, Constant(rot_z(h))),)
+        names = SkierModel.CONSTRAINT_NAMES_EP
+    joints = (Spherical("ankle", ski, O, shank, "ankle"),                                  # C6–C8
+              Prismatic("knee", shank, O, ex, upper, O, ex, normal_i=ey, normal_j=ey),     # C9–C13
+              DistanceDriver("C14", ski, O, upper, O, p.leg_length_law),
+              OrientationDriver("leg_orientation", shank, leg_orientation))                # C15–C17
+    # F(τ) along (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181), no reaction on the ski
+    forces = [LineForce("push", upper, O, ski, O, push_force)]
+    if p.gravity:
+        forces.append(Gravity(g=course_gravity(p.g, p.slope_deg)))
+    if p.air_drag:
+        forces.append(Drag("drag", upper, O, rho=p.air_density, cda=p.cda))
+    # kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)
+    friction = {mode: ConstantForce("friction", ski, np.zeros(3), -float(mode) * p.friction * e) for mode in (1, -1)}
+    for a in (e, n_line, d, n, A_leg0):
+        a.flags.writeable = False
+    return dict(e=e, n_line=n_line, d=d, n=n, A_leg0=A_leg0, rotation=rotation, ski=ski, shank=shank, upper=upper,
+                bodies=(ski, shank, upper), nq=sum(b.nq for b in (ski, shank, upper)),
+                cm=slice(ski.nq + shank.nq, ski.nq + shank.nq + 3), leg_orientation=leg_orientation,
+                constraint_names=names, C1=FixedCoordinate("C1", ski, 2, 0.0), ski_orientation=ski_orientation,
+                joints=joints, _forces_common=forces, _friction=friction)
+
 
 class StrokeStart:
     """A stroke's admissible states at τ = 0, s = 0: q⁰ (polished by Newton–Raphson from the
@@ -185,51 +237,18 @@ class SkierModel:
         if self.P.shape != (3,) or abs(self.P[2]) > 1e-12:
             raise ValueError(f"start_point: must be a 3-vector on the snow plane z = 0, got {start_point!r}")
         self.push_force = push_force
-        h = self.heading
-        self.e = np.array([math.cos(h), math.sin(h), 0.0])
-        self.n_line = np.array([-math.sin(h), math.cos(h), 0.0])
-        self.d = push_plane_direction(p, h, side)
-        self.n = np.cross(_EZ, self.d)
-        # Leg frame at γ = 0: x̄ = ẑ (long axis), ȳ = n × ẑ (= d), z̄ = n.
-        self.A_leg0 = np.column_stack([_EZ, np.cross(self.n, _EZ), self.n])
-
-        # ZXZ angles as in the thesis (18 coordinates, eq. 107), or Euler parameters (21)
-        self.rotation = rotation
-        rot = ROTATIONS[rotation]
-        self.ski = RigidBody("ski", p.ski_mass, box_inertia(p.ski_mass, p.ski_length, p.ski_width, p.ski_height),
-                             rotation=rot)
-        self.shank = RigidBody("shank", p.shank_mass, rod_inertia(p.shank_mass, p.lower_leg, axis=0),
-                               points={"ankle": [-p.l1, 0.0, 0.0]}, rotation=rot)
-        self.upper = RigidBody("upper", p.body_mass, rod_inertia(p.body_mass, p.upper_leg, axis=0), rotation=rot)
-        self.bodies = (self.ski, self.shank, self.upper)
-        self.nq = sum(b.nq for b in self.bodies)
-        i3 = self.ski.nq + self.shank.nq
-        self.cm = slice(i3, i3 + 3)  # R³ in q
-        O = np.zeros(3)
-        ex, ey = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
-        self.leg_orientation = RotationPath(self.A_leg0, self.n, p.leg_angle_law)
-        if rotation == "zxz":  # the thesis's C3–C5: the three angles one by one (eqs. 113–115)
-            ski_orientation = (FixedCoordinate("C3", self.ski, 3, h), FixedCoordinate("C4", self.ski, 4, 0.0),
-                               FixedCoordinate("C5", self.ski, 5, 0.0))
-            self.constraint_names = self.CONSTRAINT_NAMES
-        else:  # Euler parameters are not angles: hold A¹ = Rz(h), the same three conditions
-            ski_orientation = (OrientationDriver("ski_orientation", self.ski, Constant(rot_z(h))),)
-            self.constraint_names = self.CONSTRAINT_NAMES_EP
-        self.constraints = (
-            FixedCoordinate("C1", self.ski, 2, 0.0),
-            PointOnPlane("C2", self.ski, O, self.P, self.n_line),
-            *ski_orientation,
-            Spherical("ankle", self.ski, O, self.shank, "ankle"),                      # C6–C8
-            Prismatic("knee", self.shank, O, ex, self.upper, O, ex, normal_i=ey, normal_j=ey),  # C9–C13
-            DistanceDriver("C14", self.ski, O, self.upper, O, p.leg_length_law),
-            OrientationDriver("leg_orientation", self.shank, self.leg_orientation),   # C15–C17
-        )
-        # F(τ) along (R³ − R¹)/|R³ − R¹| at the CM (eqs. 179–181), no reaction on the ski
-        self._forces_common = [LineForce("push", self.upper, O, self.ski, O, push_force)]
-        if p.gravity:
-            self._forces_common.append(Gravity(g=course_gravity(p.g, p.slope_deg)))
-        if p.air_drag:
-            self._forces_common.append(Drag("drag", self.upper, O, rho=p.air_density, cda=p.cda))
+        # everything but the start point P is the same for every stroke of one ski: built once
+        # and shared (``_parts``); C2, the line through P, is this stroke's own
+        key = (p, self.heading, side, rotation, push_force)
+        try:
+            hash(key)
+        except TypeError:  # a push-off that cannot be a key (an unhashable callable): not kept
+            key = None
+        build = functools.partial(_parts, p, self.heading, side, rotation, push_force)
+        parts = build() if key is None else _model_parts.get(key, build)
+        self.__dict__.update({k: v for k, v in parts.items() if k not in ("C1", "ski_orientation", "joints")})
+        self.constraints = (parts["C1"], PointOnPlane("C2", self.ski, np.zeros(3), self.P, self.n_line),
+                            *parts["ski_orientation"], *parts["joints"])
         self._systems = {}
 
     # -- forces ----------------------------------------------------------------------
@@ -241,8 +260,7 @@ class SkierModel:
         """The multibody system for friction mode +1, −1 (sliding) or 0 (stuck at s_stick)."""
         if mode in (1, -1):
             if mode not in self._systems:
-                f = self.friction_force_vector(mode)
-                forces = self._forces_common + [ConstantForce("friction", self.ski, np.zeros(3), f)]
+                forces = self._forces_common + [self._friction[mode]]
                 self._systems[mode] = MultibodySystem(self.bodies, self.constraints, forces)
             return self._systems[mode]
         if mode != 0 or s_stick is None:
@@ -314,7 +332,7 @@ class SkierModel:
         """s, ṡ, the leg's length and angle, and C14's push on the CM (−λ of C14)."""
         p = self.params
         return {"s": (q[:, :3] - self.P) @ self.e, "s_dot": qd[:, :3] @ self.e,
-                "leg_length": np.array([p.leg_length(t)[0] for t in grid]),
+                "leg_length": p.leg_length_law.values(grid),
                 "leg_angle_deg": p.leg_angle0_deg + p.c_rot_deg * grid,
                 "leg_drive_force": -lam[:, segments[0].system.rows("C14").start]}
 
