@@ -789,3 +789,31 @@ def test_a_result_s_tables_are_built_when_first_read_and_kept(monkeypatch):
     assert "_frame_table" in vars(ss) and not isinstance(vars(ss)["_frame_table"], pd.DataFrame)
     pd.testing.assert_frame_equal(pickle.loads(pickle.dumps(ss)).frame, ss.frame, check_exact=True)
     assert ss.frame is ss.frame and isinstance(vars(ss)["_frame_table"], pd.DataFrame)
+
+
+def test_a_compiled_system_moved_to_another_start_point_is_its_compilation_bit_for_bit():
+    """The thesis skier's strokes on one ski share every part but C2, the line through their start
+    point P: a stroke's compiled system moved from the ski's first one (``CompiledSystem.moved``,
+    ``SkierModel.compiled_system``) has its own compilation's kernel and numbers, and evaluates
+    eq. 101 to the same bits, in both sliding modes."""
+    from skilib.engine.codegen import compile_system
+    from skilib.models.thesis.model import SkierModel
+    from skilib.models.thesis.params import ski_heading
+    from skilib.models.thesis.push import thesis_push_force
+
+    p = sk.SkierParams(skating_angle_deg=44.0)
+    push = thesis_push_force(p, p.phase_time)[0]
+    h, side = ski_heading(p, 1, "right")
+    for P in ((0.0, 0.0), (3.5, -1.25), (10.0, 4.0)):
+        m = SkierModel(p, h, side, np.array([*P, 0.0]), push)
+        start = m.stroke_start()
+        q, qd = start.q(m.P), start.qd(2.5)
+        for mode in (1, -1):
+            moved, fresh = m.compiled_system(mode), compile_system(m.system(mode))
+            assert moved.kernel is fresh.kernel and np.array_equal(moved.c, fresh.c)
+            a = moved.evaluate(0.4, q, qd, 20.0, 800.0)
+            a = (a.qdd.copy(), a.lam.copy(), a.powers.copy())
+            b = fresh.evaluate(0.4, q, qd, 20.0, 800.0)
+            assert all(np.array_equal(x, y) for x, y in zip(a, (b.qdd, b.lam, b.powers)))
+    with pytest.raises(ValueError, match="constraints/1/nowhere"):
+        moved.moved(m.system(-1), {("constraints", 1, "nowhere"): 1.0})

@@ -110,8 +110,13 @@ def _cos_sin(theta):
     theta = np.asarray(theta, dtype=float)
     out = []
     for j in range(3):
-        col = theta[:, j].tolist()
-        out += [np.array([math.cos(v) for v in col]), np.array([math.sin(v) for v in col])]
+        c = np.ascontiguousarray(theta[:, j])
+        bits = c.view(np.int64)
+        if len(c) and (bits == bits[0]).all():  # one number throughout (a driven angle): its cos and sin once
+            out += [np.full(len(c), math.cos(c[0])), np.full(len(c), math.sin(c[0]))]
+            continue
+        col = c.tolist()
+        out += [np.fromiter(map(math.cos, col), float, len(col)), np.fromiter(map(math.sin, col), float, len(col))]
     return out
 
 

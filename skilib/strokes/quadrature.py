@@ -63,7 +63,7 @@ SDD_AGREEMENT = 1e-9
 #: constraints after a stuck segment is ~1e-12); the quadrature starts on the path
 SNAP_TOL = 1e-8
 #: the numbers of Chebyshev points tried, in turn
-DEGREES = (128, 256, 512)
+DEGREES = (96, 192, 384, 768)
 #: the pose's own interpolation on [0, T] (smooth laws of τ: it converges far earlier)
 POSE_POINTS = 64
 
@@ -190,17 +190,30 @@ _canonical = KeptLast(32)
 
 
 class Canonical(NamedTuple):
-    """A sliding segment's s̈(τ) and powers at its Chebyshev points, for every motion (module
-    docstring): powers = P0(τ) + ṡ P1(τ)."""
+    """A sliding segment's numbers at its Chebyshev points that hold for every motion (module
+    docstring): s̈ and its series (``c_sdd``), ṡ − ṡₐ and s − sₐ − ṡₐ (τ − τₐ) as series
+    (``c_sd``, ``c_s``) and at the points (``sd``), q̇⁰ at the points, and the powers
+    P0(τ) + ṡ P1(τ); ``resolved``: whether s̈'s series has converged at these points."""
     sdd: np.ndarray
+    c_sdd: np.ndarray
+    resolved: bool
+    c_sd: np.ndarray
+    c_s: np.ndarray
+    sd: np.ndarray
+    qd0: np.ndarray
     P0: np.ndarray
     P1: np.ndarray
 
 
-def canonical(system, pose, t, row, stroke) -> Canonical:
-    """s̈ and the affine powers at the points ``t``, from eq. 101 at three states on the pose path
-    before its offset (the stroke's start point): (s, ṡ) = (0, 0), (0, 1) and (1, 2), without
-    Baumgarte's terms (zero on the path).  The constraints' Jacobian, their γ (eq. 101), the
+#: every how many points the third, checking state is evaluated (``canonical``)
+CHECK_EVERY = 8
+
+
+def canonical(system, pose, t, row, stroke, half: float) -> Canonical:
+    """s̈ and the affine powers at the points ``t`` (Chebyshev points of an interval of length
+    2·``half``), from eq. 101 at states on the pose path before its offset (the stroke's start
+    point), without Baumgarte's terms (zero on the path): (s, ṡ) = (0, 0) and (0, 1) at every
+    point, (1, 2) at every ``CHECK_EVERY``-th.  The constraints' Jacobian, their γ (eq. 101), the
     bodies' rotations and the forces do not depend on s, ṡ or the start point (a translation), so
     neither do s̈ nor the multipliers; the powers Q_f·q̇ and −λ (Cq q̇) are then affine in ṡ.
     The third state checks both: s̈ and the powers there must be the first two's (``SDD_AGREEMENT``
@@ -208,22 +221,30 @@ def canonical(system, pose, t, row, stroke) -> Canonical:
     These numbers depend on nothing else, bit for bit, so one ski's strokes share them."""
     Q0, QD0 = pose.at(t, shifted=False)
     E = pose.E
-    out = [_evaluate(system, t, Q0 + s * E, QD0 + sd * E, 0.0, 0.0) for s, sd in ((0.0, 0.0), (0.0, 1.0), (1.0, 2.0))]
-    stroke.nfev += 3 * len(t)
+    check = slice(None, None, CHECK_EVERY)
+    out = [_evaluate(system, t, Q0, QD0, 0.0, 0.0), _evaluate(system, t, Q0, QD0 + E, 0.0, 0.0),
+           _evaluate(system, t[check], Q0[check] + E, QD0[check] + 2.0 * E, 0.0, 0.0)]
+    count = 2 * len(t) + len(t[check])
+    stroke.nfev += count
     if stroke.budget is not None:
-        stroke.budget.charge_many(float(t[0]), 3 * len(t))
+        stroke.budget.charge_many(float(t[0]), count)
     sdd = [o["qdd"] @ row for o in out]
     P0, P1 = out[0]["powers"], out[1]["powers"] - out[0]["powers"]
-    gap_sdd = max(float(np.abs(sdd[1] - sdd[0]).max()), float(np.abs(sdd[2] - sdd[0]).max()))
-    gap_power = float(np.abs(out[2]["powers"] - (P0 + 2.0 * P1)).max())
+    gap_sdd = max(float(np.abs(sdd[1] - sdd[0]).max()), float(np.abs(sdd[2] - sdd[0][check]).max()))
+    gap_power = float(np.abs(out[2]["powers"] - (P0[check] + 2.0 * P1[check])).max())
     if gap_sdd > SDD_AGREEMENT * max(float(np.abs(sdd[0]).max()), 1.0) or \
             gap_power > SDD_AGREEMENT * max(float(np.abs(out[2]["powers"]).max()), 1.0):
         raise NotReducible(f"reduced: the ski's acceleration or a power depends on the ski's speed or position "
                            f"(by {gap_sdd:.3g} m/s², {gap_power:.3g} W at τ ∈ [{t.min():.6g}, {t.max():.6g}] s): a "
                            "force that depends on the velocity; use reduced=False")
-    for a in (sdd[0], P0, P1):
+    c_sdd = series(sdd[0])
+    c_sd = antiderivative(c_sdd, half)                     # ṡ − ṡₐ
+    c_s = antiderivative(c_sd, half)                       # s − sₐ − ṡₐ (τ − τₐ)
+    x = chebpts1(len(t))
+    arrays = (sdd[0], c_sdd, c_sd, c_s, basis(x, len(c_sd)) @ c_sd, QD0, P0, P1)
+    for a in arrays:
         a.flags.writeable = False
-    return Canonical(sdd[0], P0, P1)
+    return Canonical(sdd[0], c_sdd, resolved(c_sdd, scale=np.abs(c_sdd).max() + 1e-300, tail=RATE_TAIL), *arrays[2:])
 
 
 def _roots(c, x, g, direction=0):
@@ -302,18 +323,15 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
     for points in DEGREES:
         x = chebpts1(points)
         t = a + half * (x + 1.0)
-        QD0 = pose.at(t)[1]
         if key is None:
-            canon = canonical(system, pose, t, row, stroke)
+            canon = canonical(system, pose, t, row, stroke, half)
         else:
-            canon = _canonical.get((key, mode, a, b, points), lambda: canonical(system, pose, t, row, stroke))
-        c_sdd = series(canon.sdd)
-        if not resolved(c_sdd, scale=np.abs(c_sdd).max() + 1e-300, tail=RATE_TAIL):
+            canon = _canonical.get((key, mode, a, b, points), lambda: canonical(system, pose, t, row, stroke, half))
+        if not canon.resolved:
             continue
-        c_sd = antiderivative(c_sdd, half)                  # ṡ − ṡₐ
-        c_s = antiderivative(c_sd, half)                   # s − sₐ − ṡₐ (τ − τₐ)
-        SD = sd0 + basis(x, len(c_sd)) @ c_sd
-        QD = QD0 + SD[:, None] * E
+        c_sd, c_s = canon.c_sd, canon.c_s
+        SD = sd0 + canon.sd
+        QD = canon.qd0 + SD[:, None] * E
         v = QD[:, cm: cm + 3]
         # the works' rates, |Ṙ³|, Ẋ³ and Ẏ³ at the points, as series (one per column)
         c = series(np.hstack([(canon.P0 + SD[:, None] * canon.P1) @ ledger.W.T, np.sqrt(np.einsum("ij,ij->i", v, v))[:, None],

@@ -40,8 +40,9 @@ order.  Every number is computed by the same operations on the same inputs, so t
 the sequential loop's bit for bit (tested); an error raised by stroke k's tabulation is raised
 before any error of the later touch-down or steps, as the sequential loop would.  The
 sequential loop stays the path of the numeric engine, of another integrator than DOP853 and of
-projection (their steps are Python's and hold the lock), of one stroke, and of a model that does
-not declare ``overlap_tables``.
+projection (their steps are Python's and hold the lock), of sliding segments by quadrature
+(``reduced``: its arithmetic is NumPy's and holds the lock too), of one stroke, and of a model
+that does not declare ``overlap_tables``.
 
 ``RunSettings`` holds the solver's choices, checked once by the model's run function.
 """
@@ -338,8 +339,10 @@ def run_strokes(skating: Skating, settings: RunSettings, *, strokes: int, v0: fl
     tables = RunTables([], [], [], [], [])
     settings.budget.start()
     bar = progress_bar(strokes, "strokes", "stroke", progress)
-    # only where the steps can run in C (``Stroke.in_c``): steps in Python would hold the lock
-    overlap = (skating.overlap_tables and strokes > 1 and settings.compiled
+    # only where the steps can run in C (``Stroke.in_c``): steps in Python would hold the lock, and
+    # so does a quadrature's arithmetic (``reduced``: two threads of NumPy calls measured 1.2× the
+    # time of one)
+    overlap = (skating.overlap_tables and strokes > 1 and settings.compiled and not settings.reduced
                and settings.integrator.method == "DOP853" and not settings.stabilization.projects)
     # one worker per run: nothing outlives the run (a forked process or a nested run has its own)
     with ThreadPoolExecutor(1, thread_name_prefix="skilib-tables") if overlap else nullcontext() as pool:

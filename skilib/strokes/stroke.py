@@ -200,8 +200,9 @@ class Stroke:
         if mode == 0:  # a stick row at its own s*: a new system each time (same kernel)
             return compile_system(model.system(mode, s_stick))
         cache = self._sliding if model is self.model else self._phase_systems
-        if mode not in cache:
-            cache[mode] = compile_system(model.system(mode))
+        if mode not in cache:  # a model may give its compiled systems itself (one moved from another)
+            cache[mode] = (model.compiled_system(mode) if hasattr(model, "compiled_system")
+                           else compile_system(model.system(mode)))
         return cache[mode]
 
     def evaluate(self, system, tau, y):

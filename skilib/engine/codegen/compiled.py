@@ -50,20 +50,50 @@ class CompiledSystem:
         kern = KERNELS.get((key, backend))
         if kern is None:
             kern = KERNELS[(key, backend)] = Kernel(key, system, backend)
+        c = np.array(walk.values, dtype=float)
+        if c.size != kern.n_params:
+            raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
+                               f"{c.size}; delete the kernel cache ({kernel_cache_dir()})")
+        self._where, self._traced_index = walk.where, walk.traced_forces
+        self._setup(system, kern, c)
+
+    def moved(self, system: MultibodySystem, numbers: dict) -> "CompiledSystem":
+        """This compiled system for ``system``, a system built of the same bodies, constraints and
+        forces as this one's (the same objects, or equal ones in the same order) but for the
+        numbers in ``numbers`` ({path: value}; a path names a component's attribute as the trace
+        walks it, e.g. ``("constraints", 1, "P")``): this one's kernel and numbers with those
+        replaced, without walking ``system`` again.  The caller vouches that nothing else differs
+        (a model whose strokes differ only in their start point: ``skilib.models.thesis.model``);
+        the tests compare it with ``compile_system(system)``, bit for bit."""
+        c = self.c.copy()
+        for path, value in numbers.items():
+            if path not in self._where:
+                raise ValueError(f"numbers: {'/'.join(map(str, path))} is not a number of this system")
+            start, count = self._where[path]
+            value = np.ravel(np.asarray(value, dtype=float))
+            if value.size != count:
+                raise ValueError(f"numbers: {'/'.join(map(str, path))} has {count} numbers, got {value.size}")
+            c[start: start + count] = value
+        out = object.__new__(CompiledSystem)
+        out._where, out._traced_index = self._where, self._traced_index
+        out._setup(system, self.kernel, c)
+        return out
+
+    def _setup(self, system, kern, c):
+        """Everything after the trace's walk: the kernel bound to this system's numbers ``c`` and
+        buffers of its own."""
+        self.system = system
         self.kernel = kern
         self.backend, self.n_ops, self.source = kern.backend, kern.n_ops, kern.source
-        self.c = np.array(walk.values, dtype=float)
-        if self.c.size != kern.n_params:
-            raise RuntimeError(f"kernel {kern.path}: expects {kern.n_params} parameters, the system has "
-                               f"{self.c.size}; delete the kernel cache ({kernel_cache_dir()})")
+        self.c = c
         self._inputs = [(resolve(system, path), kind, shape) for path, kind, shape in kern.inputs]
         self._input_paths = [path for path, _, _ in kern.inputs]
         self.inputs = self._inputs
         #: force elements evaluated by the numeric engine (untraceable callables of the state)
         self.numeric_forces = self._numeric_forces = [f for i, f in enumerate(system.forces)
-                                                      if i not in walk.traced_forces]
+                                                      if i not in self._traced_index]
         #: force elements compiled into the kernel
-        self.traced_forces = self._traced_forces = [system.forces[i] for i in walk.traced_forces]
+        self.traced_forces = self._traced_forces = [system.forces[i] for i in self._traced_index]
         #: forces on a row's load (``LoadFriction``), checked after every solve (N ≥ 0)
         self.load_forces = self._load_forces = list(getattr(system, "load_forces", ()))
         if [f.index for f in self._traced_forces if hasattr(f, "per_load")] != \

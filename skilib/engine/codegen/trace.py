@@ -60,6 +60,8 @@ class Walk:
         self.symbolic = symbolic
         self.key: list = []
         self.values: list = []
+        #: path → (first index, count) of its numbers in ``values`` (``CompiledSystem.moved``)
+        self.where: dict = {}
         self.opaque: dict = {}  # id(callable) -> path (numeric inputs)
         self.controls: dict = {}  # a control's name -> its size (``skilib.engine.controls``), in walk order
         self._bodies = {id(b): i for i, b in enumerate(system.bodies)}
@@ -105,7 +107,9 @@ class Walk:
     def _array(self, v: np.ndarray, path, keep_zeros: bool):
         mask = (v != 0) if keep_zeros else np.ones(v.shape, dtype=bool)
         self.key.append((path[-1], "f", v.shape, mask.tobytes()))
+        start = len(self.values)
         self.values.extend(np.asarray(v, dtype=float)[mask].tolist())
+        self.where[path] = (start, len(self.values) - start)
         if not self.symbolic:
             return v
         out = np.zeros(v.shape, dtype=object)
@@ -118,6 +122,7 @@ class Walk:
             return v
         if isinstance(v, (float, np.floating)):
             self.key.append((path[-1], "f"))
+            self.where[path] = (len(self.values), 1)
             self.values.append(float(v))
             return self._symbols(1)[0] if self.symbolic else v
         if isinstance(v, np.ndarray):

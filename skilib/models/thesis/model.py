@@ -65,6 +65,7 @@ import math
 import numpy as np
 
 from ...engine.bodies import RigidBody, box_inertia, rod_inertia
+from ...engine.codegen import compile_system
 from ...engine.constraints import (
     DistanceDriver,
     FixedCoordinate,
@@ -98,6 +99,8 @@ _pose_paths = KeptLast(16)
 
 #: (params, heading, side, rotation, push-off) → ``_parts``: a run's strokes on one ski share them
 _model_parts = KeptLast(16)
+#: (the same key, friction mode) → the first stroke's compiled system (``SkierModel.compiled_system``)
+_compiled = KeptLast(32)
 
 
 def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> dict:
@@ -246,6 +249,7 @@ class SkierModel:
             key = None
         build = functools.partial(_parts, p, self.heading, side, rotation, push_force)
         parts = build() if key is None else _model_parts.get(key, build)
+        self._parts_key = key
         self.__dict__.update({k: v for k, v in parts.items() if k not in ("C1", "ski_orientation", "joints")})
         self.constraints = (parts["C1"], PointOnPlane("C2", self.ski, np.zeros(3), self.P, self.n_line),
                             *parts["ski_orientation"], *parts["joints"])
@@ -267,6 +271,17 @@ class SkierModel:
             raise ValueError(f"mode must be +1, -1 or 0 with s_stick, got {mode!r}, {s_stick!r}")
         stick = PointOnPlane("stick", self.ski, np.zeros(3), self.P + s_stick * self.e, self.e)
         return MultibodySystem(self.bodies, self.constraints + (stick,), self._forces_common)
+
+    def compiled_system(self, mode: int):
+        """The compiled system of friction mode ±1 (``skilib.engine.codegen``).  This ski's first
+        stroke in the process compiles it; every later stroke's is that one moved to its own start
+        point (``CompiledSystem.moved``): the strokes of one ski share every part but C2, whose
+        point P is their only different number (tested against a compilation, bit for bit)."""
+        system = self.system(mode)
+        if self._parts_key is None:
+            return compile_system(system)
+        first = _compiled.get((self._parts_key, mode), lambda: compile_system(system))
+        return first if first.system is system else first.moved(system, {("constraints", 1, "P"): self.P})
 
     # -- what a stroke integration needs (skilib.strokes.stroke) ---------------------------
     #: the extra ODE states of a stroke: the works, the integrals, projection_energy
