@@ -793,9 +793,9 @@ def test_a_result_s_tables_are_built_when_first_read_and_kept(monkeypatch):
 
 def test_a_compiled_system_moved_to_another_start_point_is_its_compilation_bit_for_bit():
     """The thesis skier's strokes on one ski share every part but C2, the line through their start
-    point P: a stroke's compiled system moved from the ski's first one (``CompiledSystem.moved``,
-    ``SkierModel.compiled_system``) has its own compilation's kernel and numbers, and evaluates
-    eq. 101 to the same bits, in both sliding modes."""
+    point P, and the stick row at its anchor: a stroke's compiled system moved from the ski's first
+    one (``CompiledSystem.moved``, ``SkierModel.compiled_system``) has its own compilation's
+    kernel and numbers, and evaluates eq. 101 to the same bits, sliding either way and stuck."""
     from skilib.engine.codegen import compile_system
     from skilib.models.thesis.model import SkierModel
     from skilib.models.thesis.params import ski_heading
@@ -808,8 +808,8 @@ def test_a_compiled_system_moved_to_another_start_point_is_its_compilation_bit_f
         m = SkierModel(p, h, side, np.array([*P, 0.0]), push)
         start = m.stroke_start()
         q, qd = start.q(m.P), start.qd(2.5)
-        for mode in (1, -1):
-            moved, fresh = m.compiled_system(mode), compile_system(m.system(mode))
+        for mode, s_stick in ((1, None), (-1, None), (0, 0.7), (0, -2.25)):
+            moved, fresh = m.compiled_system(mode, s_stick), compile_system(m.system(mode, s_stick))
             assert moved.kernel is fresh.kernel and np.array_equal(moved.c, fresh.c)
             a = moved.evaluate(0.4, q, qd, 20.0, 800.0)
             a = (a.qdd.copy(), a.lam.copy(), a.powers.copy())

@@ -1,4 +1,4 @@
-"""A sliding segment of a one-degree-of-freedom skier by quadrature, not by steps.
+"""A segment of a one-degree-of-freedom skier's stroke by quadrature, not by steps.
 
 Coordinate partitioning (Haug 1989, §6.3; Wehage and Haug 1982): where a model's constraints
 leave one degree of freedom s and fix every other coordinate as a function of time, its
@@ -15,21 +15,25 @@ and every extra state of a stroke (the works W = ∫ r dτ, r = W·powers, and �
 ``skilib.strokes.work``) is one more quadrature along that motion.
 
 Nothing here is written by hand for a model: s̈ and the powers are the compiled kernel's own
-eq. 101 (``evaluate_points``, all points in one call into C), evaluated at states on the
-constraint manifold.  Two passes over the Chebyshev points of [τₐ, T]: the first at any speed
-gives s̈(τ) (its independence of the state is checked, not assumed: the second pass, at the
-states of the motion, gives s̈ again, and a difference beyond ``SDD_AGREEMENT`` refuses the
-segment with ``NotReducible``); the second gives the rates.  Each integrand is interpolated at
-the Chebyshev points (``_series``, the discrete cosine transform) and integrated exactly, the
-number of points doubled until every series' last coefficients fall below its tail bound.  The
-event ṡ = 0 that ends a sliding segment is the first root of the ṡ series (``brentq``), and
-∫|Ẋ³|, ∫|Ẏ³| are split at the roots of the velocity's series.
+eq. 101 (``evaluate_points``, all points in one call into C) at states on the constraint
+manifold.  The constraints' Jacobian and γ, the bodies' rotations and the forces depend on none of
+s, ṡ and the stroke's start point, so neither do s̈ and the multipliers, and every power (Q_f·q̇,
+−λ (Cq q̇)) is affine in ṡ.  At the Chebyshev points of [τₐ, T], eq. 101 at (s, ṡ) = (0, 0) and
+(0, 1) therefore gives s̈ and powers = P0(τ) + ṡ P1(τ) for every motion of the segment
+(``canonical``); a third state, (1, 2), checks both, and a force that depends on the speed or the
+position is refused (``NotReducible``).  These numbers depend only on the ski, its laws and the
+push-off: one ski's strokes in a run share them.  Each integrand is interpolated at the Chebyshev
+points (``series``, the discrete cosine transform) and integrated exactly, the number of points
+doubled until every series' last coefficients fall below its tail bound.  The event ṡ = 0 that
+ends a sliding segment is the first root of the ṡ series (``brentq``), and ∫|Ẋ³|, ∫|Ẏ³| are split
+at the roots of the velocity's series.
 
 The quadrature's own error is far below the integrator's that it replaces (DOP853 at
 rtol = atol = 1e-10 and Baumgarte's terms: about 1e-10 of a long run's numbers): the two agree to
 the integrator's tolerance, and the stepped run stays the reference (``tests/test_quadrature.py``).
-A stuck segment (mode 0) keeps the integrator: it has no degree of freedom left, but its end is an
-event of the static friction's multiplier.
+A stuck segment (mode 0) is one too: the stick row holds s ≡ s* and ṡ ≡ 0, the works are the
+powers' integrals along the prescribed pose, and its end is the first root of μ − |λ_stick(τ)|,
+the static friction needed reaching its limit (``skilib.strokes.stroke``).
 """
 from __future__ import annotations
 
@@ -203,13 +207,14 @@ class Canonical(NamedTuple):
     qd0: np.ndarray
     P0: np.ndarray
     P1: np.ndarray
+    lam: np.ndarray
 
 
 #: every how many points the third, checking state is evaluated (``canonical``)
 CHECK_EVERY = 8
 
 
-def canonical(system, pose, t, row, stroke, half: float) -> Canonical:
+def canonical(system, pose, t, row, stroke, half: float, stuck: bool = False) -> Canonical:
     """s̈ and the affine powers at the points ``t`` (Chebyshev points of an interval of length
     2·``half``), from eq. 101 at states on the pose path before its offset (the stroke's start
     point), without Baumgarte's terms (zero on the path): (s, ṡ) = (0, 0) and (0, 1) at every
@@ -218,7 +223,9 @@ def canonical(system, pose, t, row, stroke, half: float) -> Canonical:
     neither do s̈ nor the multipliers; the powers Q_f·q̇ and −λ (Cq q̇) are then affine in ṡ.
     The third state checks both: s̈ and the powers there must be the first two's (``SDD_AGREEMENT``
     of the largest), or ``NotReducible`` (a force that depends on the velocity or the position).
-    These numbers depend on nothing else, bit for bit, so one ski's strokes share them."""
+    These numbers depend on nothing else, bit for bit, so one ski's strokes share them.  A stuck
+    segment (``stuck``: the stick row holds s) has s̈ = 0, its rounding not a series to resolve;
+    its multipliers (``lam``) hold the static friction needed."""
     Q0, QD0 = pose.at(t, shifted=False)
     E = pose.E
     check = slice(None, None, CHECK_EVERY)
@@ -241,10 +248,13 @@ def canonical(system, pose, t, row, stroke, half: float) -> Canonical:
     c_sd = antiderivative(c_sdd, half)                     # ṡ − ṡₐ
     c_s = antiderivative(c_sd, half)                       # s − sₐ − ṡₐ (τ − τₐ)
     x = chebpts1(len(t))
-    arrays = (sdd[0], c_sdd, c_sd, c_s, basis(x, len(c_sd)) @ c_sd, QD0, P0, P1)
+    if stuck:
+        c_sdd = c_sd = c_s = np.zeros(len(t))
+    arrays = (sdd[0], c_sdd, c_sd, c_s, basis(x, len(c_sd)) @ c_sd, QD0, P0, P1, out[0]["lam"])
     for a in arrays:
         a.flags.writeable = False
-    return Canonical(sdd[0], c_sdd, resolved(c_sdd, scale=np.abs(c_sdd).max() + 1e-300, tail=RATE_TAIL), *arrays[2:])
+    converged = stuck or resolved(c_sdd, scale=np.abs(c_sdd).max() + 1e-300, tail=RATE_TAIL)
+    return Canonical(sdd[0], c_sdd, converged, *arrays[2:])
 
 
 def _roots(c, x, g, direction=0):
@@ -295,10 +305,13 @@ class QuadraturePath:
         return np.hstack([q0 + s[:, None] * E, qd0 + sd[:, None] * E, extras]).T
 
 
-def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T: float, dense: bool):
-    """One sliding segment (mode ±1) of ``stroke.active`` from (τ, y) to T or to the event ṡ = 0,
-    by quadrature (module docstring): (τ at its end, its path y(τ) or None without ``dense``, y at
-    its end, whether the event ended it).  The model gives ``one_dof_path()`` (a ``PosePath`` at its
+def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T: float, dense: bool,
+                       s_stick: float | None = None):
+    """One segment of ``stroke.active`` from (τ, y) to T or to its event, by quadrature (module
+    docstring): sliding (mode ±1) until ṡ = 0, or stuck (mode 0, at ``s_stick``: s ≡ s*, ṡ ≡ 0)
+    until the static friction needed, the stick row's multiplier, reaches the friction's limit.
+    Returns (τ at its end, its path y(τ) or None without ``dense``, y at its end, whether the
+    event ended it).  The model gives ``one_dof_path()`` (a ``PosePath`` at its
     start point), ``ski_speed_row()`` (ṡ = row·q̇) and its extra states (the works, then
     ``INTEGRALS``, then projection_energy: ``skilib.strokes.work``)."""
     m, n = stroke.active, stroke.n
@@ -308,8 +321,9 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
     cm = rows.cm
     # where the state is on the path: s from q, ṡ from q̇ (the engine's ski speed row)
     q0a, qd0a = pose.at(np.array([tau]))
-    s0 = float(row @ (y[:n] - q0a[0]) / (row @ E))
-    sd0 = float(row @ (y[n: k] - qd0a[0]) / (row @ E))
+    stuck = mode == 0
+    s0 = float(s_stick) if stuck else float(row @ (y[:n] - q0a[0]) / (row @ E))
+    sd0 = 0.0 if stuck else float(row @ (y[n: k] - qd0a[0]) / (row @ E))
     off = max(float(np.abs(y[:n] - q0a[0] - s0 * E).max()), float(np.abs(y[n: k] - qd0a[0] - sd0 * E).max()))
     if off > SNAP_TOL:  # the quadrature starts on the path: a state off it is not this model's
         raise NotReducible(f"reduced: the state at τ = {tau:.6g} s is {off:.3g} off the pose path q⁰(τ) + s ê")
@@ -324,9 +338,10 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
         x = chebpts1(points)
         t = a + half * (x + 1.0)
         if key is None:
-            canon = canonical(system, pose, t, row, stroke, half)
+            canon = canonical(system, pose, t, row, stroke, half, stuck)
         else:
-            canon = _canonical.get((key, mode, a, b, points), lambda: canonical(system, pose, t, row, stroke, half))
+            canon = _canonical.get((key, mode, a, b, points),
+                                   lambda: canonical(system, pose, t, row, stroke, half, stuck))
         if not canon.resolved:
             continue
         c_sd, c_s = canon.c_sd, canon.c_s
@@ -338,7 +353,10 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
                               v[:, :2]]))
         top_rate = max(float(np.abs(c[:, :nw]).max()), 1e-300)
         top_v = max(float(np.abs(c[:, nw:]).max()), 1e-300)
-        if resolved(c[:, :nw], scale=top_rate, tail=RATE_TAIL) and resolved(c[:, nw:], scale=top_v, tail=RATE_TAIL):
+        if stuck:  # the static friction needed: the stick row's multiplier
+            c_lam = series(canon.lam[:, rows.stick_index()])
+        if (resolved(c[:, :nw], scale=top_rate, tail=RATE_TAIL) and resolved(c[:, nw:], scale=top_v, tail=RATE_TAIL)
+                and (not stuck or resolved(c_lam, scale=np.abs(c_lam).max() + 1e-300, tail=RATE_TAIL))):
             break
     else:
         raise NotReducible(f"reduced: the segment's integrands on τ ∈ [{a:.6g}, {b:.6g}] s are not resolved by "
@@ -347,8 +365,16 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
     # the event: ṡ reaches 0 against the mode (ṡ falling through 0 for mode +1), looked for between
     # the points (finer than the integrator's largest step, between whose ends it looks)
     xs = np.concatenate([[-1.0], x, [1.0]])
-    g = mode * np.concatenate([[sd0], SD, [sd0 + float(np.sum(c_sd))]])  # T_j(1) = 1
-    roots = _roots(mode * c_sd + np.eye(len(c_sd))[0] * mode * sd0, xs, g, direction=-1)
+    if stuck:  # μ(τ) − |λ_stick(τ)| falls through 0 (the engine's event, ``Stroke._event``)
+        def slack(z):
+            return m.friction_limit(a + half * (z + 1.0)) - abs(float(basis(z, len(c_lam)) @ c_lam))
+
+        g = np.array([slack(z) for z in xs])
+        roots = [brentq(slack, xs[j], xs[j + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps)
+                 for j in np.nonzero((g[:-1] > 0.0) & (g[1:] <= 0.0))[0][:1]]
+    else:
+        g = mode * np.concatenate([[sd0], SD, [sd0 + float(np.sum(c_sd))]])  # T_j(1) = 1
+        roots = _roots(mode * c_sd + np.eye(len(c_sd))[0] * mode * sd0, xs, g, direction=-1)
     hit = bool(roots)
     t_end = a + half * (roots[0] + 1.0) if hit else b
     # the extra states: the works and ∫|Ṙ³| as series; ∫|Ẋ³|, ∫|Ẏ³| split where Ẋ³, Ẏ³ change sign

@@ -198,6 +198,8 @@ class Stroke:
         if not self.compiled:
             return model.system(mode, s_stick)
         if mode == 0:  # a stick row at its own s*: a new system each time (same kernel)
+            if hasattr(model, "compiled_system"):
+                return model.compiled_system(0, s_stick)
             return compile_system(model.system(mode, s_stick))
         cache = self._sliding if model is self.model else self._phase_systems
         if mode not in cache:  # a model may give its compiled systems itself (one moved from another)
@@ -255,12 +257,13 @@ class Stroke:
             system = self.system(mode)
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
-        if self.reduced and mode != 0:
+        if self.reduced:
             from .quadrature import quadrature_segment
 
             self._check_reducible(system)
-            end, path, y_end, hit = quadrature_segment(self, system, rows, ledger, mode, tau, y, T, dense)
-            return Segment(tau, end, mode, None, system, path, rows), y_end, hit
+            end, path, y_end, hit = quadrature_segment(self, system, rows, ledger, mode, tau, y, T, dense,
+                                                       s_stick=s_stick)
+            return Segment(tau, end, mode, s_stick, system, path, rows), y_end, hit
         if self.in_c(system, mode):
             return self._segment_in_c(system, rows, ledger, mode, tau, y, T, dense)
         # the actuators' positive and negative works, last among the extra states (``signed_method``)

@@ -272,16 +272,23 @@ class SkierModel:
         stick = PointOnPlane("stick", self.ski, np.zeros(3), self.P + s_stick * self.e, self.e)
         return MultibodySystem(self.bodies, self.constraints + (stick,), self._forces_common)
 
-    def compiled_system(self, mode: int):
-        """The compiled system of friction mode ±1 (``skilib.engine.codegen``).  This ski's first
-        stroke in the process compiles it; every later stroke's is that one moved to its own start
-        point (``CompiledSystem.moved``): the strokes of one ski share every part but C2, whose
-        point P is their only different number (tested against a compilation, bit for bit)."""
-        system = self.system(mode)
+    def compiled_system(self, mode: int, s_stick: float | None = None):
+        """The compiled system of friction mode +1, −1 or 0 (stuck at ``s_stick``;
+        ``skilib.engine.codegen``).  This ski's first such system in the process is compiled;
+        every later one is that one moved to its own start point and stick anchor
+        (``CompiledSystem.moved``): the strokes of one ski share every part but C2 and the stick
+        row, whose points are their only different numbers (tested against a compilation, bit
+        for bit)."""
+        system = self.system(mode, s_stick)
         if self._parts_key is None:
             return compile_system(system)
         first = _compiled.get((self._parts_key, mode), lambda: compile_system(system))
-        return first if first.system is system else first.moved(system, {("constraints", 1, "P"): self.P})
+        if first.system is system:
+            return first
+        numbers = {("constraints", 1, "P"): self.P}
+        if mode == 0:  # the stick row, after the model's own
+            numbers[("constraints", len(self.constraints), "P")] = self.P + s_stick * self.e
+        return first.moved(system, numbers)
 
     # -- what a stroke integration needs (skilib.strokes.stroke) ---------------------------
     #: the extra ODE states of a stroke: the works, the integrals, projection_energy
