@@ -177,17 +177,21 @@ class ZXZ:
         """A(θ) at k points at once (θ: k × 3; k × 3 × 3): the same operations as ``A`` in the same
         order on each point's numbers (the sines and cosines by ``math``), so equal bit for bit."""
         cf, sf, ct, st, cp, sp = _cos_sin(theta)
-        return np.stack([np.stack([cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st], axis=1),
-                         np.stack([sf * cp + cf * ct * sp, -sf * sp + cf * ct * cp, -cf * st], axis=1),
-                         np.stack([st * sp, st * cp, ct], axis=1)], axis=1)
+        A = np.empty((len(cf), 3, 3))  # filled entry by entry: the same numbers as stacking them
+        A[:, 0, 0], A[:, 0, 1], A[:, 0, 2] = cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st
+        A[:, 1, 0], A[:, 1, 1], A[:, 1, 2] = sf * cp + cf * ct * sp, -sf * sp + cf * ct * cp, -cf * st
+        A[:, 2, 0], A[:, 2, 1], A[:, 2, 2] = st * sp, st * cp, ct
+        return A
 
     @staticmethod
     def G_stack(theta) -> np.ndarray:
         """G(θ) at k points at once (k × 3 × 3), equal to ``G`` point by point bit for bit."""
         cf, sf, ct, st, _, _ = _cos_sin(theta)
-        zero, one = np.zeros(len(cf)), np.ones(len(cf))
-        return np.stack([np.stack([zero, cf, sf * st], axis=1), np.stack([zero, sf, -cf * st], axis=1),
-                         np.stack([one, zero, ct], axis=1)], axis=1)
+        G = np.zeros((len(cf), 3, 3))
+        G[:, 0, 1], G[:, 0, 2] = cf, sf * st
+        G[:, 1, 1], G[:, 1, 2] = sf, -cf * st
+        G[:, 2, 0], G[:, 2, 2] = 1.0, ct
+        return G
 
     @staticmethod
     def Gdot_thetadot(theta, thetad) -> np.ndarray:

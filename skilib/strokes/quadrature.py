@@ -18,10 +18,10 @@ Nothing here is written by hand for a model: s̈ and the powers are the compiled
 eq. 101 (``evaluate_points``, all points in one call into C) at states on the constraint
 manifold.  The constraints' Jacobian and γ, the bodies' rotations and the forces depend on none of
 s, ṡ and the stroke's start point, so neither do s̈ and the multipliers, and every power (Q_f·q̇,
-−λ (Cq q̇)) is affine in ṡ.  At the Chebyshev points of [τₐ, T], eq. 101 at (s, ṡ) = (0, 0) and
-(0, 1) therefore gives s̈ and powers = P0(τ) + ṡ P1(τ) for every motion of the segment
-(``canonical``); a third state, (1, 2), checks both, and a force that depends on the speed or the
-position is refused (``NotReducible``).  These numbers depend only on the ski, its laws and the
+−λ (Cq q̇)) is affine in ṡ.  At the Chebyshev points of [τₐ, T], eq. 101 at (s, ṡ) = (0, 0)
+therefore gives s̈ and powers = P0(τ) + ṡ P1(τ), P1 = (Q_f·ê, −λ (Cq ê)), for every motion of the
+segment (``canonical``); two more states, (0, 1) and (1, 2) at every eighth point, check both, and
+a force that depends on the speed or the position is refused (``NotReducible``).  These numbers depend only on the ski, its laws and the
 push-off: one ski's strokes in a run share them.  Each integrand is interpolated at the Chebyshev
 points (``series``, the discrete cosine transform) and integrated exactly, the number of points
 doubled until every series' last coefficients fall below its tail bound.  The event ṡ = 0 that
@@ -216,50 +216,60 @@ CHECK_EVERY = 8
 
 def canonical(system, pose, t, row, stroke, half: float, stuck: bool = False) -> Canonical:
     """s̈ and the affine powers at the points ``t`` (Chebyshev points of an interval of length
-    2·``half``), from eq. 101 at states on the pose path before its offset (the stroke's start
-    point), without Baumgarte's terms (zero on the path): (s, ṡ) = (0, 0) and (0, 1) at every
-    point, (1, 2) at every ``CHECK_EVERY``-th.  The constraints' Jacobian, their γ (eq. 101), the
-    bodies' rotations and the forces do not depend on s, ṡ or the start point (a translation), so
-    neither do s̈ nor the multipliers; the powers Q_f·q̇ and −λ (Cq q̇) are then affine in ṡ.
-    The third state checks both: s̈ and the powers there must be the first two's (``SDD_AGREEMENT``
-    of the largest), or ``NotReducible`` (a force that depends on the velocity or the position).
-    These numbers depend on nothing else, bit for bit, so one ski's strokes share them.  A stuck
-    segment (``stuck``: the stick row holds s) has s̈ = 0, its rounding not a series to resolve;
-    its multipliers (``lam``) hold the static friction needed."""
+    2·``half``), from eq. 101 on the pose path before its offset (the stroke's start point),
+    without Baumgarte's terms (zero on the path).  The constraints' Jacobian, their γ (eq. 101),
+    the bodies' rotations and the forces do not depend on s, ṡ or the start point (a
+    translation), so neither do s̈ nor the multipliers, and the powers Q_f·q̇ and −λ (Cq q̇) are
+    affine in ṡ: at (s, ṡ) = (0, 0) every point gives s̈, P0 = the powers and
+    P1 = (Q_f·ê, −λ (Cq ê), 0) (a force on a row's load, Q_f = b λ_k: P1 from a second state,
+    (0, 1), at every point).  Two more states, (0, 1) and (1, 2) at every ``CHECK_EVERY``-th point,
+    check both: s̈ and the powers there must be P0 + ṡ P1's (``SDD_AGREEMENT`` of the largest), or
+    ``NotReducible`` (a force that depends on the velocity or the position).  These numbers depend
+    on nothing else, bit for bit, so one ski's strokes share them.  A stuck segment (``stuck``: the
+    stick row holds s) has s̈ = 0, its rounding not a series to resolve; its multipliers (``lam``)
+    hold the static friction needed."""
     Q0, QD0 = pose.at(t, shifted=False)
     E = pose.E
+    first = _evaluate(system, t, Q0, QD0, 0.0, 0.0)
+    P0, nf, nc = first["powers"], first["QF"].shape[1], first["lam"].shape[1]
     check = slice(None, None, CHECK_EVERY)
-    out = [_evaluate(system, t, Q0, QD0, 0.0, 0.0), _evaluate(system, t, Q0, QD0 + E, 0.0, 0.0),
-           _evaluate(system, t[check], Q0[check] + E, QD0[check] + 2.0 * E, 0.0, 0.0)]
-    count = 2 * len(t) + len(t[check])
+    loads = bool(getattr(system, "load_forces", ()))
+    states = ((0.0, 1.0, slice(None) if loads else check), (1.0, 2.0, check))
+    out = [_evaluate(system, t[w], Q0[w] + s * E, QD0[w] + sd * E, 0.0, 0.0) for s, sd, w in states]
+    count = len(t) + sum(len(t[w]) for _, _, w in states)
     stroke.nfev += count
     if stroke.budget is not None:
         stroke.budget.charge_many(float(t[0]), count)
-    sdd = [o["qdd"] @ row for o in out]
-    P0, P1 = out[0]["powers"], out[1]["powers"] - out[0]["powers"]
-    gap_sdd = max(float(np.abs(sdd[1] - sdd[0]).max()), float(np.abs(sdd[2] - sdd[0][check]).max()))
-    gap_power = float(np.abs(out[2]["powers"] - (P0[check] + 2.0 * P1[check])).max())
-    if gap_sdd > SDD_AGREEMENT * max(float(np.abs(sdd[0]).max()), 1.0) or \
-            gap_power > SDD_AGREEMENT * max(float(np.abs(out[2]["powers"]).max()), 1.0):
+    if loads:
+        P1 = out[0]["powers"] - P0
+    else:
+        P1 = np.zeros_like(P0)
+        P1[:, :nf] = first["QF"] @ E
+        P1[:, nf: nf + nc] = -first["lam"] * (first["Cq"] @ E)
+    sdd = first["qdd"] @ row
+    gap_sdd = max(float(np.abs(o["qdd"] @ row - sdd[w]).max()) for o, (_, _, w) in zip(out, states))
+    gap_power = max(float(np.abs(o["powers"] - (P0[w] + sd * P1[w])).max()) for o, (_, sd, w) in zip(out, states))
+    top = max(float(np.abs(o["powers"]).max()) for o in out)
+    if gap_sdd > SDD_AGREEMENT * max(float(np.abs(sdd).max()), 1.0) or gap_power > SDD_AGREEMENT * max(top, 1.0):
         raise NotReducible(f"reduced: the ski's acceleration or a power depends on the ski's speed or position "
                            f"(by {gap_sdd:.3g} m/s², {gap_power:.3g} W at τ ∈ [{t.min():.6g}, {t.max():.6g}] s): a "
                            "force that depends on the velocity; use reduced=False")
-    c_sdd = series(sdd[0])
+    c_sdd = series(sdd)
     c_sd = antiderivative(c_sdd, half)                     # ṡ − ṡₐ
     c_s = antiderivative(c_sd, half)                       # s − sₐ − ṡₐ (τ − τₐ)
     x = chebpts1(len(t))
     if stuck:
         c_sdd = c_sd = c_s = np.zeros(len(t))
-    arrays = (sdd[0], c_sdd, c_sd, c_s, basis(x, len(c_sd)) @ c_sd, QD0, P0, P1, out[0]["lam"])
+    arrays = (sdd, c_sdd, c_sd, c_s, basis(x, len(c_sd)) @ c_sd, QD0, P0, P1, first["lam"])
     for a in arrays:
         a.flags.writeable = False
     converged = stuck or resolved(c_sdd, scale=np.abs(c_sdd).max() + 1e-300, tail=RATE_TAIL)
-    return Canonical(sdd[0], c_sdd, converged, *arrays[2:])
+    return Canonical(sdd, c_sdd, converged, *arrays[2:])
 
 
-def _roots(c, x, g, direction=0):
+def _roots(c, x, g, direction=0, xtol=1e-15):
     """The roots of the series ``c`` on [−1, 1] where its values ``g`` at the sorted points ``x``
-    change sign (``direction`` −1: from > 0 to ≤ 0 only), located by ``brentq``."""
+    change sign (``direction`` −1: from > 0 to ≤ 0 only), located by ``brentq`` to ``xtol``."""
     size = len(c)
 
     def f(z):
@@ -267,7 +277,7 @@ def _roots(c, x, g, direction=0):
 
     out = []
     for j in np.nonzero((g[:-1] > 0.0) & (g[1:] <= 0.0) | ((g[:-1] < 0.0) & (g[1:] >= 0.0) & (direction == 0)))[0]:
-        out.append(brentq(f, x[j], x[j + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps))
+        out.append(brentq(f, x[j], x[j + 1], xtol=xtol, rtol=4 * np.finfo(float).eps))
     return out
 
 
@@ -384,7 +394,8 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
     for j in (1, 2):
         cv = c[:, nw + j]
         vals = np.concatenate([[basis(-1.0, len(cv)) @ cv], v[:, j - 1], [np.sum(cv)]])
-        breaks = np.array([-1.0, *_roots(cv, xs, vals), 1.0])
+        # where |v| is split matters to second order only (an error δ moves ∫|v| by ~|v̇| δ²)
+        breaks = np.array([-1.0, *_roots(cv, xs, vals, xtol=1e-9), 1.0])
         signs = np.sign(basis(0.5 * (breaks[:-1] + breaks[1:]), len(cv)) @ cv)
         absolute[nw + j] = (2 + nw + j, breaks, signs)
     x0 = np.array(y[k:], dtype=float)
