@@ -795,16 +795,21 @@ def test_a_compiled_system_moved_to_another_start_point_is_its_compilation_bit_f
     """The thesis skier's strokes on one ski share every part but C2, the line through their start
     point P, and the stick row at its anchor: a stroke's compiled system moved from the ski's first
     one (``CompiledSystem.moved``, ``SkierModel.compiled_system``) has its own compilation's
-    kernel and numbers, and evaluates eq. 101 to the same bits, sliding either way and stuck."""
+    kernel and numbers, and evaluates eq. 101 to the same bits, sliding either way and stuck; with
+    a push-off object of the same numbers it is moved, with another curve compiled anew."""
     from skilib.engine.codegen import compile_system
     from skilib.models.thesis.model import SkierModel
     from skilib.models.thesis.params import ski_heading
     from skilib.models.thesis.push import thesis_push_force
 
+    from skilib.models.thesis.push import ScaledPush
+
     p = sk.SkierParams(skating_angle_deg=44.0)
-    push = thesis_push_force(p, p.phase_time)[0]
     h, side = ski_heading(p, 1, "right")
-    for P in ((0.0, 0.0), (3.5, -1.25), (10.0, 4.0)):
+    # the push-off: one object, another object of the same numbers (moved), another curve (compiled)
+    base = thesis_push_force(p, p.phase_time)[0]
+    pushes = (base, base, thesis_push_force(p, p.phase_time)[0], ScaledPush(base, 0.5), base)
+    for P, push in zip(((0.0, 0.0), (3.5, -1.25), (10.0, 4.0), (-2.0, 1.0), (7.0, 7.0)), pushes):
         m = SkierModel(p, h, side, np.array([*P, 0.0]), push)
         start = m.stroke_start()
         q, qd = start.q(m.P), start.qd(2.5)

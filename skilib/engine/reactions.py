@@ -42,7 +42,7 @@ class JointReaction:
         Qc = -np.einsum("prb,pr->pb", block, lam[:, r])
         F = Qc[:, :3]
         th = q[:, c][:, 3:]
-        A, G = self.rot.A_stack(th), self.rot.G_stack(th)  # every point's A(θ), G(θ), bit for bit
+        A, G = self.rot.A_G_stack(th)  # every point's A(θ), G(θ), bit for bit
         GT = np.swapaxes(G, 1, 2)
         try:
             if G.shape[2] != 3:

@@ -173,10 +173,11 @@ class ZXZ:
         return G_matrix(theta)
 
     @staticmethod
-    def A_stack(theta) -> np.ndarray:
+    def A_stack(theta, cs=None) -> np.ndarray:
         """A(θ) at k points at once (θ: k × 3; k × 3 × 3): the same operations as ``A`` in the same
-        order on each point's numbers (the sines and cosines by ``math``), so equal bit for bit."""
-        cf, sf, ct, st, cp, sp = _cos_sin(theta)
+        order on each point's numbers (the sines and cosines by ``math``, or ``cs``, ``_cos_sin``'s
+        of these points), so equal bit for bit."""
+        cf, sf, ct, st, cp, sp = _cos_sin(theta) if cs is None else cs
         A = np.empty((len(cf), 3, 3))  # filled entry by entry: the same numbers as stacking them
         A[:, 0, 0], A[:, 0, 1], A[:, 0, 2] = cf * cp - sf * ct * sp, -cf * sp - sf * ct * cp, sf * st
         A[:, 1, 0], A[:, 1, 1], A[:, 1, 2] = sf * cp + cf * ct * sp, -sf * sp + cf * ct * cp, -cf * st
@@ -184,9 +185,15 @@ class ZXZ:
         return A
 
     @staticmethod
-    def G_stack(theta) -> np.ndarray:
+    def A_G_stack(theta) -> tuple:
+        """(``A_stack``, ``G_stack``) of the same points, their sines and cosines taken once."""
+        cs = _cos_sin(theta)
+        return ZXZ.A_stack(theta, cs), ZXZ.G_stack(theta, cs)
+
+    @staticmethod
+    def G_stack(theta, cs=None) -> np.ndarray:
         """G(θ) at k points at once (k × 3 × 3), equal to ``G`` point by point bit for bit."""
-        cf, sf, ct, st, _, _ = _cos_sin(theta)
+        cf, sf, ct, st, _, _ = _cos_sin(theta) if cs is None else cs
         G = np.zeros((len(cf), 3, 3))
         G[:, 0, 1], G[:, 0, 2] = cf, sf * st
         G[:, 1, 1], G[:, 1, 2] = sf, -cf * st
@@ -280,6 +287,11 @@ class EulerParameters:
     def G_stack(p) -> np.ndarray:
         """G(p) at k points (k × 3 × 4), point by point."""
         return np.array([EulerParameters.G(x) for x in np.asarray(p)]).reshape(-1, 3, 4)
+
+    @staticmethod
+    def A_G_stack(p) -> tuple:
+        """(``A_stack``, ``G_stack``) of the same points."""
+        return EulerParameters.A_stack(p), EulerParameters.G_stack(p)
 
     @staticmethod
     def Gdot_thetadot(p, pd) -> np.ndarray:

@@ -18,8 +18,8 @@ _MISSING = object()
 class KeptLast:
     """At most ``size`` values by key, the most recently asked for kept (a bounded LRU map).
 
-    ``get(key, build)`` gives the kept value, or ``build()``'s, then kept; ``peek(key)`` the kept
-    value or None, without counting as a use.  A lock guards the map, not the build: threads may
+    ``get(key, build)`` gives the kept value, or ``build()``'s, then kept; ``put(key, value)``
+    keeps a value; ``peek(key)`` the kept value or None, without counting as a use.  A lock guards the map, not the build: threads may
     share one (two that miss the same key at once both build, and the later one is kept)."""
 
     def __init__(self, size: int):
@@ -40,6 +40,14 @@ class KeptLast:
             while len(self._values) > self.size:
                 self._values.pop(next(iter(self._values)))
         return value
+
+    def put(self, key, value) -> None:
+        """Keep ``value`` under ``key`` (replacing what was kept), as the most recently used."""
+        with self._lock:
+            self._values.pop(key, None)
+            self._values[key] = value
+            while len(self._values) > self.size:
+                self._values.pop(next(iter(self._values)))
 
     def peek(self, key):
         with self._lock:

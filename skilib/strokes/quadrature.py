@@ -379,7 +379,10 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
         def slack(z):
             return m.friction_limit(a + half * (z + 1.0)) - abs(float(basis(z, len(c_lam)) @ c_lam))
 
-        g = np.array([slack(z) for z in xs])
+        lam = canon.lam[:, rows.stick_index()]
+        ends = basis(np.array([-1.0, 1.0]), len(c_lam)) @ c_lam
+        g = np.array([m.friction_limit(a + half * (z + 1.0)) for z in xs]) - np.abs(np.concatenate([ends[:1], lam,
+                                                                                                    ends[1:]]))
         roots = [brentq(slack, xs[j], xs[j + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps)
                  for j in np.nonzero((g[:-1] > 0.0) & (g[1:] <= 0.0))[0][:1]]
     else:

@@ -59,6 +59,7 @@ difference F − (weight component along the leg) and the CM height stays prescr
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 
@@ -99,8 +100,34 @@ _pose_paths = KeptLast(16)
 
 #: (params, heading, side, rotation, push-off) → ``_parts``: a run's strokes on one ski share them
 _model_parts = KeptLast(16)
-#: (the same key, friction mode) → the first stroke's compiled system (``SkierModel.compiled_system``)
+#: (params, heading, side, rotation, friction mode) → (the push-off, the first such compiled system):
+#: ``SkierModel.compiled_system`` moves it to a later stroke whose push-off has the same numbers
 _compiled = KeptLast(32)
+
+
+def _same_numbers(a, b) -> bool:
+    """Whether two push-offs are the same numbers: the same object, or dataclasses of one type
+    whose fields are equal (arrays element by element, bit for bit; nested dataclasses alike).
+    Anything else is compared by identity: a callable's numbers are not known."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or not dataclasses.is_dataclass(a):
+        return False
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and x.dtype == y.dtype
+                    and x.shape == y.shape and x.tobytes() == y.tobytes()):
+                return False
+        elif dataclasses.is_dataclass(x):
+            if not _same_numbers(x, y):
+                return False
+        elif isinstance(x, (float, int, str, bool, type(None))):
+            if type(x) is not type(y) or (x != y and not (x != x and y != y)):
+                return False
+        elif x is not y and not (isinstance(x, tuple) and isinstance(y, tuple) and repr(x) == repr(y)):
+            return False
+    return True
 
 
 def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> dict:
@@ -254,6 +281,7 @@ class SkierModel:
         self.constraints = (parts["C1"], PointOnPlane("C2", self.ski, np.zeros(3), self.P, self.n_line),
                             *parts["ski_orientation"], *parts["joints"])
         self._systems = {}
+        self._one_dof_path = None
 
     # -- forces ----------------------------------------------------------------------
     def friction_force_vector(self, mode: int) -> np.ndarray:
@@ -276,14 +304,20 @@ class SkierModel:
         """The compiled system of friction mode +1, −1 or 0 (stuck at ``s_stick``;
         ``skilib.engine.codegen``).  This ski's first such system in the process is compiled;
         every later one is that one moved to its own start point and stick anchor
-        (``CompiledSystem.moved``): the strokes of one ski share every part but C2 and the stick
-        row, whose points are their only different numbers (tested against a compilation, bit
-        for bit)."""
+        (``CompiledSystem.moved``): the strokes of one ski are built alike from the same numbers
+        (parameters, heading, side, rotation coordinates and a push-off of the same numbers,
+        ``_same_numbers``), so C2's and the stick row's points are their only different numbers
+        (tested against a compilation, bit for bit)."""
         system = self.system(mode, s_stick)
         if self._parts_key is None:
             return compile_system(system)
-        first = _compiled.get((self._parts_key, mode), lambda: compile_system(system))
+        key = (self.params, self.heading, self.side, self.rotation, mode)
+        push, first = _compiled.get(key, lambda: (self.push_force, compile_system(system)))
         if first.system is system:
+            return first
+        if not _same_numbers(push, self.push_force):  # another push-off: compiled anew, kept instead
+            first = compile_system(system)
+            _compiled.put(key, (self.push_force, first))
             return first
         numbers = {("constraints", 1, "P"): self.P}
         if mode == 0:  # the stick row, after the model's own
@@ -406,9 +440,12 @@ class SkierModel:
         def build():
             return PosePath(lambda t: self.pose(t, 0.0, np.zeros(3)), self.params.phase_time, E)
 
-        offset = np.zeros(self.nq)
-        offset[positions] = np.tile(self.P, 3)
-        return _pose_paths.get((self.params, self.heading, self.side, self.rotation), build).shifted(offset)
+        if self._one_dof_path is None:  # this stroke's: the kept path moved to its P, once
+            offset = np.zeros(self.nq)
+            offset[positions] = np.tile(self.P, 3)
+            self._one_dof_path = _pose_paths.get((self.params, self.heading, self.side, self.rotation),
+                                                 build).shifted(offset)
+        return self._one_dof_path
 
     def s_of(self, q) -> float:
         """Ski travel s = (R¹ − P)·e."""
