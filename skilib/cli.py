@@ -676,18 +676,19 @@ def cmd_technique(args) -> int:
 
 
 #: ``run``'s options of the thesis's skier only, with their defaults there
-_THESIS_RUN_OPTIONS = {"force_scale": 1.0, "stroke_change": "along_ski"}
+_THESIS_RUN_OPTIONS = {"force_scale": 1.0, "stroke_change": "along_ski", "reduced": False}
 
 
 def _check_run_options(args) -> None:
     """``run``'s options that do not apply to ``--model``, refused by name before anything runs:
-    the edged skater writes no C3D (``--out``) and has no push-off force scale or stroke-change
-    rule; the thesis's skier has no balance rule, and needs ``--out``."""
+    the edged skater writes no C3D (``--out``) and has no push-off force scale, stroke-change
+    rule or quadrature (``--reduced``); the thesis's skier has no balance rule, and needs ``--out``."""
     if args.model == "edge":
         given = [f"--{k.replace('_', '-')}" for k in (*_THESIS_RUN_OPTIONS, "out") if getattr(args, k) is not None]
         if given:
             raise UsageError(f"{', '.join(given)}: the thesis's skier's only (C3D markers, push-off force, stroke "
-                             "change); the edged skater's run writes its per-stroke table with --csv FILE.csv")
+                             "change, quadrature); the edged skater's run writes its per-stroke table with --csv "
+                             "FILE.csv")
         return
     if args.balance is not None:
         raise UsageError("--balance: the edged skater's landing rule (--model edge); the thesis's skier has none")
@@ -739,7 +740,8 @@ def cmd_run(args) -> int:
 
     res = simulate_run(params, strokes=args.strokes, v0=0.0 if args.v0 is None else args.v0,
                        force_scale=args.force_scale, dt_out=args.dt_out,
-                       first_ski=args.first_ski, stroke_change=args.stroke_change, progress=_progress_on(args))
+                       first_ski=args.first_ski, stroke_change=args.stroke_change, reduced=args.reduced,
+                       progress=_progress_on(args))
     _write_atomic(out, lambda p: res.to_c3d(p, overwrite=args.overwrite), args.overwrite, atomic=False)
     if csv_path is not None:
         _save_strokes(res, csv_path, args.overwrite)
@@ -947,6 +949,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first-ski", choices=("right", "left"), default="right", help="the first stroke's ski")
     p.add_argument("--stroke-change", choices=STROKE_CHANGE_RULES, default=None,
                    help="thesis only: the rule from one stroke to the next (default along_ski)")
+    p.add_argument("--reduced", action="store_const", const=True, default=None,
+                   help="thesis only: each stroke by quadrature in the skier's one coordinate s instead of the "
+                        "integrator's steps (faster; the same run to the stepped run's error, ~1e-10; needs air "
+                        "drag off)")
     p.set_defaults(handler=cmd_run)
     return top
 

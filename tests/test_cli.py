@@ -178,6 +178,20 @@ def test_run_writes_c3d_and_csv_of_the_library_run(tmp_path, capsys):
     pd.testing.assert_frame_equal(strokes, res.strokes, check_exact=True, check_dtype=False)
 
 
+def test_run_reduced_writes_the_library_s_run_by_quadrature(tmp_path, capsys):
+    """``--reduced`` is ``simulate_run(reduced=True)``: the same strokes table, exactly; refused for
+    the edged skater and, with air drag on, by name."""
+    out, csv = tmp_path / "run.c3d", tmp_path / "strokes.csv"
+    assert main(["run", "--strokes", "2", "--out", str(out), "--csv", str(csv), "--reduced"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(csv), sk.simulate_run(strokes=2, reduced=True).strokes,
+                                  check_exact=True, check_dtype=False)
+    assert main(["run", "--model", "edge", "--strokes", "2", "--reduced"]) == 2
+    assert "--reduced" in capsys.readouterr().err
+    assert main(["run", "--strokes", "2", "--out", str(tmp_path / "d.c3d"), "--reduced",
+                 "--param", "air_drag=true"]) == 2
+    assert "reduced" in capsys.readouterr().err
+
+
 def test_run_refuses_existing_outputs_before_computing(tmp_path, monkeypatch, capsys):
     import skilib.models.thesis.run as thesis_run
 

@@ -60,7 +60,6 @@ difference F − (weight component along the leg) and the CM height stays prescr
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 
 import numpy as np
@@ -98,7 +97,8 @@ _EZ = np.array([0.0, 0.0, 1.0])
 #: per parameter set, one per ski
 _pose_paths = KeptLast(16)
 
-#: (params, heading, side, rotation, push-off) → ``_parts``: a run's strokes on one ski share them
+#: (params, heading, side, rotation) → ``_parts`` of a push-off: the strokes on one ski share them
+#: while their push-off has the same numbers (``_same_numbers``)
 _model_parts = KeptLast(16)
 #: (params, heading, side, rotation, friction mode) → (the push-off, the first such compiled system):
 #: ``SkierModel.compiled_system`` moves it to a later stroke whose push-off has the same numbers
@@ -174,7 +174,7 @@ def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> di
                 bodies=(ski, shank, upper), nq=sum(b.nq for b in (ski, shank, upper)),
                 cm=slice(ski.nq + shank.nq, ski.nq + shank.nq + 3), leg_orientation=leg_orientation,
                 constraint_names=names, C1=FixedCoordinate("C1", ski, 2, 0.0), ski_orientation=ski_orientation,
-                joints=joints, _forces_common=forces, _friction=friction)
+                joints=joints, _forces_common=forces, _friction=friction, push_force=push_force)
 
 
 class StrokeStart:
@@ -269,15 +269,13 @@ class SkierModel:
         self.push_force = push_force
         # everything but the start point P is the same for every stroke of one ski: built once
         # and shared (``_parts``); C2, the line through P, is this stroke's own
-        key = (p, self.heading, side, rotation, push_force)
-        try:
-            hash(key)
-        except TypeError:  # a push-off that cannot be a key (an unhashable callable): not kept
-            key = None
-        build = functools.partial(_parts, p, self.heading, side, rotation, push_force)
-        parts = build() if key is None else _model_parts.get(key, build)
-        self._parts_key = key
-        self.__dict__.update({k: v for k, v in parts.items() if k not in ("C1", "ski_orientation", "joints")})
+        key = (p, self.heading, side, rotation)
+        parts = _model_parts.peek(key)
+        if parts is None or not _same_numbers(parts["push_force"], push_force):  # built for this push-off
+            parts = _parts(p, self.heading, side, rotation, push_force)
+            _model_parts.put(key, parts)
+        self.__dict__.update({k: v for k, v in parts.items()
+                              if k not in ("C1", "ski_orientation", "joints", "push_force")})
         self.constraints = (parts["C1"], PointOnPlane("C2", self.ski, np.zeros(3), self.P, self.n_line),
                             *parts["ski_orientation"], *parts["joints"])
         self._systems = {}
@@ -309,8 +307,6 @@ class SkierModel:
         ``_same_numbers``), so C2's and the stick row's points are their only different numbers
         (tested against a compilation, bit for bit)."""
         system = self.system(mode, s_stick)
-        if self._parts_key is None:
-            return compile_system(system)
         key = (self.params, self.heading, self.side, self.rotation, mode)
         push, first = _compiled.get(key, lambda: (self.push_force, compile_system(system)))
         if first.system is system:
