@@ -85,19 +85,24 @@ def test_a_run_by_quadrature_closes_the_work_energy_balance(measured, table9_run
 @pytest.mark.cross_path
 def test_other_settings_by_quadrature_are_the_stepped_runs(measured):
     """Three strokes from 2 m/s with Euler parameters, the left ski first, a 3° climb and 0.8 of
-    the force, and with ZXZ at 40° and 1.2 s: the frames and strokes tables by quadrature equal
-    the stepped runs' (module docstring)."""
+    the force, and with ZXZ at 40° and 1.2 s; three strokes from rest with 0.3 of the force (the
+    ski stops and sticks within a stroke); two strokes from sliding back at 1 m/s: the friction
+    switches, frames and strokes tables by quadrature equal the stepped runs' (module docstring)."""
     cases = [dict(rotation="euler_parameters", first_ski="left", force_scale=0.8,
-                  params=sk.SkierParams(slope_deg=3.0)),
-             dict(skating_angle_deg=40.0, phase_time=1.2)]
+                  params=sk.SkierParams(slope_deg=3.0), strokes=3, v0=2.0),
+             dict(skating_angle_deg=40.0, phase_time=1.2, strokes=3, v0=2.0),
+             dict(force_scale=0.3, strokes=3), dict(strokes=2, v0=-1.0)]
     worst = 0.0
     for kw in cases:
-        fast = sk.simulate_run(strokes=3, v0=2.0, reduced=True, **kw)
-        ref = sk.simulate_run(strokes=3, v0=2.0, **kw)
+        fast, ref = sk.simulate_run(reduced=True, **kw), sk.simulate_run(**kw)
+        assert fast.events[["stroke", "mode_before", "mode_after"]].equals(
+            ref.events[["stroke", "mode_before", "mode_after"]])
+        worst = max(worst, float(np.abs(fast.events["tau"].to_numpy() - ref.events["tau"].to_numpy()).max(
+            initial=0.0)))
         for a, b in ((fast.frame, ref.frame), (fast.strokes, ref.strokes)):
             worst = max(worst, _worst(a, b, _floats(b))[0])
-    measured.check("runs by quadrature vs stepped (Euler parameters, a slope, 40°): largest column difference "
-                   "(relative)", worst, RUN_TOL, argued=RUN_ARGUED)
+    measured.check("runs by quadrature vs stepped (Euler parameters, a slope, 40°, stick/slip, sliding back): "
+                   "largest column or switch-time difference (relative)", worst, RUN_TOL, argued=RUN_ARGUED)
 
 
 def test_the_pose_path_is_the_exact_pose(measured):

@@ -367,7 +367,9 @@ def simulate_run(params: SkierParams | None = None, *, strokes: int, phase_time=
         Chebyshev series fitted to the compiled kernel's own eq. 101.  It agrees with the stepped
         run to that run's error (about 1e-10 of a column on table 9; the tests bound it by 1e-8)
         and takes a tenth of its evaluations of eq. 101.  A stuck ski's segment is a quadrature
-        too (its pose prescribed, its end where the static friction reaches its limit).
+        too (its pose prescribed, its end where the static friction reaches its limit), so the
+        integrator's options (method, rtol, atol, stabilization) are not used; ``info`` records
+        ``reduced``.
         Needs ``compiled=True`` and air drag off (a ValueError naming ``reduced`` otherwise); a
         push-off the series cannot resolve, or a force that turns out to depend on the speed, raises
         ``NotReducible`` (a ValueError) naming the phase times.
