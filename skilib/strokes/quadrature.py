@@ -21,12 +21,12 @@ s, ṡ and the stroke's start point, so neither do s̈ and the multipliers, and 
 −λ (Cq q̇)) is affine in ṡ.  At the Chebyshev points of [τₐ, T], eq. 101 at (s, ṡ) = (0, 0)
 therefore gives s̈ and powers = P0(τ) + ṡ P1(τ), P1 = (Q_f·ê, −λ (Cq ê)), for every motion of the
 segment (``canonical``); two more states, (0, 1) and (1, 2) at every eighth point, check both, and
-a force that depends on the speed or the position is refused (``NotReducible``).  These numbers depend only on the ski, its laws and the
-push-off: one ski's strokes in a run share them.  Each integrand is interpolated at the Chebyshev
-points (``series``, the discrete cosine transform) and integrated exactly, the number of points
-doubled until every series' last coefficients fall below its tail bound.  The event ṡ = 0 that
-ends a sliding segment is the first root of the ṡ series (``brentq``), and ∫|Ẋ³|, ∫|Ẏ³| are split
-at the roots of the velocity's series.
+a force that depends on the speed or the position is refused (``NotReducible``).  These numbers
+depend only on the ski, its laws and the push-off: one ski's strokes in a run share them.  Each
+integrand is interpolated at the Chebyshev points (``series``, the discrete cosine transform) and
+integrated exactly, the number of points doubled until every series' last coefficients fall below
+its tail bound.  The event ṡ = 0 that ends a sliding segment is the first root of the ṡ series
+(``brentq``), and ∫|Ẋ³|, ∫|Ẏ³| are split at the roots of the velocity's series.
 
 The quadrature's own error is far below the integrator's that it replaces (DOP853 at
 rtol = atol = 1e-10 and Baumgarte's terms: about 1e-10 of a long run's numbers): the two agree to
@@ -60,8 +60,9 @@ CHEBYSHEV_TAIL = 1e-14
 #: changes ṡ, a work or a distance by about 1e-12 of the largest rate times the segment's length,
 #: a hundredth of the integrator's own 1e-10 that the quadrature replaces
 RATE_TAIL = 1e-12
-#: s̈ at the motion's states may differ from s̈ at the first pass's by this, relative to the
-#: largest |s̈| (rounding: ~1e-14 measured; air drag at a few m/s would differ by ~1e-3)
+#: s̈ and the powers at the checking states may differ from the first state's prediction
+#: (``canonical``) by this, relative to the largest (rounding: ~1e-14 measured; air drag at a few
+#: m/s would differ by ~1e-3)
 SDD_AGREEMENT = 1e-9
 #: how far a segment's first state may be from the pose path (the integrator's drift off the
 #: constraints after a stuck segment is ~1e-12); the quadrature starts on the path
@@ -194,7 +195,7 @@ _canonical = KeptLast(32)
 
 
 class Canonical(NamedTuple):
-    """A sliding segment's numbers at its Chebyshev points that hold for every motion (module
+    """A segment's numbers at its Chebyshev points that hold for every motion (module
     docstring): s̈ and its series (``c_sdd``), ṡ − ṡₐ and s − sₐ − ṡₐ (τ − τₐ) as series
     (``c_sd``, ``c_s``) and at the points (``sd``), q̇⁰ at the points, and the powers
     P0(τ) + ṡ P1(τ); ``resolved``: whether s̈'s series has converged at these points."""
@@ -359,8 +360,8 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
         QD = canon.qd0 + SD[:, None] * E
         v = QD[:, cm: cm + 3]
         # the works' rates, |Ṙ³|, Ẋ³ and Ẏ³ at the points, as series (one per column)
-        c = series(np.hstack([(canon.P0 + SD[:, None] * canon.P1) @ ledger.W.T, np.sqrt(np.einsum("ij,ij->i", v, v))[:, None],
-                              v[:, :2]]))
+        rates = (canon.P0 + SD[:, None] * canon.P1) @ ledger.W.T
+        c = series(np.hstack([rates, np.sqrt(np.einsum("ij,ij->i", v, v))[:, None], v[:, :2]]))
         top_rate = max(float(np.abs(c[:, :nw]).max()), 1e-300)
         top_v = max(float(np.abs(c[:, nw:]).max()), 1e-300)
         if stuck:  # the static friction needed: the stick row's multiplier
@@ -379,10 +380,9 @@ def quadrature_segment(stroke, system, rows, ledger, mode: int, tau: float, y, T
         def slack(z):
             return m.friction_limit(a + half * (z + 1.0)) - abs(float(basis(z, len(c_lam)) @ c_lam))
 
-        lam = canon.lam[:, rows.stick_index()]
         ends = basis(np.array([-1.0, 1.0]), len(c_lam)) @ c_lam
-        g = np.array([m.friction_limit(a + half * (z + 1.0)) for z in xs]) - np.abs(np.concatenate([ends[:1], lam,
-                                                                                                    ends[1:]]))
+        lam = np.concatenate([ends[:1], canon.lam[:, rows.stick_index()], ends[1:]])
+        g = np.array([m.friction_limit(a + half * (z + 1.0)) for z in xs]) - np.abs(lam)
         roots = [brentq(slack, xs[j], xs[j + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps)
                  for j in np.nonzero((g[:-1] > 0.0) & (g[1:] <= 0.0))[0][:1]]
     else:
