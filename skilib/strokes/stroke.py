@@ -37,6 +37,7 @@ from ..engine.integrators import ProjectedRK, signed_method
 from ..engine.options import Integrator, Stabilization
 from ..engine.projection import Projector
 from ..engine.validation import check_bool, check_number
+from .quadrature import NotReducible, quadrature_segment
 from .work import WorkLedger
 
 __all__ = ["Segment", "Stroke", "Budget", "CallBudget", "stroke_rhs", "MAX_STEP_DIVISOR", "DEFAULT_MAX_WALL_TIME"]
@@ -258,8 +259,6 @@ class Stroke:
         rows = m.rows(system)
         ledger = WorkLedger(m.work_terms(rows), self.evaluate(system, tau, y).force_names, system.nc)
         if self.reduced:
-            from .quadrature import quadrature_segment
-
             self._check_reducible(system)
             end, path, y_end, hit = quadrature_segment(self, system, rows, ledger, mode, tau, y, T, dense,
                                                        s_stick=s_stick)
@@ -314,25 +313,26 @@ class Stroke:
                 and why_not(system) is None)
 
     def _check_reducible(self, system) -> None:
-        """``NotReducible`` naming ``reduced`` where a sliding segment cannot be a quadrature
+        """``NotReducible`` naming ``reduced`` where a segment cannot be a quadrature
         (``skilib.strokes.quadrature``): a model without a pose path in one coordinate, the
         numeric engine, a system the C points cannot evaluate, a phase that may end early, or
         actuators whose signed works the quadrature does not split."""
-        from .quadrature import NotReducible
-
         m = self.active
-        reason = (getattr(m, "one_dof_reason", "the model has no pose path in one coordinate")
-                  if not hasattr(m, "one_dof_path") else getattr(m, "one_dof_reason", None))
-        if reason is None and not self.compiled:
+        if not hasattr(m, "one_dof_path"):
+            reason = "the model has no pose path in one coordinate"
+        elif getattr(m, "one_dof_reason", None) is not None:
+            reason = m.one_dof_reason
+        elif not self.compiled:
             reason = "it evaluates eq. 101 with the compiled kernel (compiled=True)"
-        if reason is None and why_not(system) is not None:
+        elif why_not(system) is not None:
             reason = f"the system cannot be evaluated in C: {why_not(system)}"
-        if reason is None and hasattr(m, "phase_event"):
+        elif hasattr(m, "phase_event"):
             reason = "a phase of the stroke may end at an event"
-        if reason is None and getattr(m, "actuators", ()):
+        elif getattr(m, "actuators", ()):
             reason = "the actuators' positive and negative works are not split by the quadrature"
-        if reason is not None:
-            raise NotReducible(f"reduced: a sliding segment is not a quadrature here: {reason}")
+        else:
+            return
+        raise NotReducible(f"reduced: a segment is not a quadrature here: {reason}")
 
     def _segment_in_c(self, system, rows, ledger, mode, tau, y, T, dense):
         """``segment`` stepped in C: SciPy's DOP853 steps (``dop853_steps``), the event located on

@@ -130,6 +130,11 @@ def _same_numbers(a, b) -> bool:
     return True
 
 
+def _friction_vector(p: SkierParams, e, mode: int) -> np.ndarray:
+    """Kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)."""
+    return -float(mode) * p.friction * e
+
+
 def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> dict:
     """A stroke's bodies, constraints but C2, forces and directions (``SkierModel``'s attributes):
     they depend on the parameters, the ski's heading and side, the rotation coordinates and the
@@ -167,7 +172,7 @@ def _parts(p: SkierParams, h: float, side: str, rotation: str, push_force) -> di
     if p.air_drag:
         forces.append(Drag("drag", upper, O, rho=p.air_density, cda=p.cda))
     # kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)
-    friction = {mode: ConstantForce("friction", ski, np.zeros(3), -float(mode) * p.friction * e) for mode in (1, -1)}
+    friction = {mode: ConstantForce("friction", ski, np.zeros(3), _friction_vector(p, e, mode)) for mode in (1, -1)}
     for a in (e, n_line, d, n, A_leg0):
         a.flags.writeable = False
     return dict(e=e, n_line=n_line, d=d, n=n, A_leg0=A_leg0, rotation=rotation, ski=ski, shank=shank, upper=upper,
@@ -284,7 +289,7 @@ class SkierModel:
     # -- forces ----------------------------------------------------------------------
     def friction_force_vector(self, mode: int) -> np.ndarray:
         """Kinetic friction −mode·μ·e on the ski (eqs. 171–178, along the ski axis)."""
-        return -float(mode) * self.params.friction * self.e
+        return _friction_vector(self.params, self.e, mode)
 
     def system(self, mode: int, s_stick: float | None = None) -> MultibodySystem:
         """The multibody system for friction mode +1, −1 (sliding) or 0 (stuck at s_stick)."""
